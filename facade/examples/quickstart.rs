@@ -1,0 +1,37 @@
+//! The quick start: `cargo run --example quickstart`.
+//!
+//! Try it with `RADICAL_LOG_LVL=debug` or `RADICAL_DEBUG=1` in front.
+use elide::{check, counter, debug, error, info, telemetry, warn};
+
+#[derive(Debug)]
+enum State {
+    Running,
+}
+
+struct Task {
+    uid: String,
+    state: State,
+}
+
+fn run_task(t: &Task, seq: u64) {
+    debug!(uid = %t.uid, state = ?t.state, "task {} is in {:?} state", t.uid, t.state);
+    check!(!t.uid.is_empty(), "task {} has no uid", seq); // debug mode only
+    telemetry!("task.start", uid = %t.uid); // telemetry only
+    counter!("tasks.started"); // always, a few instructions
+    info!(sample = 1000, "progress: {} tasks", seq); // 1 in 1000
+}
+
+fn main() {
+    let _guard = elide::init();
+    elide::set_level(elide::LevelFilter::Info);
+    error!(code = 7, "something failed");
+    warn!("a warning with a newline\ninside stays on one line");
+    let task = Task {
+        uid: "task.000001".into(),
+        state: State::Running,
+    };
+    for seq in 0..3000 {
+        run_task(&task, seq);
+    }
+    info!(started = elide::counter_value("tasks.started"), "done");
+}

@@ -1,0 +1,36 @@
+//! Items the macros expand to. Not public API: names and signatures may
+//! change in any release.
+
+pub use crate::callsite::{Callsite, UNRESOLVED};
+pub use crate::check::{check, check_eq_details, check_ne_details};
+pub use crate::counter::{Counter, COUNTERS};
+pub use crate::dispatch::dispatch;
+pub use crate::metadata::{Kind, Metadata};
+pub use crate::sample::{sample_nth, Every, First};
+pub use crate::value::ToValue;
+pub use linkme;
+
+/// The cold path of a site: resolves it if needed, re-checks the threshold
+/// and runs `f`, which evaluates the arguments and dispatches the record.
+#[cold]
+#[inline(never)]
+pub fn emit<F: FnOnce(&'static Metadata)>(cs: &'static Callsite, needed: u8, f: F) {
+    if needed <= cs.current() {
+        f(cs.metadata())
+    }
+}
+
+/// `enabled!`: one load when the answer is cached.
+#[inline(always)]
+pub fn enabled(cs: &'static Callsite, level: u8) -> bool {
+    let v = cs.interest();
+    level <= v && (v != UNRESOLVED || level <= cs.resolve())
+}
+
+/// Type-checks `%x` in a statically disabled site.
+#[inline(always)]
+pub fn type_check_display<T: core::fmt::Display + ?Sized>(_: &T) {}
+
+/// Type-checks `?x` in a statically disabled site.
+#[inline(always)]
+pub fn type_check_debug<T: core::fmt::Debug + ?Sized>(_: &T) {}

@@ -1,0 +1,145 @@
+//! The per-site interest cache and the global list of registered sites.
+//!
+//! Every call site owns a `static Callsite`. Its `interest` byte caches the
+//! most verbose level the site may emit under the current configuration
+//! (for checks and telemetry: 1 = on, 0 = off). The hot path is a single
+//! relaxed load of that byte compared against the site's level; the value
+//! [`UNRESOLVED`] is larger than any level, so a site that was never resolved
+//! always takes the cold path once, where it registers itself and resolves.
+//!
+//! Registered sites form an intrusive, lock-free, push-only linked list.
+//! A configuration change bumps a generation counter and rewrites every
+//! registered site's byte; a site that resolves concurrently re-checks the
+//! generation and retries, so it can never keep a stale value.
+
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::metadata::Metadata;
+
+/// Interest of a site that has not been resolved yet: above every level, so
+/// the hot-path comparison sends it to the cold path.
+pub const UNRESOLVED: u8 = u8::MAX;
+
+const UNREGISTERED: u8 = 0;
+const REGISTERING: u8 = 1;
+const REGISTERED: u8 = 2;
+
+/// The run-time state of one call site. Created by the macros in a `static`.
+pub struct Callsite {
+    interest: AtomicU8,
+    registration: AtomicU8,
+    next: AtomicPtr<Callsite>,
+    meta: Metadata,
+}
+
+static HEAD: AtomicPtr<Callsite> = AtomicPtr::new(ptr::null_mut());
+static GENERATION: AtomicUsize = AtomicUsize::new(0);
+/// Serialises configuration changes so two rebuilds cannot interleave.
+static REBUILD: Mutex<()> = Mutex::new(());
+
+impl Callsite {
+    /// A site in its initial, unresolved state.
+    pub const fn new(meta: Metadata) -> Callsite {
+        Callsite {
+            interest: AtomicU8::new(UNRESOLVED),
+            registration: AtomicU8::new(UNREGISTERED),
+            next: AtomicPtr::new(ptr::null_mut()),
+            meta,
+        }
+    }
+
+    /// The cached interest: the hot path's one load.
+    #[inline(always)]
+    pub fn interest(&self) -> u8 {
+        self.interest.load(Ordering::Relaxed)
+    }
+
+    /// The site's static description.
+    pub fn metadata(&'static self) -> &'static Metadata {
+        &self.meta
+    }
+
+    /// Registers the site (once) and computes its interest. Cold.
+    #[cold]
+    #[inline(never)]
+    pub fn resolve(&'static self) -> u8 {
+        self.register();
+        loop {
+            let generation = GENERATION.load(Ordering::SeqCst);
+            let v = crate::config::interest_for(&self.meta);
+            self.interest.store(v, Ordering::SeqCst);
+            if GENERATION.load(Ordering::SeqCst) == generation {
+                return v;
+            }
+        }
+    }
+
+    /// The interest, resolving first if the site is still unresolved.
+    #[inline]
+    pub fn current(&'static self) -> u8 {
+        match self.interest() {
+            UNRESOLVED => self.resolve(),
+            v => v,
+        }
+    }
+
+    fn register(&'static self) {
+        if self
+            .registration
+            .compare_exchange(
+                UNREGISTERED,
+                REGISTERING,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_err()
+        {
+            return;
+        }
+        let me = self as *const Callsite as *mut Callsite;
+        let mut head = HEAD.load(Ordering::Acquire);
+        loop {
+            self.next.store(head, Ordering::Relaxed);
+            match HEAD.compare_exchange_weak(head, me, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(h) => head = h,
+            }
+        }
+        self.registration.store(REGISTERED, Ordering::Release);
+    }
+}
+
+/// Calls `f` for every registered site.
+pub(crate) fn for_each(mut f: impl FnMut(&'static Callsite)) {
+    let mut cur = HEAD.load(Ordering::Acquire);
+    while !cur.is_null() {
+        // SAFETY: only `&'static Callsite`s are ever pushed, and nothing is
+        // ever removed, so every pointer in the list stays valid forever.
+        let cs: &'static Callsite = unsafe { &*cur };
+        f(cs);
+        cur = cs.next.load(Ordering::Acquire);
+    }
+}
+
+/// Applies a configuration change and rewrites every site's cached interest.
+///
+/// `change` runs under the rebuild lock, before the generation bump, so a
+/// site resolving concurrently either sees the new configuration or retries.
+pub(crate) fn reconfigure(change: impl FnOnce()) {
+    let _serial = REBUILD.lock().unwrap_or_else(|e| e.into_inner());
+    change();
+    GENERATION.fetch_add(1, Ordering::SeqCst);
+    for_each(|cs| {
+        let v = crate::config::interest_for(&cs.meta);
+        cs.interest.store(v, Ordering::SeqCst);
+    });
+}
+
+/// Number of sites registered so far (sites register on their first hit).
+pub fn registered_count() -> usize {
+    let mut n = 0;
+    for_each(|_| n += 1);
+    n
+}

@@ -1,0 +1,232 @@
+//! Line formats: the RADICAL layout, JSON lines and a compact human format.
+//!
+//! Every format writes exactly one line per record: newlines and other
+//! control characters inside messages and values are escaped, so a value
+//! cannot forge a second log line.
+
+use std::fmt::{self, Write};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::record::Record;
+use crate::value::Value;
+
+/// A line layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Format {
+    /// `<epoch secs .3f> : <target> : <pid> : <tid> : <LEVEL> : <message> key=value ...`,
+    /// the layout of RADICAL-Cybertools logs.
+    #[default]
+    Radical,
+    /// One JSON object per line: `time`, `level`, `target`, `pid`, `tid`,
+    /// `msg`, `fields` (typed), `file`, `line`.
+    Json,
+    /// `HH:MM:SS.mmm LEVEL target: message key=value` (UTC).
+    Compact,
+}
+
+/// Escapes control characters (and nothing else) while writing to a `String`.
+pub struct Escaped<'a>(pub &'a mut String);
+
+impl Write for Escaped<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for c in s.chars() {
+            match c {
+                '\n' => self.0.push_str("\\n"),
+                '\r' => self.0.push_str("\\r"),
+                '\t' => self.0.push_str("\\t"),
+                c if c.is_control() => {
+                    let _ = write!(self.0, "\\u{{{:x}}}", c as u32);
+                }
+                c => self.0.push(c),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Escapes for the inside of a JSON string.
+struct JsonEscaped<'a>(&'a mut String);
+
+impl Write for JsonEscaped<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for c in s.chars() {
+            match c {
+                '"' => self.0.push_str("\\\""),
+                '\\' => self.0.push_str("\\\\"),
+                '\n' => self.0.push_str("\\n"),
+                '\r' => self.0.push_str("\\r"),
+                '\t' => self.0.push_str("\\t"),
+                c if (c as u32) < 0x20 || c == '\u{7f}' || c.is_control() => {
+                    let _ = write!(self.0, "\\u{:04x}", c as u32);
+                }
+                c => self.0.push(c),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Seconds since the Unix epoch, as a float.
+pub fn epoch_secs(t: SystemTime) -> f64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_secs_f64(),
+        Err(e) => -e.duration().as_secs_f64(),
+    }
+}
+
+impl Format {
+    /// Appends one formatted line (with its `\n`) for `record` to `out`.
+    ///
+    /// ```
+    /// use elide::format::Format;
+    /// use elide::sink::MemorySink;
+    /// # use std::sync::Arc;
+    /// # let mem = Arc::new(MemorySink::new());
+    /// # elide::set_sinks([mem.clone() as Arc<dyn elide::Sink>]);
+    /// # elide::set_level(elide::LevelFilter::Info);
+    /// elide::info!(uid = 3, "line one\nline two");
+    /// let r = &mem.records()[0];
+    /// assert!(!r.message.contains('\n'));
+    /// ```
+    pub fn write(self, record: &Record<'_>, out: &mut String) {
+        match self {
+            Format::Radical => write_radical(record, out),
+            Format::Json => write_json(record, out),
+            Format::Compact => write_compact(record, out),
+        }
+        out.push('\n');
+    }
+}
+
+fn write_message(record: &Record<'_>, out: &mut String) {
+    let _ = Escaped(out).write_fmt(*record.args());
+}
+
+fn write_fields(record: &Record<'_>, out: &mut String) {
+    for (k, v) in record.fields() {
+        out.push(' ');
+        let _ = Escaped(out).write_str(k);
+        out.push('=');
+        write_plain_value(v, out);
+    }
+}
+
+/// `key=value` value: strings that would be ambiguous are quoted.
+fn write_plain_value(v: &Value<'_>, out: &mut String) {
+    match v {
+        Value::Str(s) if s.is_empty() || s.contains([' ', '"', '=']) => {
+            out.push('"');
+            for c in s.chars() {
+                if c == '"' || c == '\\' {
+                    out.push('\\');
+                }
+                let _ = Escaped(out).write_char(c);
+            }
+            out.push('"');
+        }
+        v => {
+            let _ = write!(Escaped(out), "{v}");
+        }
+    }
+}
+
+fn write_radical(record: &Record<'_>, out: &mut String) {
+    let _ = write!(
+        out,
+        "{:.3} : {} : {} : {} : {:<5} : ",
+        epoch_secs(record.time()),
+        record.target(),
+        std::process::id(),
+        crate::record::thread_number(),
+        record.level(),
+    );
+    write_message(record, out);
+    write_fields(record, out);
+}
+
+fn write_compact(record: &Record<'_>, out: &mut String) {
+    let ms = record
+        .time()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let day_ms = ms % 86_400_000;
+    let _ = write!(
+        out,
+        "{:02}:{:02}:{:02}.{:03} {:<5} {}: ",
+        day_ms / 3_600_000,
+        day_ms / 60_000 % 60,
+        day_ms / 1000 % 60,
+        day_ms % 1000,
+        record.level(),
+        record.target(),
+    );
+    write_message(record, out);
+    write_fields(record, out);
+}
+
+/// A JSON string literal.
+pub fn json_str(s: &str, out: &mut String) {
+    out.push('"');
+    let _ = JsonEscaped(out).write_str(s);
+    out.push('"');
+}
+
+/// A typed JSON value: numbers and bools stay bare, non-finite floats and
+/// everything else become strings, so the output is always valid JSON.
+pub fn json_value(v: &Value<'_>, out: &mut String) {
+    match *v {
+        Value::I64(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::U64(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::I128(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::U128(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::F64(f) if f.is_finite() => {
+            let _ = write!(out, "{f:?}");
+        }
+        Value::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        ref other => {
+            out.push('"');
+            let _ = write!(JsonEscaped(out), "{other}");
+            out.push('"');
+        }
+    }
+}
+
+fn write_json(record: &Record<'_>, out: &mut String) {
+    let meta = record.metadata();
+    let _ = write!(
+        out,
+        "{{\"time\":{:.6},\"level\":",
+        epoch_secs(record.time())
+    );
+    json_str(record.level().as_str(), out);
+    out.push_str(",\"target\":");
+    json_str(record.target(), out);
+    let _ = write!(
+        out,
+        ",\"pid\":{},\"tid\":{},\"msg\":\"",
+        std::process::id(),
+        crate::record::thread_number()
+    );
+    let _ = JsonEscaped(out).write_fmt(*record.args());
+    out.push_str("\",\"fields\":{");
+    for (i, (k, v)) in record.fields().iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json_str(k, out);
+        out.push(':');
+        json_value(v, out);
+    }
+    out.push_str("},\"file\":");
+    json_str(meta.file(), out);
+    let _ = write!(out, ",\"line\":{}}}", meta.line());
+}

@@ -1,0 +1,88 @@
+//! # elide: instrumentation whose disabled call sites cost nothing
+//!
+//! Logging, telemetry events, counters and debug checks for code that runs
+//! millions of iterations a second. Every call site is expanded by a
+//! procedural macro into three gates:
+//!
+//! 1. **Static gate**: cargo features (`max_level_*`, `release_max_level_*`,
+//!    `checks_off`, `telemetry_off`, ...) remove a site entirely. No code is
+//!    generated at any opt-level, but the arguments still type-check.
+//! 2. **Runtime gate**: each site owns a `static` caching its threshold for
+//!    the current configuration. A disabled site costs one relaxed load, a
+//!    compare and a branch; its arguments are never evaluated.
+//! 3. **Cold path**: building the record, reading the clock and dispatching
+//!    to sinks happen in a `#[cold]`, non-inlined function.
+//!
+//! The effective threshold of a site is the lower of the level configured for
+//! its namespace and the most verbose level any installed sink accepts, so a
+//! record no sink wants is never built.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use elide::{debug, info, check, counter, LevelFilter};
+//! use elide::sink::MemorySink;
+//!
+//! let mem = Arc::new(MemorySink::new());
+//! elide::set_sinks([mem.clone() as Arc<dyn elide::Sink>]);
+//! elide::set_level(LevelFilter::Info);
+//!
+//! let uid = "task.000001";
+//! info!(uid, state = "RUNNING", "task {uid} started");
+//! debug!("not built: {}", expensive());      // Info < Debug: never evaluated
+//! check!(uid.starts_with("task."));            // debug mode is off: skipped
+//! counter!("tasks.started");                    // always on, a few instructions
+//!
+//! assert_eq!(mem.messages(), ["task task.000001 started"]);
+//! assert_eq!(elide::counters()["tasks.started"], 1);
+//! # fn expensive() -> String { unreachable!() }
+//! ```
+//!
+//! Macro arguments: an optional `target: "ns",`, then fields (`key = expr`
+//! typed, `key = %expr` through `Display`, `key = ?expr` through `Debug`,
+//! `key` for `key = key`), then a `format_args!` format string and its
+//! arguments. Log sites also take one sampling option: `sample = N`,
+//! `first = N`, `once` or `every = <Duration>`. Arguments are evaluated in a
+//! closure on the cold path, so `?` and `return` inside them do not reach the
+//! enclosing function.
+
+#![warn(missing_docs)]
+
+mod callsite;
+mod check;
+mod config;
+mod counter;
+mod dispatch;
+pub mod format;
+mod init;
+mod level;
+mod metadata;
+mod namespace;
+mod record;
+mod sample;
+pub mod sink;
+mod stats;
+mod value;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use callsite::registered_count;
+pub use check::{check_failure, set_check_failure, CheckFailure};
+pub use config::{
+    debug_mode, debug_mode_for, level_for, set_debug, set_debug_for, set_default_level, set_level,
+    set_level_for, set_telemetry, set_telemetry_for, telemetry_for,
+};
+pub use counter::{counter_value, counters};
+pub use dispatch::{add_sink, flush, set_sinks, sinks};
+pub use init::{init, Guard};
+pub use level::{Level, LevelFilter, ParseLevelError};
+pub use metadata::{Kind, Metadata};
+pub use namespace::env_prefix;
+pub use record::{thread_number, Record, ThreadInfo};
+pub use sink::Sink;
+pub use stats::{report_write_error, stats, Stats};
+pub use value::{Field, ToValue, Value};
+
+pub use elide_macros::{
+    check, check_eq, check_ne, counter, debug, enabled, error, info, log, telemetry, trace, warn,
+};

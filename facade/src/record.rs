@@ -1,0 +1,128 @@
+//! The record handed to sinks, built only on a site's cold path.
+
+use std::cell::{Cell, OnceCell};
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
+
+use crate::metadata::{Kind, Metadata};
+use crate::value::{Field, Value};
+use crate::Level;
+
+/// One emitted event: the site's static metadata, the level, the message and
+/// the structured fields. Time and thread are looked up lazily, the first
+/// time a sink asks, so a sink that needs neither pays for neither.
+pub struct Record<'a> {
+    meta: &'static Metadata,
+    level: Level,
+    args: fmt::Arguments<'a>,
+    fields: &'a [Field<'a>],
+    time: OnceCell<SystemTime>,
+}
+
+impl<'a> Record<'a> {
+    /// Builds a record. The macros call this on the cold path; tests and
+    /// custom front-ends may call it too.
+    #[inline]
+    pub fn new(
+        meta: &'static Metadata,
+        level: Level,
+        args: fmt::Arguments<'a>,
+        fields: &'a [Field<'a>],
+    ) -> Record<'a> {
+        Record {
+            meta,
+            level,
+            args,
+            fields,
+            time: OnceCell::new(),
+        }
+    }
+
+    /// The site's static metadata.
+    pub fn metadata(&self) -> &'static Metadata {
+        self.meta
+    }
+    /// The record's level.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+    /// Log, check failure or telemetry event.
+    pub fn kind(&self) -> Kind {
+        self.meta.kind()
+    }
+    /// The site's namespace.
+    pub fn target(&self) -> &'static str {
+        self.meta.target()
+    }
+    /// The message, still unformatted.
+    pub fn args(&self) -> &fmt::Arguments<'a> {
+        &self.args
+    }
+    /// The structured fields, in the order written at the site.
+    pub fn fields(&self) -> &'a [Field<'a>] {
+        self.fields
+    }
+    /// The first field called `name`.
+    pub fn field(&self, name: &str) -> Option<Value<'a>> {
+        self.fields
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| *v)
+    }
+    /// Wall-clock time of the record, read on first call and then fixed.
+    pub fn time(&self) -> SystemTime {
+        *self.time.get_or_init(SystemTime::now)
+    }
+    /// The emitting thread (the caller's thread: records are built there).
+    pub fn thread(&self) -> ThreadInfo {
+        ThreadInfo::current()
+    }
+}
+
+impl fmt::Debug for Record<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Record")
+            .field("level", &self.level)
+            .field("target", &self.meta.target())
+            .field("message", &self.args)
+            .field("fields", &self.fields)
+            .finish()
+    }
+}
+
+/// A small, stable number for the current thread (1 for the first thread that
+/// asks, then 2, 3, ...), and its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadInfo {
+    /// Process-unique thread number, assigned on first use.
+    pub id: u64,
+    /// The thread's name, if it has one.
+    pub name: Option<String>,
+}
+
+impl ThreadInfo {
+    /// The calling thread's info.
+    pub fn current() -> ThreadInfo {
+        ThreadInfo {
+            id: thread_number(),
+            name: std::thread::current().name().map(str::to_owned),
+        }
+    }
+}
+
+/// The calling thread's process-unique number.
+pub fn thread_number() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local! {
+        static ID: Cell<u64> = const { Cell::new(0) };
+    }
+    ID.with(|id| match id.get() {
+        0 => {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            id.set(n);
+            n
+        }
+        n => n,
+    })
+}

@@ -1,0 +1,118 @@
+//! Sampling filters for log sites: `sample = N`, `first = N` / `once`,
+//! `every = <Duration>`.
+//!
+//! A sampled-out hit costs a few instructions and writes no cache line that
+//! other threads write: `sample` counts per thread, `first` stops writing
+//! once its quota is spent, and `every` reads a coarse clock kept by a
+//! background ticker (started on the first `every` hit) instead of calling
+//! the OS clock.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::thread::LocalKey;
+use std::time::{Duration, Instant};
+
+/// `sample = n`: true on the first hit of each run of `n` hits on this thread.
+///
+/// Per thread, exactly `ceil(hits / n)` hits pass; over `t` threads the total
+/// is within `t` of `hits / n`.
+#[inline(always)]
+pub fn sample_nth(hits: &'static LocalKey<Cell<u32>>, n: u32) -> bool {
+    hits.with(|h| {
+        let seen = h.get();
+        let next = seen + 1;
+        h.set(if next >= n { 0 } else { next });
+        seen == 0
+    })
+}
+
+/// `first = n` / `once`: the first `n` hits of the site pass, over all threads.
+pub struct First(AtomicU32);
+
+impl First {
+    /// Nothing seen yet.
+    pub const fn new() -> First {
+        First(AtomicU32::new(0))
+    }
+    /// Whether this hit is among the first `n`.
+    #[inline(always)]
+    pub fn admit(&self, n: u32) -> bool {
+        // Load first: once the quota is spent, hits only read the line.
+        self.0.load(Ordering::Relaxed) < n && self.0.fetch_add(1, Ordering::Relaxed) < n
+    }
+}
+
+impl Default for First {
+    fn default() -> Self {
+        First::new()
+    }
+}
+
+/// Resolution of the coarse clock used by `every`.
+pub const TICK: Duration = Duration::from_millis(1);
+
+static COARSE_MS: AtomicU64 = AtomicU64::new(0);
+static EPOCH: OnceLock<Instant> = OnceLock::new();
+
+/// Milliseconds since the ticker started (always >= 1 once running).
+#[inline(always)]
+fn coarse_ms() -> u64 {
+    match COARSE_MS.load(Ordering::Relaxed) {
+        0 => start_ticker(),
+        ms => ms,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn start_ticker() -> u64 {
+    let epoch = *EPOCH.get_or_init(|| {
+        let epoch = Instant::now();
+        let spawned = std::thread::Builder::new()
+            .name("elide-ticker".into())
+            .spawn(move || loop {
+                std::thread::sleep(TICK);
+                COARSE_MS.store(epoch.elapsed().as_millis() as u64 + 1, Ordering::Relaxed);
+            });
+        if spawned.is_err() {
+            // No thread: fall back to reading the clock on every hit.
+            return epoch;
+        }
+        COARSE_MS.store(1, Ordering::Relaxed);
+        epoch
+    });
+    epoch.elapsed().as_millis() as u64 + 1
+}
+
+/// `every = period`: at most one hit per period passes (the first hit does).
+pub struct Every(AtomicU64);
+
+impl Every {
+    /// Never admitted yet.
+    pub const fn new() -> Every {
+        Every(AtomicU64::new(0))
+    }
+    /// Whether this hit starts a new period.
+    #[inline(always)]
+    pub fn admit(&self, period: Duration) -> bool {
+        let now = coarse_ms();
+        let next = self.0.load(Ordering::Relaxed);
+        now >= next && self.claim(next, now, period)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn claim(&self, next: u64, now: u64, period: Duration) -> bool {
+        let until = now.saturating_add((period.as_millis() as u64).max(1));
+        self.0
+            .compare_exchange(next, until, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    }
+}
+
+impl Default for Every {
+    fn default() -> Self {
+        Every::new()
+    }
+}

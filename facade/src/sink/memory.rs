@@ -1,0 +1,199 @@
+//! A sink that keeps records in memory, for tests (yours and ours).
+
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use crate::metadata::Kind;
+use crate::record::Record;
+use crate::sink::Sink;
+use crate::value::Value;
+use crate::{Level, LevelFilter};
+
+/// An owned copy of a field value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OwnedValue {
+    /// Signed integer.
+    I64(i64),
+    /// Unsigned integer.
+    U64(u64),
+    /// 128-bit signed integer.
+    I128(i128),
+    /// 128-bit unsigned integer.
+    U128(u128),
+    /// Float.
+    F64(f64),
+    /// Boolean.
+    Bool(bool),
+    /// Character.
+    Char(char),
+    /// String.
+    Str(String),
+    /// A `Display` value, rendered.
+    Display(String),
+    /// A `Debug` value, rendered.
+    Debug(String),
+}
+
+impl From<&Value<'_>> for OwnedValue {
+    fn from(v: &Value<'_>) -> Self {
+        match *v {
+            Value::I64(n) => OwnedValue::I64(n),
+            Value::U64(n) => OwnedValue::U64(n),
+            Value::I128(n) => OwnedValue::I128(n),
+            Value::U128(n) => OwnedValue::U128(n),
+            Value::F64(n) => OwnedValue::F64(n),
+            Value::Bool(b) => OwnedValue::Bool(b),
+            Value::Char(c) => OwnedValue::Char(c),
+            Value::Str(s) => OwnedValue::Str(s.to_owned()),
+            Value::Display(d) => OwnedValue::Display(d.to_string()),
+            Value::Debug(d) => OwnedValue::Debug(format!("{d:?}")),
+        }
+    }
+}
+
+impl std::fmt::Display for OwnedValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OwnedValue::I64(n) => n.fmt(f),
+            OwnedValue::U64(n) => n.fmt(f),
+            OwnedValue::I128(n) => n.fmt(f),
+            OwnedValue::U128(n) => n.fmt(f),
+            OwnedValue::F64(n) => n.fmt(f),
+            OwnedValue::Bool(b) => b.fmt(f),
+            OwnedValue::Char(c) => c.fmt(f),
+            OwnedValue::Str(s) | OwnedValue::Display(s) | OwnedValue::Debug(s) => s.fmt(f),
+        }
+    }
+}
+
+/// An owned copy of a [`Record`], with the message rendered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OwnedRecord {
+    /// Log, check or telemetry.
+    pub kind: Kind,
+    /// Level.
+    pub level: Level,
+    /// Namespace.
+    pub target: &'static str,
+    /// Module path of the site.
+    pub module_path: &'static str,
+    /// Source file of the site.
+    pub file: &'static str,
+    /// Source line of the site.
+    pub line: u32,
+    /// Event name (telemetry) or condition text (checks).
+    pub name: &'static str,
+    /// The rendered message.
+    pub message: String,
+    /// The fields, in site order.
+    pub fields: Vec<(&'static str, OwnedValue)>,
+    /// Number of the emitting thread.
+    pub thread: u64,
+    /// Time of the record.
+    pub time: SystemTime,
+}
+
+impl OwnedRecord {
+    /// Copies a record.
+    pub fn from_record(r: &Record<'_>) -> OwnedRecord {
+        let meta = r.metadata();
+        OwnedRecord {
+            kind: r.kind(),
+            level: r.level(),
+            target: meta.target(),
+            module_path: meta.module_path(),
+            file: meta.file(),
+            line: meta.line(),
+            name: meta.name(),
+            message: r.args().to_string(),
+            fields: r.fields().iter().map(|(k, v)| (*k, v.into())).collect(),
+            thread: crate::record::thread_number(),
+            time: r.time(),
+        }
+    }
+
+    /// The first field named `name`.
+    pub fn field(&self, name: &str) -> Option<&OwnedValue> {
+        self.fields.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+}
+
+/// Captures records in memory (logs up to its level, and telemetry events).
+///
+/// ```
+/// use std::sync::Arc;
+/// use elide::sink::MemorySink;
+/// let mem = Arc::new(MemorySink::new());
+/// elide::set_sinks([mem.clone() as Arc<dyn elide::Sink>]);
+/// elide::set_level(elide::LevelFilter::Debug);
+/// elide::debug!(n = 1, "first");
+/// let records = mem.take();
+/// assert_eq!(records[0].message, "first");
+/// assert_eq!(records[0].field("n"), Some(&elide::sink::OwnedValue::I64(1)));
+/// ```
+#[derive(Debug)]
+pub struct MemorySink {
+    level: LevelFilter,
+    records: Mutex<Vec<OwnedRecord>>,
+}
+
+impl MemorySink {
+    /// A sink capturing every level.
+    pub fn new() -> MemorySink {
+        MemorySink {
+            level: LevelFilter::Trace,
+            records: Mutex::new(Vec::new()),
+        }
+    }
+    /// Sets the most verbose level captured.
+    pub fn with_level(mut self, level: LevelFilter) -> MemorySink {
+        self.level = level;
+        self
+    }
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<OwnedRecord>> {
+        self.records.lock().unwrap_or_else(|e| e.into_inner())
+    }
+    /// A copy of the captured records.
+    pub fn records(&self) -> Vec<OwnedRecord> {
+        self.lock().clone()
+    }
+    /// Takes the captured records, leaving the sink empty.
+    pub fn take(&self) -> Vec<OwnedRecord> {
+        std::mem::take(&mut *self.lock())
+    }
+    /// The captured messages.
+    pub fn messages(&self) -> Vec<String> {
+        self.lock().iter().map(|r| r.message.clone()).collect()
+    }
+    /// Number of captured records.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+    /// Whether nothing was captured.
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+    /// Drops the captured records.
+    pub fn clear(&self) {
+        self.lock().clear()
+    }
+}
+
+impl Default for MemorySink {
+    fn default() -> Self {
+        MemorySink::new()
+    }
+}
+
+impl Sink for MemorySink {
+    fn max_level(&self) -> LevelFilter {
+        self.level
+    }
+    fn wants_telemetry(&self) -> bool {
+        true
+    }
+    fn emit(&self, record: &Record<'_>) {
+        let owned = OwnedRecord::from_record(record);
+        self.lock().push(owned);
+    }
+}

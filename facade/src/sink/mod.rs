@@ -1,0 +1,44 @@
+//! Where records go: the [`Sink`] trait and the built-in sinks.
+
+mod console;
+mod memory;
+mod null;
+
+pub use console::{ConsoleSink, Stream};
+pub use memory::{MemorySink, OwnedRecord, OwnedValue};
+pub use null::NullSink;
+
+use crate::record::Record;
+use crate::LevelFilter;
+
+/// A destination for records.
+///
+/// A sink states the most verbose level it accepts; sites above the most
+/// verbose level of all installed sinks are disabled in their cache, so
+/// their records are never built. `emit` may be called from any thread;
+/// it must not panic (a panic is contained and counted, but it still costs)
+/// and should report write errors with [`report_write_error`](crate::report_write_error).
+///
+/// ```
+/// use elide::{Record, Sink, LevelFilter};
+/// struct Count(std::sync::atomic::AtomicUsize);
+/// impl Sink for Count {
+///     fn max_level(&self) -> LevelFilter { LevelFilter::Warn }
+///     fn emit(&self, _: &Record<'_>) { self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed); }
+/// }
+/// ```
+pub trait Sink: Send + Sync + 'static {
+    /// The most verbose level this sink wants for log records.
+    fn max_level(&self) -> LevelFilter {
+        LevelFilter::Trace
+    }
+    /// Whether this sink wants telemetry events.
+    fn wants_telemetry(&self) -> bool {
+        false
+    }
+    /// Writes one record.
+    fn emit(&self, record: &Record<'_>);
+    /// Makes everything emitted so far durable as far as this sink promises
+    /// (written to the OS, fsynced, or drained from a queue).
+    fn flush(&self) {}
+}

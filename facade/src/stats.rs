@@ -1,0 +1,54 @@
+//! Counters of what the facade could not deliver, for operators.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+pub(crate) static NESTED_DROPPED: AtomicU64 = AtomicU64::new(0);
+pub(crate) static SINK_PANICS: AtomicU64 = AtomicU64::new(0);
+pub(crate) static WRITE_ERRORS: AtomicU64 = AtomicU64::new(0);
+
+/// A snapshot of the facade's own health counters.
+///
+/// ```
+/// let s = elide::stats();
+/// assert_eq!(s.nested_dropped, s.nested_dropped); // counts only grow
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Records emitted from inside a sink or a `Display` impl on the same
+    /// thread while it was already emitting; dropped to avoid deadlock.
+    pub nested_dropped: u64,
+    /// Sink `emit` calls that panicked; the panic was contained.
+    pub sink_panics: u64,
+    /// Failed writes reported by sinks (disk full, closed pipe, ...).
+    pub write_errors: u64,
+}
+
+/// The current health counters.
+pub fn stats() -> Stats {
+    Stats {
+        nested_dropped: NESTED_DROPPED.load(Ordering::Relaxed),
+        sink_panics: SINK_PANICS.load(Ordering::Relaxed),
+        write_errors: WRITE_ERRORS.load(Ordering::Relaxed),
+    }
+}
+
+/// Counts a failed write and reports it on stderr the first time a given
+/// sink (by `name`) fails. For sink implementations.
+pub fn report_write_error(name: &str, err: &std::io::Error) {
+    WRITE_ERRORS.fetch_add(1, Ordering::Relaxed);
+    static REPORTED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+    let mut seen = REPORTED.lock().unwrap_or_else(|e| e.into_inner());
+    if seen
+        .get_or_insert_with(HashSet::new)
+        .insert(name.to_owned())
+    {
+        // Best effort: stderr itself may be the failing stream.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "elide: writing to {name} failed: {err} (further errors are counted in elide::stats())"
+        );
+    }
+}
