@@ -1,0 +1,1 @@
+//! Behaviour of log sites (placeholder replaced below).
