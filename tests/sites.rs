@@ -1,1 +1,428 @@
-//! Behaviour of log sites (placeholder replaced below).
+//! Log sites: gating, argument evaluation, fields, formats, sink swaps and
+//! re-entrancy. Every test changes process-wide configuration, so they run
+//! one at a time under `serial()`.
+
+use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use elide::sink::{MemorySink, NullSink, OwnedValue};
+use elide::{debug, enabled, error, info, log, trace, warn, Level, LevelFilter, Sink};
+
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Installs a fresh memory sink (capturing every level) and a level.
+fn capture(level: LevelFilter) -> Arc<MemorySink> {
+    let mem = Arc::new(MemorySink::new());
+    elide::set_sinks([mem.clone() as Arc<dyn Sink>]);
+    elide::set_level(level);
+    mem
+}
+
+fn bump(n: &AtomicUsize) -> usize {
+    n.fetch_add(1, Ordering::SeqCst)
+}
+
+#[test]
+fn runtime_off_site_never_evaluates_arguments() {
+    let _s = serial();
+    let mem = capture(LevelFilter::Info);
+    let evaluated = AtomicUsize::new(0);
+    for _ in 0..10 {
+        debug!(field = bump(&evaluated), "message {}", bump(&evaluated));
+        trace!("{}", bump(&evaluated));
+    }
+    assert_eq!(evaluated.load(Ordering::SeqCst), 0);
+    assert!(mem.is_empty());
+
+    info!(field = bump(&evaluated), "message {}", bump(&evaluated));
+    assert_eq!(evaluated.load(Ordering::SeqCst), 2);
+    assert_eq!(mem.len(), 1);
+}
+
+#[test]
+fn site_off_because_no_sink_wants_the_level() {
+    let _s = serial();
+    let mem = Arc::new(MemorySink::new().with_level(LevelFilter::Info));
+    elide::set_sinks([mem.clone() as Arc<dyn Sink>]);
+    elide::set_level(LevelFilter::Trace);
+    let evaluated = AtomicUsize::new(0);
+    debug!("{}", bump(&evaluated));
+    assert_eq!(evaluated.load(Ordering::SeqCst), 0, "no sink wants debug");
+    assert!(!enabled!(Level::Debug));
+    assert!(enabled!(Level::Info));
+
+    // A second sink that wants debug turns the same site on.
+    let verbose = Arc::new(MemorySink::new());
+    elide::add_sink(verbose.clone());
+    debug!("{}", bump(&evaluated));
+    assert_eq!(evaluated.load(Ordering::SeqCst), 1);
+    assert_eq!(verbose.len(), 1);
+    assert!(mem.is_empty(), "the info sink must not get debug records");
+}
+
+#[inline(never)]
+fn site_under_test(n: u32) {
+    debug!(n, "hit {n}");
+}
+
+#[test]
+fn changing_the_level_rewrites_cached_sites() {
+    let _s = serial();
+    let mem = capture(LevelFilter::Error);
+    site_under_test(1); // resolves and caches "off"
+    elide::set_level(LevelFilter::Debug);
+    site_under_test(2);
+    elide::set_level(LevelFilter::Warn);
+    site_under_test(3);
+    elide::set_level(LevelFilter::Trace);
+    site_under_test(4);
+    assert_eq!(mem.messages(), ["hit 2", "hit 4"]);
+}
+
+#[test]
+fn per_namespace_levels_use_the_most_specific_rule() {
+    let _s = serial();
+    let mem = capture(LevelFilter::Info);
+    elide::set_level_for("app::db", LevelFilter::Trace);
+    elide::set_level_for("app::db::noisy", LevelFilter::Error);
+    trace!(target: "app::db", "db trace");
+    trace!(target: "app::db::pool", "pool trace");
+    warn!(target: "app::db::noisy", "noisy warn");
+    error!(target: "app::db::noisy", "noisy error");
+    debug!(target: "app::web", "web debug");
+    info!(target: "app::dbx", "dbx info"); // not under app::db
+    trace!(target: "app::dbx", "dbx trace");
+    assert_eq!(
+        mem.messages(),
+        ["db trace", "pool trace", "noisy error", "dbx info"]
+    );
+    // Namespaces written with dots or dashes name the same thing.
+    elide::set_level_for("app.web", LevelFilter::Debug);
+    debug!(target: "app::web", "web debug 2");
+    assert_eq!(mem.messages().last().unwrap(), "web debug 2");
+    elide::set_level_for("app::db", LevelFilter::Info);
+    elide::set_level_for("app::db::noisy", LevelFilter::Info);
+    elide::set_level_for("app::web", LevelFilter::Info);
+}
+
+struct Shown(u32);
+impl fmt::Display for Shown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "shown-{}", self.0)
+    }
+}
+
+#[derive(Debug)]
+#[allow(dead_code)]
+struct Inspected {
+    id: u32,
+}
+
+#[test]
+fn fields_keep_their_kinds() {
+    let _s = serial();
+    let mem = capture(LevelFilter::Info);
+    let uid = "task.000001";
+    let owned = String::from("owned");
+    info!(
+        a = 1,
+        b = -2i32,
+        c = 1.5,
+        d = true,
+        e = "text",
+        f = %Shown(3),
+        g = ?Inspected { id: 9 },
+        uid,
+        big = u64::MAX,
+        task.state = owned,
+        ch = 'x',
+        "fields"
+    );
+    let r = &mem.records()[0];
+    assert_eq!(r.field("a"), Some(&OwnedValue::I64(1)));
+    assert_eq!(r.field("b"), Some(&OwnedValue::I64(-2)));
+    assert_eq!(r.field("c"), Some(&OwnedValue::F64(1.5)));
+    assert_eq!(r.field("d"), Some(&OwnedValue::Bool(true)));
+    assert_eq!(r.field("e"), Some(&OwnedValue::Str("text".into())));
+    assert_eq!(r.field("f"), Some(&OwnedValue::Display("shown-3".into())));
+    assert_eq!(
+        r.field("g"),
+        Some(&OwnedValue::Debug("Inspected { id: 9 }".into()))
+    );
+    assert_eq!(r.field("uid"), Some(&OwnedValue::Str(uid.into())));
+    assert_eq!(r.field("big"), Some(&OwnedValue::U64(u64::MAX)));
+    assert_eq!(
+        r.field("task.state"),
+        Some(&OwnedValue::Str("owned".into()))
+    );
+    assert_eq!(r.field("ch"), Some(&OwnedValue::Char('x')));
+    let names: Vec<_> = r.fields.iter().map(|(k, _)| *k).collect();
+    assert_eq!(
+        names,
+        [
+            "a",
+            "b",
+            "c",
+            "d",
+            "e",
+            "f",
+            "g",
+            "uid",
+            "big",
+            "task.state",
+            "ch"
+        ]
+    );
+}
+
+#[test]
+fn format_strings_support_full_format_args_syntax() {
+    let _s = serial();
+    let mem = capture(LevelFilter::Info);
+    let x = 5;
+    let name = "n";
+    info!("{} {1} {0}", 1, 2);
+    info!("{x} {name:>3} {y}", y = 7);
+    info!("{:?} {:.2} {:#x}", "q", 1.23456, 255);
+    info!("{{literal braces}}");
+    info!(k = 1);
+    assert_eq!(
+        mem.messages(),
+        [
+            "1 2 1",
+            "5   n 7",
+            "\"q\" 1.23 0xff",
+            "{literal braces}",
+            ""
+        ]
+    );
+}
+
+#[test]
+fn log_macro_takes_fixed_and_runtime_levels() {
+    let _s = serial();
+    let mem = capture(LevelFilter::Info);
+    log!(Level::Warn, "fixed warn");
+    log!(elide::Level::Debug, "fixed debug");
+    for lvl in Level::ALL {
+        log!(lvl, n = lvl.as_u8(), "dynamic {lvl}");
+    }
+    log!(target: "custom::target", Level::Error, "targeted");
+    let recs = mem.records();
+    let got: Vec<_> = recs.iter().map(|r| (r.level, r.message.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            (Level::Warn, "fixed warn"),
+            (Level::Error, "dynamic ERROR"),
+            (Level::Warn, "dynamic WARN"),
+            (Level::Info, "dynamic INFO"),
+            (Level::Error, "targeted"),
+        ]
+    );
+    assert_eq!(recs[4].target, "custom::target");
+    assert_eq!(recs[0].module_path, module_path!());
+    assert_eq!(recs[0].file, file!());
+}
+
+#[test]
+fn enabled_answers_per_target_and_level() {
+    let _s = serial();
+    let _mem = capture(LevelFilter::Warn);
+    assert!(enabled!(Level::Error));
+    assert!(enabled!(Level::Warn));
+    assert!(!enabled!(Level::Info));
+    elide::set_level_for("loud", LevelFilter::Trace);
+    assert!(enabled!(target: "loud::inner", Level::Trace));
+    assert!(!enabled!(target: "quiet", Level::Info));
+    let lvl = Level::Info;
+    assert!(!enabled!(lvl));
+    assert!(enabled!(target: "loud", lvl));
+    elide::set_level_for("loud", LevelFilter::Warn);
+}
+
+/// A `Display` impl that logs from inside the sink's formatting.
+struct Chatty;
+impl fmt::Display for Chatty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        error!("nested from Display");
+        f.write_str("chatty")
+    }
+}
+
+/// A sink that logs while emitting.
+struct LoggingSink(AtomicUsize);
+impl Sink for LoggingSink {
+    fn emit(&self, _: &elide::Record<'_>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        error!("nested from a sink");
+    }
+}
+
+#[test]
+fn reentrant_emission_is_dropped_and_counted() {
+    let _s = serial();
+    let mem = capture(LevelFilter::Info);
+    let before = elide::stats().nested_dropped;
+    info!(v = %Chatty, "outer");
+    assert_eq!(mem.len(), 1, "only the outer record is captured");
+    assert_eq!(
+        mem.records()[0].field("v"),
+        Some(&OwnedValue::Display("chatty".into()))
+    );
+    assert_eq!(elide::stats().nested_dropped, before + 1);
+
+    let sink = Arc::new(LoggingSink(AtomicUsize::new(0)));
+    elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
+    for _ in 0..3 {
+        error!("outer");
+    }
+    assert_eq!(sink.0.load(Ordering::SeqCst), 3);
+    assert_eq!(elide::stats().nested_dropped, before + 4);
+
+    // A nested call made while evaluating an argument is not inside a sink,
+    // so it is delivered normally.
+    let mem = capture(LevelFilter::Info);
+    info!("outer {}", {
+        info!("argument logs");
+        1
+    });
+    assert_eq!(mem.messages(), ["argument logs", "outer 1"]);
+}
+
+struct PanickingSink;
+impl Sink for PanickingSink {
+    fn emit(&self, _: &elide::Record<'_>) {
+        panic!("sink bug");
+    }
+}
+
+#[test]
+fn a_panicking_sink_never_reaches_the_caller() {
+    let _s = serial();
+    let mem = Arc::new(MemorySink::new());
+    elide::set_sinks([Arc::new(PanickingSink) as Arc<dyn Sink>, mem.clone()]);
+    elide::set_level(LevelFilter::Info);
+    let before = elide::stats().sink_panics;
+    info!("still delivered");
+    assert_eq!(elide::stats().sink_panics, before + 1);
+    assert_eq!(mem.messages(), ["still delivered"]);
+}
+
+#[test]
+fn sinks_can_be_swapped_while_other_threads_log() {
+    let _s = serial();
+    elide::set_level(LevelFilter::Info);
+    let sinks: Vec<Arc<MemorySink>> = (0..4).map(|_| Arc::new(MemorySink::new())).collect();
+    elide::set_sinks([sinks[0].clone() as Arc<dyn Sink>]);
+    const PER_THREAD: usize = 20_000;
+    let threads: Vec<_> = (0..2)
+        .map(|t| {
+            std::thread::spawn(move || {
+                for i in 0..PER_THREAD {
+                    info!(t, i, "x");
+                }
+            })
+        })
+        .collect();
+    let mut k = 0;
+    while !threads.iter().all(|t| t.is_finished()) {
+        k += 1;
+        elide::set_sinks([sinks[k % sinks.len()].clone() as Arc<dyn Sink>]);
+        std::thread::yield_now();
+    }
+    for t in threads {
+        t.join().unwrap();
+    }
+    let total: usize = sinks.iter().map(|s| s.len()).sum();
+    assert_eq!(
+        total,
+        2 * PER_THREAD,
+        "every record lands in exactly one sink"
+    );
+    elide::set_sinks([Arc::new(NullSink::new()) as Arc<dyn Sink>]);
+}
+
+#[test]
+fn concurrent_first_hits_register_a_site_once() {
+    let _s = serial();
+    let mem = capture(LevelFilter::Info);
+    let before = elide::registered_count();
+    let barrier = Arc::new(std::sync::Barrier::new(4));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let b = barrier.clone();
+            std::thread::spawn(move || {
+                b.wait();
+                for _ in 0..100 {
+                    info!("race");
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(elide::registered_count(), before + 1);
+    assert_eq!(mem.len(), 400);
+}
+
+#[test]
+fn console_formats_write_one_line_per_record() {
+    use elide::format::Format;
+    let _s = serial();
+    let mem = capture(LevelFilter::Info);
+    // Format the captured record's origin again through each layout by
+    // re-emitting into a formatting sink.
+    struct Lines(Mutex<Vec<String>>, Format);
+    impl Sink for Lines {
+        fn emit(&self, r: &elide::Record<'_>) {
+            let mut s = String::new();
+            self.1.write(r, &mut s);
+            self.0.lock().unwrap().push(s);
+        }
+    }
+    let formats = [Format::Radical, Format::Json, Format::Compact];
+    let sinks: Vec<Arc<Lines>> = formats
+        .iter()
+        .map(|f| Arc::new(Lines(Mutex::new(Vec::new()), *f)))
+        .collect();
+    elide::set_sinks(sinks.iter().map(|s| s.clone() as Arc<dyn Sink>));
+    let evil = "a\nb\r\"c\u{1b}";
+    warn!(
+        v = evil,
+        n = 3,
+        f = f64::NAN,
+        "msg {}\nINJECTED : line",
+        evil
+    );
+    for s in &sinks {
+        let lines = s.0.lock().unwrap();
+        assert_eq!(lines.len(), 1);
+        let line = &lines[0];
+        assert!(line.ends_with('\n'));
+        assert_eq!(line.matches('\n').count(), 1, "{line:?}");
+        assert!(!line.contains('\r') && !line.contains('\u{1b}'), "{line:?}");
+    }
+    let radical = &sinks[0].0.lock().unwrap()[0];
+    let parts: Vec<&str> = radical.splitn(6, " : ").collect();
+    assert_eq!(parts.len(), 6, "{radical}");
+    assert!(parts[0].parse::<f64>().is_ok() && parts[0].split('.').nth(1).unwrap().len() == 3);
+    assert_eq!(parts[1], module_path!());
+    assert_eq!(parts[2], std::process::id().to_string());
+    assert_eq!(parts[4].trim(), "WARN");
+    assert!(parts[5].starts_with("msg a\\nb\\r"), "{radical}");
+
+    let json: serde_json::Value =
+        serde_json::from_str(&sinks[1].0.lock().unwrap()[0]).expect("valid JSON");
+    assert_eq!(json["level"], "WARN");
+    assert_eq!(json["fields"]["v"], evil);
+    assert_eq!(json["fields"]["n"], 3);
+    assert_eq!(json["fields"]["f"], "NaN");
+    assert_eq!(json["msg"], format!("msg {evil}\nINJECTED : line"));
+    drop(mem);
+}

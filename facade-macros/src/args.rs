@@ -2,8 +2,9 @@
 //! the format string and its arguments.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
 use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned;
 use syn::{Expr, Ident, LitStr, Token};
 
 /// How a field value is recorded.
@@ -273,7 +274,9 @@ pub fn fields_tokens(fields: &[Field]) -> TokenStream {
         let name = &f.name;
         let v = &f.value;
         match f.sigil {
-            Sigil::Plain => quote!((#name, ::elide::__private::ToValue::to_value(&(#v)))),
+            Sigil::Plain => {
+                quote_spanned!(v.span()=> (#name, ::elide::__private::ToValue::to_value(&(#v))))
+            }
             Sigil::Display => quote!((#name, ::elide::Value::Display(&(#v)))),
             Sigil::Debug => quote!((#name, ::elide::Value::Debug(&(#v)))),
         }
@@ -287,7 +290,9 @@ pub fn fields_typecheck(fields: &[Field]) -> TokenStream {
     let items = fields.iter().map(|f| {
         let v = &f.value;
         match f.sigil {
-            Sigil::Plain => quote!(let _ = ::elide::__private::ToValue::to_value(&(#v));),
+            Sigil::Plain => {
+                quote_spanned!(v.span()=> let _ = ::elide::__private::ToValue::to_value(&(#v));)
+            }
             Sigil::Display => quote!(let _ = ::elide::__private::type_check_display(&(#v));),
             Sigil::Debug => quote!(let _ = ::elide::__private::type_check_debug(&(#v));),
         }

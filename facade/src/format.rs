@@ -78,15 +78,19 @@ impl Format {
     /// Appends one formatted line (with its `\n`) for `record` to `out`.
     ///
     /// ```
-    /// use elide::format::Format;
-    /// use elide::sink::MemorySink;
-    /// # use std::sync::Arc;
-    /// # let mem = Arc::new(MemorySink::new());
-    /// # elide::set_sinks([mem.clone() as Arc<dyn elide::Sink>]);
-    /// # elide::set_level(elide::LevelFilter::Info);
-    /// elide::info!(uid = 3, "line one\nline two");
-    /// let r = &mem.records()[0];
-    /// assert!(!r.message.contains('\n'));
+    /// use std::sync::{Arc, Mutex};
+    /// use elide::{format::Format, Record, Sink};
+    ///
+    /// struct Lines(Mutex<String>);
+    /// impl Sink for Lines {
+    ///     fn emit(&self, r: &Record<'_>) { Format::Json.write(r, &mut self.0.lock().unwrap()) }
+    /// }
+    /// let lines = Arc::new(Lines(Mutex::new(String::new())));
+    /// elide::set_sinks([lines.clone() as Arc<dyn Sink>]);
+    /// elide::error!(uid = 3, "line one\nline two");
+    /// let out = lines.0.lock().unwrap();
+    /// assert_eq!(out.lines().count(), 1);
+    /// assert!(out.contains(r#""msg":"line one\nline two","fields":{"uid":3}"#));
     /// ```
     pub fn write(self, record: &Record<'_>, out: &mut String) {
         match self {

@@ -74,6 +74,11 @@ impl fmt::Debug for Value<'_> {
 /// }
 /// assert!(matches!(Uid(7).to_value(), Value::U64(7)));
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a typed field value",
+    label = "not an integer, float, bool, char or string",
+    note = "record it with `key = %value` (Display) or `key = ?value` (Debug), or implement `elide::ToValue` for it"
+)]
 pub trait ToValue {
     /// The field value.
     fn to_value(&self) -> Value<'_>;

@@ -1,0 +1,9 @@
+//! Compile-time diagnostics of the log, counter and enabled macros.
+
+#[test]
+fn macro_misuse_is_reported_at_the_offending_token() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("ui/log_*.rs");
+    t.compile_fail("ui/counter_*.rs");
+    t.compile_fail("ui/enabled_*.rs");
+}

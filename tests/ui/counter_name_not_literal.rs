@@ -1,0 +1,4 @@
+fn main() {
+    let name = "x";
+    elide::counter!(name);
+}

@@ -1,0 +1,3 @@
+fn main() {
+    let _ = elide::enabled!(elide::Level::Info, "message");
+}

@@ -1,0 +1,3 @@
+fn main() {
+    elide::warn!(= 3, "x");
+}

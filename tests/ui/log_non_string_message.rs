@@ -1,0 +1,3 @@
+fn main() {
+    elide::info!(uid = 1, 42);
+}

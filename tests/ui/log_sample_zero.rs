@@ -1,0 +1,3 @@
+fn main() {
+    elide::debug!(sample = 0, "never");
+}

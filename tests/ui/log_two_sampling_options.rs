@@ -1,0 +1,3 @@
+fn main() {
+    elide::debug!(sample = 10, once, "both");
+}
