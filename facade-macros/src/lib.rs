@@ -18,73 +18,73 @@ mod site;
 
 use proc_macro::TokenStream;
 
-/// Logs at error level. See `elide::error!`.
+/// Logs at error level. Documented at `elide::error!`; use it from there.
 #[proc_macro]
 pub fn error(input: TokenStream) -> TokenStream {
     site::log_fixed(1, "Error", input.into()).into()
 }
 
-/// Logs at warn level. See `elide::warn!`.
+/// Logs at warn level. Documented at `elide::warn!`; use it from there.
 #[proc_macro]
 pub fn warn(input: TokenStream) -> TokenStream {
     site::log_fixed(2, "Warn", input.into()).into()
 }
 
-/// Logs at info level. See `elide::info!`.
+/// Logs at info level. Documented at `elide::info!`; use it from there.
 #[proc_macro]
 pub fn info(input: TokenStream) -> TokenStream {
     site::log_fixed(3, "Info", input.into()).into()
 }
 
-/// Logs at debug level. See `elide::debug!`.
+/// Logs at debug level. Documented at `elide::debug!`; use it from there.
 #[proc_macro]
 pub fn debug(input: TokenStream) -> TokenStream {
     site::log_fixed(4, "Debug", input.into()).into()
 }
 
-/// Logs at trace level. See `elide::trace!`.
+/// Logs at trace level. Documented at `elide::trace!`; use it from there.
 #[proc_macro]
 pub fn trace(input: TokenStream) -> TokenStream {
     site::log_fixed(5, "Trace", input.into()).into()
 }
 
-/// Logs at a given level. See `elide::log!`.
+/// Logs at a given level. Documented at `elide::log!`; use it from there.
 #[proc_macro]
 pub fn log(input: TokenStream) -> TokenStream {
     site::log_any(input.into()).into()
 }
 
-/// Whether a site at this level would emit. See `elide::enabled!`.
+/// Whether a site at this level would emit. Documented at `elide::enabled!`; use it from there.
 #[proc_macro]
 pub fn enabled(input: TokenStream) -> TokenStream {
     site::enabled(input.into()).into()
 }
 
-/// A debug check. See `elide::check!`.
+/// A debug check. Documented at `elide::check!`; use it from there.
 #[proc_macro]
 pub fn check(input: TokenStream) -> TokenStream {
     site::check(input.into(), site::CheckKind::True).into()
 }
 
-/// A debug equality check. See `elide::check_eq!`.
+/// A debug equality check. Documented at `elide::check_eq!`; use it from there.
 #[proc_macro]
 pub fn check_eq(input: TokenStream) -> TokenStream {
     site::check(input.into(), site::CheckKind::Eq).into()
 }
 
-/// A debug inequality check. See `elide::check_ne!`.
+/// A debug inequality check. Documented at `elide::check_ne!`; use it from there.
 #[proc_macro]
 pub fn check_ne(input: TokenStream) -> TokenStream {
     site::check(input.into(), site::CheckKind::Ne).into()
 }
 
-/// A telemetry event. See `elide::telemetry!`.
+/// A telemetry event. Documented at `elide::telemetry!`; use it from there.
 #[proc_macro]
 pub fn telemetry(input: TokenStream) -> TokenStream {
     site::telemetry(input.into()).into()
 }
 
-/// An always-on counter. See `elide::counter!`.
+/// An always-on counter. Documented at `elide::counter!`; use it from there.
 #[proc_macro]
 pub fn counter(input: TokenStream) -> TokenStream {
     site::counter(input.into()).into()

@@ -254,8 +254,8 @@ pub fn check(input: TokenStream, kind: CheckKind) -> TokenStream {
             _ => 2,
         };
         let mut exprs = Vec::new();
-        for i in 0..operands {
-            if input.is_empty() || input.peek(LitStr) && i > 0 {
+        for _ in 0..operands {
+            if input.is_empty() {
                 return Err(syn::Error::new(
                     input.span(),
                     match kind {

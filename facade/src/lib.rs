@@ -55,6 +55,7 @@ mod dispatch;
 pub mod format;
 mod init;
 mod level;
+mod macros;
 mod metadata;
 mod namespace;
 mod record;
@@ -83,6 +84,4 @@ pub use sink::Sink;
 pub use stats::{report_write_error, stats, Stats};
 pub use value::{Field, ToValue, Value};
 
-pub use elide_macros::{
-    check, check_eq, check_ne, counter, debug, enabled, error, info, log, telemetry, trace, warn,
-};
+pub use macros::*;
