@@ -7,7 +7,8 @@
 
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
+use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use arc_swap::ArcSwapOption;
@@ -19,29 +20,75 @@ use crate::sink::Sink;
 use crate::stats;
 use crate::LevelFilter;
 
+struct Entry {
+    sink: Arc<dyn Sink>,
+    /// `Arc::as_ptr(&sink)`, computed once: dereferencing an `Arc<dyn _>`
+    /// costs an alignment computation from the vtable on every call.
+    target: *const dyn Sink,
+    // Read once at install: a sink's level is part of every site's cache,
+    // so it cannot change without reinstalling anyway.
+    max_level: LevelFilter,
+    telemetry: bool,
+}
+
+// SAFETY: `target` points into the `Arc` stored beside it, which is Send +
+// Sync (`Sink: Send + Sync`) and lives as long as the entry.
+unsafe impl Send for Entry {}
+unsafe impl Sync for Entry {}
+
+impl Entry {
+    #[inline(always)]
+    fn sink(&self) -> &dyn Sink {
+        // SAFETY: see the `Send`/`Sync` impls: `self.sink` keeps it alive.
+        unsafe { &*self.target }
+    }
+}
+
 struct SinkSet {
-    sinks: Vec<Arc<dyn Sink>>,
+    entries: Vec<Entry>,
     max_level: LevelFilter,
     telemetry: bool,
 }
 
 impl SinkSet {
     fn new(sinks: Vec<Arc<dyn Sink>>) -> SinkSet {
-        let max_level = sinks
+        let entries: Vec<Entry> = sinks
+            .into_iter()
+            .map(|sink| Entry {
+                target: Arc::as_ptr(&sink),
+                max_level: sink.max_level(),
+                telemetry: sink.wants_telemetry(),
+                sink,
+            })
+            .collect();
+        let max_level = entries
             .iter()
-            .map(|s| s.max_level())
+            .map(|e| e.max_level)
             .max()
             .unwrap_or(LevelFilter::Off);
-        let telemetry = sinks.iter().any(|s| s.wants_telemetry());
+        let telemetry = entries.iter().any(|e| e.telemetry);
         SinkSet {
-            sinks,
+            entries,
             max_level,
             telemetry,
         }
     }
+
+    fn sinks(&self) -> Vec<Arc<dyn Sink>> {
+        self.entries.iter().map(|e| e.sink.clone()).collect()
+    }
 }
 
 static SINKS: ArcSwapOption<SinkSet> = ArcSwapOption::const_empty();
+/// Bumped after every store to `SINKS`, so threads know their cached copy
+/// is stale.
+static SINKS_GENERATION: AtomicUsize = AtomicUsize::new(0);
+
+fn store(set: Option<Arc<SinkSet>>) -> Option<Arc<SinkSet>> {
+    let old = SINKS.swap(set);
+    SINKS_GENERATION.fetch_add(1, Ordering::Release);
+    old
+}
 
 /// Replaces the installed sinks. Records already being emitted finish on the
 /// old set; the old sinks are flushed.
@@ -58,9 +105,9 @@ static SINKS: ArcSwapOption<SinkSet> = ArcSwapOption::const_empty();
 pub fn set_sinks<I: IntoIterator<Item = Arc<dyn Sink>>>(sinks: I) {
     let set = Arc::new(SinkSet::new(sinks.into_iter().collect()));
     let mut old = None;
-    callsite::reconfigure(|| old = SINKS.swap(Some(set)));
+    callsite::reconfigure(|| old = store(Some(set)));
     if let Some(old) = old {
-        old.sinks.iter().for_each(|s| s.flush());
+        old.entries.iter().for_each(|e| e.sink.flush());
     }
 }
 
@@ -68,31 +115,23 @@ pub fn set_sinks<I: IntoIterator<Item = Arc<dyn Sink>>>(sinks: I) {
 pub fn add_sink(sink: Arc<dyn Sink>) {
     crate::init::ensure();
     callsite::reconfigure(|| {
-        let mut sinks = SINKS
-            .load()
-            .as_ref()
-            .map(|s| s.sinks.clone())
-            .unwrap_or_default();
+        let mut sinks = SINKS.load().as_ref().map(|s| s.sinks()).unwrap_or_default();
         sinks.push(sink);
-        SINKS.store(Some(Arc::new(SinkSet::new(sinks))));
+        store(Some(Arc::new(SinkSet::new(sinks))));
     });
 }
 
 /// The installed sinks.
 pub fn sinks() -> Vec<Arc<dyn Sink>> {
     crate::init::ensure();
-    SINKS
-        .load()
-        .as_ref()
-        .map(|s| s.sinks.clone())
-        .unwrap_or_default()
+    SINKS.load().as_ref().map(|s| s.sinks()).unwrap_or_default()
 }
 
 /// Flushes every installed sink (for async sinks: waits until what was
 /// accepted so far is written).
 pub fn flush() {
     if let Some(set) = SINKS.load_full() {
-        set.sinks.iter().for_each(|s| s.flush());
+        set.entries.iter().for_each(|e| e.sink.flush());
     }
 }
 
@@ -100,7 +139,10 @@ pub fn flush() {
 /// (used while the process configuration is first read).
 pub(crate) fn install_initial(sinks: Vec<Arc<dyn Sink>>) {
     let set = Arc::new(SinkSet::new(sinks));
-    let _ = SINKS.compare_and_swap(&None::<Arc<SinkSet>>, Some(set));
+    let prev = SINKS.compare_and_swap(&None::<Arc<SinkSet>>, Some(set));
+    if prev.is_none() {
+        SINKS_GENERATION.fetch_add(1, Ordering::Release);
+    }
 }
 
 pub(crate) fn max_level() -> LevelFilter {
@@ -114,42 +156,117 @@ pub(crate) fn wants_telemetry() -> bool {
     SINKS.load().as_ref().is_some_and(|s| s.telemetry)
 }
 
-thread_local! {
-    static EMITTING: Cell<bool> = const { Cell::new(false) };
+/// Per-thread state of the emit path: the re-entrancy flag and this
+/// thread's reference to the sink set. Constant-initialised and without a
+/// destructor, so the cold path reaches it with plain TLS accesses; the
+/// reference is released by `ReleaseOnExit` (registered the first time the
+/// thread caches a set) or when the thread next sees a newer set.
+struct Local {
+    emitting: Cell<bool>,
+    generation: Cell<usize>,
+    /// `Arc::into_raw` of the cached set (one strong count owned by this
+    /// thread), or null.
+    set: Cell<*const SinkSet>,
 }
 
-/// Resets the re-entrancy flag even if a sink unwinds.
-struct Emitting;
+struct ReleaseOnExit;
 
-impl Drop for Emitting {
+impl Drop for ReleaseOnExit {
     fn drop(&mut self) {
-        EMITTING.with(|e| e.set(false));
+        LOCAL.with(|l| {
+            l.generation.set(usize::MAX);
+            release(l.set.replace(ptr::null()));
+        });
     }
 }
 
+thread_local! {
+    static LOCAL: Local = const {
+        Local {
+            emitting: Cell::new(false),
+            generation: Cell::new(usize::MAX),
+            set: Cell::new(ptr::null()),
+        }
+    };
+    static RELEASE_ON_EXIT: ReleaseOnExit = const { ReleaseOnExit };
+}
+
+fn release(set: *const SinkSet) {
+    if !set.is_null() {
+        // SAFETY: `set` came from `Arc::into_raw` in `refresh`, and this is
+        // the one place its strong count is given back.
+        drop(unsafe { Arc::from_raw(set) });
+    }
+}
+
+/// Re-reads the shared set after a change. Returns false if this thread can
+/// no longer cache (its thread-locals are being torn down).
+#[cold]
+#[inline(never)]
+fn refresh(l: &Local, generation: usize) -> bool {
+    if RELEASE_ON_EXIT.try_with(|_| ()).is_err() {
+        return false;
+    }
+    let new = SINKS.load_full().map_or(ptr::null(), Arc::into_raw);
+    release(l.set.replace(new));
+    l.generation.set(generation);
+    true
+}
+
 /// Delivers a record to every sink that wants it.
+///
+/// Each thread keeps its own reference to the installed sink set and
+/// re-reads it (through `arc-swap`) only after a change, so the common path
+/// is a few thread-local accesses: no lock, no shared write, no reference
+/// count traffic. A thread that stops logging keeps the previous set alive
+/// until it logs again or exits; replaced sinks are flushed when replaced.
 ///
 /// A record emitted while this thread is already inside `dispatch` (a sink
 /// or a `Display` impl that logs) is dropped and counted in
 /// [`stats`](crate::stats), so logging cannot deadlock or recurse. A sink
 /// that panics is contained and counted; the caller never sees it.
 pub fn dispatch(record: &Record<'_>) {
-    if EMITTING.with(|e| e.replace(true)) {
-        stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
-        return;
-    }
-    let _reset = Emitting;
-    let guard = SINKS.load();
-    let Some(set) = guard.as_ref() else { return };
-    let telemetry = record.kind() == Kind::Telemetry;
-    for sink in &set.sinks {
-        let wanted = if telemetry {
-            sink.wants_telemetry()
-        } else {
-            record.level() <= sink.max_level()
-        };
-        if wanted && catch_unwind(AssertUnwindSafe(|| sink.emit(record))).is_err() {
-            stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
+    LOCAL.with(|l| {
+        if l.emitting.replace(true) {
+            stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
+            return;
         }
+        let generation = SINKS_GENERATION.load(Ordering::Acquire);
+        if l.generation.get() == generation || refresh(l, generation) {
+            let set = l.set.get();
+            if !set.is_null() {
+                // SAFETY: this thread owns a strong count on `set` until
+                // `refresh` or `ReleaseOnExit` gives it back, and neither
+                // can run while `emitting` is set.
+                deliver(unsafe { &*set }, record);
+            }
+        } else if let Some(set) = SINKS.load_full() {
+            deliver(&set, record);
+        }
+        l.emitting.set(false);
+    })
+}
+
+#[inline(always)]
+fn deliver(set: &SinkSet, record: &Record<'_>) {
+    if record.kind() == Kind::Telemetry {
+        for e in set.entries.iter().filter(|e| e.telemetry) {
+            emit_contained(e.sink(), record);
+        }
+    } else {
+        let level = record.level();
+        for e in &set.entries {
+            if level <= e.max_level {
+                emit_contained(e.sink(), record);
+            }
+        }
+    }
+}
+
+/// Calls a sink, containing a panic so it never reaches the caller.
+#[inline(always)]
+fn emit_contained(sink: &dyn Sink, record: &Record<'_>) {
+    if catch_unwind(AssertUnwindSafe(|| sink.emit(record))).is_err() {
+        stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
     }
 }
