@@ -352,7 +352,7 @@ pub fn telemetry(input: TokenStream) -> TokenStream {
             if 1u8 <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
                 ::elide::__private::emit(&__ELIDE_CS, 1u8, |__elide_meta| {
                     ::elide::__private::dispatch(&::elide::Record::new(
-                        __elide_meta, ::elide::Level::Info, ::core::format_args!(#event), #record_fields,
+                        __elide_meta, ::elide::Level::Info, ::core::format_args!("{}", #event), #record_fields,
                     ))
                 });
             }

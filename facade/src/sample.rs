@@ -79,7 +79,8 @@ fn start_ticker() -> u64 {
             // No thread: fall back to reading the clock on every hit.
             return epoch;
         }
-        COARSE_MS.store(1, Ordering::Relaxed);
+        // fetch_max: the ticker may already have stored a later time.
+        COARSE_MS.fetch_max(1, Ordering::Relaxed);
         epoch
     });
     epoch.elapsed().as_millis() as u64 + 1
