@@ -293,3 +293,20 @@ fn sampler_is_silent_when_telemetry_is_off_for_it() {
     assert_eq!(lines.len(), 3, "header, sync_abs, END: {lines:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn init_guard_drop_ends_enabled_files() {
+    let _s = serial();
+    let dir = fresh_dir("guard");
+    elide::set_sinks([]);
+    let guard = elide::init();
+    let prof = telemetry::enable_prof(&dir, "guarded").unwrap();
+    telemetry!("work", uid = "w.1");
+    drop(guard);
+    assert!(prof.is_closed());
+    let lines = read_prof(prof.path());
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(lines[2][1], "work");
+    assert_eq!(lines[3][1], "END");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -42,12 +42,7 @@ static ENABLED: Mutex<Vec<Weak<ProfSink>>> = Mutex::new(Vec::new());
 /// executable's file stem (`elide` if it cannot be found), and turns
 /// telemetry on. See [`enable_prof`].
 pub fn enable(dir: impl AsRef<Path>) -> io::Result<Arc<ProfSink>> {
-    let name = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "elide".to_owned());
-    enable_prof(dir, &name)
+    enable_prof(dir, &exe_name())
 }
 
 /// Opens `<dir>/<name>.prof` (creating `dir`; appending to an existing
@@ -65,6 +60,39 @@ pub fn enable_prof(dir: impl AsRef<Path>, name: &str) -> io::Result<Arc<ProfSink
     crate::add_sink(sink.clone());
     crate::set_telemetry(true);
     Ok(sink)
+}
+
+/// The `.prof` sink for process start-up when the environment turns
+/// telemetry on (`PROFILE`): `<dir>/<exe>.prof`, registered so [`close`]
+/// (and the [`init`](crate::init) guard) ends it. It is returned rather than
+/// added, because start-up runs while sites resolve and must hand it to the
+/// initial sink set. A failure to open gives one warning on stderr naming
+/// the directory and the fallback (no `.prof` output).
+#[allow(dead_code)] // called by start-up once the environment is read
+pub(crate) fn startup_sink(dir: &Path) -> Option<Arc<dyn crate::Sink>> {
+    let name = exe_name();
+    match ProfSink::create(dir, &name) {
+        Ok(sink) => {
+            let sink = Arc::new(sink);
+            lock_enabled().push(Arc::downgrade(&sink));
+            Some(sink)
+        }
+        Err(e) => {
+            eprintln!(
+                "elide: cannot open {}/{name}.prof for telemetry ({e}); telemetry events will not be written to a .prof file",
+                dir.display()
+            );
+            None
+        }
+    }
+}
+
+fn exe_name() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "elide".to_owned())
 }
 
 /// Closes every `.prof` sink installed by [`enable`] / [`enable_prof`]:
