@@ -38,28 +38,40 @@ fn callsite(kind: &str, level: &str, target: &TokenStream, name: &TokenStream) -
     }
 }
 
-/// Wraps the emit call in the site's sampling filter.
-fn sampled(a: &LogArgs, call: TokenStream) -> TokenStream {
+/// The emit call for a log site, inside its sampling filter if it has one.
+///
+/// A hit can pass the filter while its site is still unresolved and then
+/// turn out disabled; the cold path then gives the filter its slot back, so
+/// `once` on a site that was first hit while off still fires once it is on.
+fn sampled(a: &LogArgs, needed: TokenStream, body: TokenStream) -> TokenStream {
     let s = &a.sampling;
     if let Some(n) = &s.sample {
         quote! {
             ::std::thread_local! {
                 static __ELIDE_HITS: ::core::cell::Cell<u32> = const { ::core::cell::Cell::new(0) };
             }
-            if ::elide::__private::sample_nth(&__ELIDE_HITS, #n) { #call }
+            if ::elide::__private::sample_nth(&__ELIDE_HITS, #n) {
+                ::elide::__private::emit_sampled(
+                    &__ELIDE_CS, #needed, || ::elide::__private::sample_undo(&__ELIDE_HITS), #body,
+                );
+            }
         }
     } else if let Some(n) = &s.first {
         quote! {
             static __ELIDE_SEEN: ::elide::__private::First = ::elide::__private::First::new();
-            if __ELIDE_SEEN.admit(#n) { #call }
+            if __ELIDE_SEEN.admit(#n) {
+                ::elide::__private::emit_sampled(&__ELIDE_CS, #needed, || __ELIDE_SEEN.undo(), #body);
+            }
         }
     } else if let Some(d) = &s.every {
         quote! {
             static __ELIDE_NEXT: ::elide::__private::Every = ::elide::__private::Every::new();
-            if __ELIDE_NEXT.admit(#d) { #call }
+            if __ELIDE_NEXT.admit(#d) {
+                ::elide::__private::emit_sampled(&__ELIDE_CS, #needed, || __ELIDE_NEXT.undo(), #body);
+            }
         }
     } else {
-        call
+        quote!(::elide::__private::emit(&__ELIDE_CS, #needed, #body);)
     }
 }
 
@@ -90,14 +102,14 @@ fn log_site(level: u8, level_name: &str, a: &LogArgs) -> TokenStream {
     let fields = args::fields_tokens(&a.fields);
     let cs = callsite("Log", level_name, &target, &quote!(""));
     let level_ident = syn::Ident::new(level_name, Span::call_site());
-    let call = quote! {
-        ::elide::__private::emit(&__ELIDE_CS, #level, |__elide_meta| {
+    let body = quote! {
+        |__elide_meta| {
             ::elide::__private::dispatch(&::elide::Record::new(
                 __elide_meta, ::elide::Level::#level_ident, #message, #fields,
             ))
-        });
+        }
     };
-    let call = sampled(a, call);
+    let call = sampled(a, quote!(#level), body);
     let live = quote! {{
         #cs
         if #level <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
@@ -172,14 +184,14 @@ fn log_dynamic(level: &Expr, a: &LogArgs) -> TokenStream {
     let fields = args::fields_tokens(&a.fields);
     let cs = callsite("Log", "Trace", &target, &quote!(""));
     let static_max = Presence::static_max_tokens();
-    let call = quote! {
-        ::elide::__private::emit(&__ELIDE_CS, __elide_lvl, |__elide_meta| {
+    let body = quote! {
+        |__elide_meta| {
             ::elide::__private::dispatch(&::elide::Record::new(
                 __elide_meta, __elide_level, #message, #fields,
             ))
-        });
+        }
     };
-    let call = sampled(a, call);
+    let call = sampled(a, quote!(__elide_lvl), body);
     let dead = log_dead(a);
     quote! {{
         let __elide_level: ::elide::Level = #level;
@@ -352,7 +364,7 @@ pub fn telemetry(input: TokenStream) -> TokenStream {
             if 1u8 <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
                 ::elide::__private::emit(&__ELIDE_CS, 1u8, |__elide_meta| {
                     ::elide::__private::dispatch(&::elide::Record::new(
-                        __elide_meta, ::elide::Level::Info, ::core::format_args!(#event), #record_fields,
+                        __elide_meta, ::elide::Level::Info, ::core::format_args!("{}", #event), #record_fields,
                     ))
                 });
             }

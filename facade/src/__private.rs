@@ -6,7 +6,7 @@ pub use crate::check::{check, check_eq_details, check_ne_details};
 pub use crate::counter::{Counter, COUNTERS};
 pub use crate::dispatch::dispatch;
 pub use crate::metadata::{Kind, Metadata};
-pub use crate::sample::{sample_nth, Every, First};
+pub use crate::sample::{sample_nth, sample_undo, Every, First};
 pub use crate::value::ToValue;
 pub use linkme;
 
@@ -17,6 +17,24 @@ pub use linkme;
 pub fn emit<F: FnOnce(&'static Metadata)>(cs: &'static Callsite, needed: u8, f: F) {
     if needed <= cs.current() {
         f(cs.metadata())
+    }
+}
+
+/// The cold path of a sampled site whose hit passed its filter: like
+/// [`emit`], but if the site turns out disabled (it was unresolved, or the
+/// configuration changed meanwhile) `undo` returns the filter's slot.
+#[cold]
+#[inline(never)]
+pub fn emit_sampled<U: FnOnce(), F: FnOnce(&'static Metadata)>(
+    cs: &'static Callsite,
+    needed: u8,
+    undo: U,
+    f: F,
+) {
+    if needed <= cs.current() {
+        f(cs.metadata())
+    } else {
+        undo()
     }
 }
 

@@ -86,7 +86,14 @@ static SINKS_GENERATION: AtomicUsize = AtomicUsize::new(0);
 
 fn store(set: Option<Arc<SinkSet>>) -> Option<Arc<SinkSet>> {
     let old = SINKS.swap(set);
-    SINKS_GENERATION.fetch_add(1, Ordering::Release);
+    let generation = SINKS_GENERATION.fetch_add(1, Ordering::Release) + 1;
+    // The replacing thread lets go of the old set at once; other threads do
+    // when they next emit (or exit).
+    let _ = LOCAL.try_with(|l| {
+        if !l.emitting.get() {
+            refresh(l, generation);
+        }
+    });
     old
 }
 
@@ -219,7 +226,8 @@ fn refresh(l: &Local, generation: usize) -> bool {
 /// re-reads it (through `arc-swap`) only after a change, so the common path
 /// is a few thread-local accesses: no lock, no shared write, no reference
 /// count traffic. A thread that stops logging keeps the previous set alive
-/// until it logs again or exits; replaced sinks are flushed when replaced.
+/// until it logs again or exits (the thread that replaces the set lets go at
+/// once); replaced sinks are flushed when replaced.
 ///
 /// A record emitted while this thread is already inside `dispatch` (a sink
 /// or a `Display` impl that logs) is dropped and counted in

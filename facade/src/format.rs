@@ -116,7 +116,7 @@ fn write_fields(record: &Record<'_>, out: &mut String) {
 }
 
 /// `key=value` value: strings that would be ambiguous are quoted.
-fn write_plain_value(v: &Value<'_>, out: &mut String) {
+pub(crate) fn write_plain_value(v: &Value<'_>, out: &mut String) {
     match v {
         Value::Str(s) if s.is_empty() || s.contains([' ', '"', '=']) => {
             out.push('"');

@@ -27,7 +27,8 @@ pub fn init() -> Guard {
     Guard { _private: () }
 }
 
-/// Flushes all sinks when dropped.
+/// Flushes all sinks when dropped, and closes the `.prof` sinks installed
+/// by [`telemetry::enable`](crate::telemetry::enable) and friends.
 #[derive(Debug)]
 pub struct Guard {
     _private: (),
@@ -36,5 +37,7 @@ pub struct Guard {
 impl Drop for Guard {
     fn drop(&mut self) {
         crate::dispatch::flush();
+        // `.prof` files get their END line, flush and fsync.
+        crate::telemetry::close();
     }
 }

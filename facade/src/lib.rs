@@ -62,6 +62,7 @@ mod record;
 mod sample;
 pub mod sink;
 mod stats;
+pub mod telemetry;
 mod value;
 
 #[doc(hidden)]

@@ -27,6 +27,13 @@ pub fn sample_nth(hits: &'static LocalKey<Cell<u32>>, n: u32) -> bool {
     })
 }
 
+/// Takes back a hit that [`sample_nth`] let through on a site that turned
+/// out disabled: the next hit on this thread passes instead.
+#[cold]
+pub fn sample_undo(hits: &'static LocalKey<Cell<u32>>) {
+    hits.with(|h| h.set(0));
+}
+
 /// `first = n` / `once`: the first `n` hits of the site pass, over all threads.
 pub struct First(AtomicU32);
 
@@ -40,6 +47,11 @@ impl First {
     pub fn admit(&self, n: u32) -> bool {
         // Load first: once the quota is spent, hits only read the line.
         self.0.load(Ordering::Relaxed) < n && self.0.fetch_add(1, Ordering::Relaxed) < n
+    }
+    /// Returns the slot of an admitted hit whose site turned out disabled.
+    #[cold]
+    pub fn undo(&self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -79,7 +91,8 @@ fn start_ticker() -> u64 {
             // No thread: fall back to reading the clock on every hit.
             return epoch;
         }
-        COARSE_MS.store(1, Ordering::Relaxed);
+        // fetch_max: the ticker may already have stored a later time.
+        COARSE_MS.fetch_max(1, Ordering::Relaxed);
         epoch
     });
     epoch.elapsed().as_millis() as u64 + 1
@@ -99,6 +112,14 @@ impl Every {
         let now = coarse_ms();
         let next = self.0.load(Ordering::Relaxed);
         now >= next && self.claim(next, now, period)
+    }
+
+    /// Reopens the period claimed by a hit whose site turned out disabled,
+    /// so the next hit passes. Only hits racing through the same cold path
+    /// can be admitted meanwhile, and they are disabled too.
+    #[cold]
+    pub fn undo(&self) {
+        self.0.store(0, Ordering::Relaxed);
     }
 
     #[cold]

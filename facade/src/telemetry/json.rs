@@ -1,0 +1,147 @@
+//! Telemetry as JSON lines: one object per event, fields typed.
+
+use std::cell::RefCell;
+use std::fmt::Write as _;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use super::{thread_label, write_epoch_7};
+use crate::format::{json_str, json_value};
+use crate::record::Record;
+use crate::sink::Sink;
+use crate::LevelFilter;
+
+/// Writes each telemetry event as one JSON object on its own line:
+///
+/// ```text
+/// {"time":1718000000.1234567,"event":"task.start","target":"my_app::engine","thread":"main","tid":1,"pid":4242,"fields":{"uid":"task.000001","n":3}}
+/// ```
+///
+/// `time` is epoch seconds (seven decimals), `thread` the thread's name or
+/// number (as in [`ProfSink`](super::ProfSink)), `tid` elide's thread
+/// number. `fields` keeps the site's fields with their types: integers,
+/// floats and booleans as JSON numbers and booleans, everything else
+/// (strings, `%x`, `?x`, non-finite floats) as strings. Control characters
+/// are escaped, so every line is valid JSON on its own. A repeated field
+/// name keeps its last value, as JSON parsers do.
+///
+/// The file is opened in append mode; [`flush`](Sink::flush) flushes and
+/// fsyncs, as does dropping the sink.
+#[derive(Debug)]
+pub struct JsonSink {
+    path: PathBuf,
+    file: Mutex<BufWriter<File>>,
+}
+
+thread_local! {
+    static LINE: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+impl JsonSink {
+    /// Opens `path` for appending, creating it and its directory if needed.
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("elide-doc-json-{}", std::process::id()));
+    /// use std::sync::Arc;
+    /// let sink = elide::telemetry::JsonSink::create(dir.join("events.jsonl"))?;
+    /// elide::add_sink(Arc::new(sink));
+    /// elide::set_telemetry(true);
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn create(path: impl AsRef<Path>) -> io::Result<JsonSink> {
+        let path = path.as_ref().to_path_buf();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::create_dir_all(dir)?;
+        }
+        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        Ok(JsonSink {
+            path,
+            file: Mutex::new(BufWriter::with_capacity(64 * 1024, file)),
+        })
+    }
+
+    /// The file written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn lock(&self) -> MutexGuard<'_, BufWriter<File>> {
+        self.file.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn report(&self, e: &io::Error) {
+        crate::report_write_error(&self.path.display().to_string(), e);
+    }
+
+    fn render(record: &Record<'_>, out: &mut String) {
+        out.push_str("{\"time\":");
+        write_epoch_7(record.time(), out);
+        out.push_str(",\"event\":");
+        json_str(record.metadata().name(), out);
+        out.push_str(",\"target\":");
+        json_str(record.target(), out);
+        out.push_str(",\"thread\":");
+        let mut thread = String::new();
+        thread_label(&mut thread);
+        json_str(&thread, out);
+        let _ = write!(
+            out,
+            ",\"tid\":{},\"pid\":{},\"fields\":{{",
+            crate::thread_number(),
+            std::process::id()
+        );
+        for (i, (k, v)) in record.fields().iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            json_str(k, out);
+            out.push(':');
+            json_value(v, out);
+        }
+        out.push_str("}}\n");
+    }
+
+    fn write_line(&self, line: &str) {
+        if let Err(e) = self.lock().write_all(line.as_bytes()) {
+            self.report(&e);
+        }
+    }
+}
+
+impl Sink for JsonSink {
+    fn max_level(&self) -> LevelFilter {
+        LevelFilter::Off
+    }
+    fn wants_telemetry(&self) -> bool {
+        true
+    }
+    fn emit(&self, record: &Record<'_>) {
+        LINE.with(|buf| match buf.try_borrow_mut() {
+            Ok(mut line) => {
+                line.clear();
+                Self::render(record, &mut line);
+                self.write_line(&line);
+            }
+            Err(_) => {
+                let mut line = String::new();
+                Self::render(record, &mut line);
+                self.write_line(&line);
+            }
+        });
+    }
+    fn flush(&self) {
+        let mut out = self.lock();
+        if let Err(e) = out.flush().and_then(|()| out.get_ref().sync_data()) {
+            self.report(&e);
+        }
+    }
+}
+
+impl Drop for JsonSink {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}

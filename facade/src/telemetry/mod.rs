@@ -1,0 +1,136 @@
+//! Telemetry output: sinks for `telemetry!` events and a periodic counter
+//! sampler.
+//!
+//! A `telemetry!` site emits only when telemetry is on for its namespace
+//! ([`set_telemetry`](crate::set_telemetry), or `PROFILE` in the environment)
+//! **and** some installed sink wants telemetry. Both sinks here want
+//! telemetry and nothing else (their [`max_level`](crate::Sink::max_level) is
+//! `Off`), so installing one never turns a log site on.
+//!
+//! - [`ProfSink`]: the radical.utils `.prof` CSV layout, readable by
+//!   radical.analytics.
+//! - [`JsonSink`]: one JSON object per event, fields typed.
+//! - [`start_counter_sampler`]: publishes every `counter!` total as a
+//!   telemetry event at a fixed interval, so the hot path never reads a clock.
+//!
+//! ```no_run
+//! // Telemetry on everywhere, events to ./profiles/<exe>.prof:
+//! let prof = elide::telemetry::enable("profiles")?;
+//! elide::telemetry!("task.start", uid = "task.000001", state = "RUNNING");
+//! prof.close()?; // END line, flush, fsync
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+mod json;
+mod prof;
+mod sampler;
+
+pub use json::JsonSink;
+pub use prof::ProfSink;
+pub use sampler::{start_counter_sampler, CounterSampler, COUNTER_EVENT, COUNTER_TARGET};
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// `.prof` sinks installed by [`enable`] / [`enable_prof`], closed by [`close`].
+static ENABLED: Mutex<Vec<Weak<ProfSink>>> = Mutex::new(Vec::new());
+
+/// Installs a [`ProfSink`] writing `<dir>/<name>.prof`, where `name` is the
+/// executable's file stem (`elide` if it cannot be found), and turns
+/// telemetry on. See [`enable_prof`].
+pub fn enable(dir: impl AsRef<Path>) -> io::Result<Arc<ProfSink>> {
+    enable_prof(dir, &exe_name())
+}
+
+/// Opens `<dir>/<name>.prof` (creating `dir`; appending to an existing
+/// file), adds it to the installed sinks with [`add_sink`](crate::add_sink)
+/// and turns telemetry on with [`set_telemetry(true)`](crate::set_telemetry)
+/// (namespaces with their own rule keep it).
+///
+/// The returned handle can [`close`](ProfSink::close) the file early;
+/// [`close`] closes every sink installed this way, and dropping the last
+/// handle closes it too. Until then, events are buffered and reach the disk
+/// on [`flush`](crate::flush) (which fsyncs) or close.
+pub fn enable_prof(dir: impl AsRef<Path>, name: &str) -> io::Result<Arc<ProfSink>> {
+    let sink = Arc::new(ProfSink::create(dir, name)?);
+    lock_enabled().push(Arc::downgrade(&sink));
+    crate::add_sink(sink.clone());
+    crate::set_telemetry(true);
+    Ok(sink)
+}
+
+/// The `.prof` sink for process start-up when the environment turns
+/// telemetry on (`PROFILE`): `<dir>/<exe>.prof`, registered so [`close`]
+/// (and the [`init`](crate::init) guard) ends it. It is returned rather than
+/// added, because start-up runs while sites resolve and must hand it to the
+/// initial sink set. A failure to open gives one warning on stderr naming
+/// the directory and the fallback (no `.prof` output).
+#[allow(dead_code)] // called by start-up once the environment is read
+pub(crate) fn startup_sink(dir: &Path) -> Option<Arc<dyn crate::Sink>> {
+    let name = exe_name();
+    match ProfSink::create(dir, &name) {
+        Ok(sink) => {
+            let sink = Arc::new(sink);
+            lock_enabled().push(Arc::downgrade(&sink));
+            Some(sink)
+        }
+        Err(e) => {
+            eprintln!(
+                "elide: cannot open {}/{name}.prof for telemetry ({e}); telemetry events will not be written to a .prof file",
+                dir.display()
+            );
+            None
+        }
+    }
+}
+
+fn exe_name() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "elide".to_owned())
+}
+
+/// Closes every `.prof` sink installed by [`enable`] / [`enable_prof`]:
+/// each gets its `END` line, a flush and an fsync. Call it (or keep the
+/// handle and drop it) before the process exits: sinks held by the global
+/// set are never dropped, so without it a `.prof` file has no `END`.
+/// Events emitted afterwards to a closed sink are discarded.
+pub fn close() {
+    let sinks: Vec<_> = lock_enabled().drain(..).collect();
+    for sink in sinks.iter().filter_map(Weak::upgrade) {
+        if let Err(e) = sink.close() {
+            crate::report_write_error(&sink.path().display().to_string(), &e);
+        }
+    }
+}
+
+fn lock_enabled() -> std::sync::MutexGuard<'static, Vec<Weak<ProfSink>>> {
+    ENABLED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Writes `t` as epoch seconds with exactly seven decimals (`%.7f`), from
+/// the integer parts so no float rounding creeps into the last digits.
+pub(crate) fn write_epoch_7(t: SystemTime, out: &mut String) {
+    let (sign, d) = match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => ("", d),
+        Err(e) => ("-", e.duration()),
+    };
+    let _ = write!(out, "{sign}{}.{:07}", d.as_secs(), d.subsec_nanos() / 100);
+}
+
+/// The calling thread's label: its name, or its elide thread number.
+pub(crate) fn thread_label(out: &mut impl std::fmt::Write) {
+    match std::thread::current().name() {
+        Some(name) => {
+            let _ = out.write_str(name);
+        }
+        None => {
+            let _ = write!(out, "{}", crate::thread_number());
+        }
+    }
+}

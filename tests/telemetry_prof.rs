@@ -1,0 +1,312 @@
+//! The radical.utils `.prof` sink: a produced file is parsed back and every
+//! field checked. Tests here replace the global sinks, so they run one at a
+//! time.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use elide::telemetry::ProfSink;
+use elide::{counter, telemetry, Sink};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A fresh directory under the system temp dir, unique per test and process.
+fn fresh_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("elide-prof-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Time in units of 100 ns, the resolution of `%.7f` seconds.
+fn ticks(t: SystemTime) -> u128 {
+    t.duration_since(UNIX_EPOCH).unwrap().as_nanos() / 100
+}
+
+/// Parses a `.prof` time field, insisting on `<secs>.<7 digits>`.
+fn parse_time(field: &str) -> u128 {
+    let (secs, frac) = field
+        .split_once('.')
+        .unwrap_or_else(|| panic!("time {field:?} has no decimal point"));
+    assert_eq!(frac.len(), 7, "time {field:?} must have 7 decimals");
+    assert!(secs.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()));
+    secs.parse::<u128>().unwrap() * 10_000_000 + frac.parse::<u128>().unwrap()
+}
+
+/// The lines of a `.prof` file, each split into exactly seven fields.
+fn read_prof(path: &std::path::Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.ends_with('\n'), "file must end with a newline");
+    text.lines()
+        .map(|line| {
+            let fields: Vec<String> = line.split(',').map(str::to_owned).collect();
+            assert_eq!(fields.len(), 7, "line {line:?} must have 7 fields");
+            fields
+        })
+        .collect()
+}
+
+fn current_thread_label() -> String {
+    std::thread::current()
+        .name()
+        .map(str::to_owned)
+        .unwrap_or_else(|| elide::thread_number().to_string())
+}
+
+fn check_header_and_sync(lines: &[Vec<String>], name: &str, before: u128, after: u128) {
+    assert_eq!(lines[0].join(","), "#time,event,comp,thread,uid,state,msg");
+    let sync = &lines[1];
+    let t = parse_time(&sync[0]);
+    assert!(
+        before <= t && t <= after,
+        "sync time {t} outside [{before}, {after}]"
+    );
+    assert_eq!(sync[1], "sync_abs");
+    assert_eq!(sync[2], name);
+    assert_eq!(sync[3], current_thread_label());
+    assert_eq!((sync[4].as_str(), sync[5].as_str()), ("", ""));
+    let parts: Vec<&str> = sync[6].split(':').collect();
+    assert_eq!(parts.len(), 5, "sync_abs message {:?}", sync[6]);
+    assert!(!parts[0].is_empty(), "host name");
+    let ip: std::net::Ipv4Addr = parts[1].parse().expect("an IPv4 address");
+    assert!(!ip.is_unspecified());
+    assert_eq!(parse_time(parts[2]), t);
+    assert_eq!(parse_time(parts[3]), t);
+    assert_eq!(parts[4], "sys");
+}
+
+#[test]
+fn events_round_trip_with_every_field() {
+    let _s = serial();
+    let dir = fresh_dir("round-trip");
+    let before = ticks(SystemTime::now());
+    let sink = Arc::new(ProfSink::create(&dir, "agent.0").unwrap());
+    elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
+    elide::set_telemetry(true);
+
+    telemetry!(target: "radical.asyncflow.engine", "task.start", uid = "task.000001", state = "RUNNING");
+    telemetry!(
+        target: "radical.asyncflow.engine",
+        "task.note",
+        uid = "task,2",
+        state = "A\nB",
+        msg = "one, two\nthree",
+        n = 42,
+        ok = true,
+        label = "has space",
+    );
+    telemetry!(target: "radical.asyncflow.engine", "moved", comp = "agent,x", uid = 7u64);
+    let worker = std::thread::spawn(|| {
+        telemetry!(target: "radical.asyncflow.engine", "from.thread");
+        elide::thread_number().to_string()
+    });
+    let worker_label = worker.join().unwrap();
+    sink.close().unwrap();
+    let after = ticks(SystemTime::now());
+    assert!(sink.is_closed());
+    // Events after close are discarded, not written after END.
+    telemetry!(target: "radical.asyncflow.engine", "too.late");
+    drop(sink);
+
+    let lines = read_prof(&dir.join("agent.0.prof"));
+    assert_eq!(lines.len(), 7, "header, sync_abs, 4 events, END: {lines:?}");
+    check_header_and_sync(&lines, "agent.0", before, after);
+
+    let me = current_thread_label();
+    let expect = [
+        [
+            "task.start",
+            "radical.asyncflow.engine",
+            &me,
+            "task.000001",
+            "RUNNING",
+            "",
+        ],
+        [
+            "task.note",
+            "radical.asyncflow.engine",
+            &me,
+            "task;2",
+            "A\\nB",
+            "one; two\\nthree n=42 ok=true label=\"has space\"",
+        ],
+        ["moved", "agent;x", &me, "7", "", ""],
+        [
+            "from.thread",
+            "radical.asyncflow.engine",
+            &worker_label,
+            "",
+            "",
+            "",
+        ],
+        ["END", "agent.0", &me, "", "", ""],
+    ];
+    let mut last = parse_time(&lines[1][0]);
+    for (line, want) in lines[2..].iter().zip(expect) {
+        let t = parse_time(&line[0]);
+        assert!(
+            last <= t && t <= after,
+            "times must be ordered and in range: {line:?}"
+        );
+        last = t;
+        assert_eq!(&line[1..], &want[..], "line {line:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn component_override_and_append_mode() {
+    let _s = serial();
+    let dir = fresh_dir("append");
+    let first = Arc::new(ProfSink::create(&dir, "client").unwrap());
+    elide::set_sinks([first.clone() as Arc<dyn Sink>]);
+    elide::set_telemetry(true);
+    telemetry!("first.run", uid = "u.1");
+    first.close().unwrap();
+
+    let before = ticks(SystemTime::now());
+    let second = Arc::new(
+        ProfSink::create(&dir, "client")
+            .unwrap()
+            .with_component("client.0"),
+    );
+    elide::set_sinks([second.clone() as Arc<dyn Sink>]);
+    telemetry!("second.run", uid = "u.2");
+    elide::flush(); // flush + fsync: readable before close
+    let flushed = read_prof(second.path());
+    assert_eq!(flushed.len(), 7, "{flushed:?}");
+    drop(second); // the installed set still holds it: not closed yet
+    elide::set_sinks([]); // last handle gone: END, flush, fsync
+    let after = ticks(SystemTime::now());
+
+    let lines = read_prof(&dir.join("client.prof"));
+    assert_eq!(lines.len(), 8, "{lines:?}");
+    // The first run is intact.
+    assert_eq!(lines[2][1..3], ["first.run", "telemetry_prof"]);
+    assert_eq!(lines[3][1..3], ["END", "client"]);
+    // The second open wrote its own header and sync line, then events with
+    // the configured component.
+    check_header_and_sync(&lines[4..], "client", before, after);
+    assert_eq!(
+        lines[6][1..5],
+        ["second.run", "client.0", &current_thread_label(), "u.2"]
+    );
+    assert_eq!(lines[7][1..3], ["END", "client.0"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn enable_installs_and_close_ends_every_file() {
+    let _s = serial();
+    let dir = fresh_dir("enable");
+    elide::set_sinks([]);
+    elide::set_telemetry(false);
+    let prof = telemetry::enable_prof(&dir, "session").unwrap();
+    assert!(elide::telemetry_for("any::namespace"));
+    assert_eq!(elide::sinks().len(), 1);
+    // A telemetry sink never turns log sites on.
+    assert_eq!(prof.max_level(), elide::LevelFilter::Off);
+    assert!(prof.wants_telemetry());
+    telemetry!("enabled", state = "ON");
+    telemetry::close();
+    assert!(prof.is_closed());
+
+    let lines = read_prof(&dir.join("session.prof"));
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(
+        lines[2][1..6],
+        [
+            "enabled",
+            "telemetry_prof",
+            &current_thread_label(),
+            "",
+            "ON"
+        ]
+    );
+    assert_eq!(lines[3][1], "END");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn counter_sampler_publishes_totals() {
+    let _s = serial();
+    let dir = fresh_dir("sampler");
+    let sink = Arc::new(ProfSink::create(&dir, "counters").unwrap());
+    elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
+    elide::set_telemetry(true);
+    for _ in 0..250 {
+        counter!("prof.sampled.a");
+    }
+    counter!("prof.sampled.b", 7);
+    let sampler = telemetry::start_counter_sampler(Duration::from_millis(5)).unwrap();
+    std::thread::sleep(Duration::from_millis(30));
+    counter!("prof.sampled.b", 3);
+    drop(sampler); // final round with the latest totals
+    sink.close().unwrap();
+
+    let lines = read_prof(sink.path());
+    let samples: Vec<&Vec<String>> = lines
+        .iter()
+        .filter(|l| l[1] == telemetry::COUNTER_EVENT)
+        .collect();
+    for l in &samples {
+        assert_eq!(l[2], telemetry::COUNTER_TARGET);
+        assert_eq!(l[3], "elide-counters");
+        assert!(l[6].starts_with("value="), "{l:?}");
+    }
+    let last_value = |name: &str| {
+        samples
+            .iter()
+            .rev()
+            .find(|l| l[4] == name)
+            .map(|l| l[6].trim_start_matches("value=").parse::<u64>().unwrap())
+    };
+    // The final round runs after the last increment.
+    assert_eq!(last_value("prof.sampled.a"), Some(250));
+    assert_eq!(last_value("prof.sampled.b"), Some(10));
+    // Every round lists each counter once.
+    let rounds = samples.iter().filter(|l| l[4] == "prof.sampled.a").count();
+    assert!(rounds >= 1);
+    assert_eq!(samples.len() % rounds, 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sampler_is_silent_when_telemetry_is_off_for_it() {
+    let _s = serial();
+    let dir = fresh_dir("sampler-off");
+    let sink = Arc::new(ProfSink::create(&dir, "quiet").unwrap());
+    elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
+    elide::set_telemetry(true);
+    elide::set_telemetry_for(telemetry::COUNTER_TARGET, false);
+    counter!("prof.quiet");
+    telemetry::start_counter_sampler(Duration::from_millis(1))
+        .unwrap()
+        .stop();
+    elide::set_telemetry_for(telemetry::COUNTER_TARGET, true);
+    sink.close().unwrap();
+    let lines = read_prof(sink.path());
+    assert_eq!(lines.len(), 3, "header, sync_abs, END: {lines:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn init_guard_drop_ends_enabled_files() {
+    let _s = serial();
+    let dir = fresh_dir("guard");
+    elide::set_sinks([]);
+    let guard = elide::init();
+    let prof = telemetry::enable_prof(&dir, "guarded").unwrap();
+    telemetry!("work", uid = "w.1");
+    drop(guard);
+    assert!(prof.is_closed());
+    let lines = read_prof(prof.path());
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(lines[2][1], "work");
+    assert_eq!(lines[3][1], "END");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
