@@ -1,0 +1,168 @@
+//! The effective configuration and who decided each part of it, for the
+//! question "why is this site off?".
+
+use std::fmt;
+
+use crate::config;
+use crate::dispatch;
+use crate::env::{self, Origin};
+use crate::namespace::env_prefix;
+use crate::LevelFilter;
+
+/// One key of the effective configuration.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    key: &'static str,
+    value: String,
+    origin: Origin,
+    searched: Vec<String>,
+}
+
+impl Entry {
+    /// The key: `LOG_LVL`, `DEBUG`, `PROFILE`, `LOG_TGT`, `LOG_DIR` or `PROFILE_DIR`.
+    pub fn key(&self) -> &'static str {
+        self.key
+    }
+    /// The effective value, as text (`info`, `true`, `stdout,/tmp/x.log`, ...).
+    pub fn value(&self) -> &str {
+        &self.value
+    }
+    /// What decided it: an API call, a variable, or the built-in default.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+    /// The variables looked at, in order (empty when the API decided).
+    pub fn searched(&self) -> &[String] {
+        &self.searched
+    }
+}
+
+/// The effective configuration of one namespace; `Display` prints a table.
+///
+/// ```
+/// let d = elide::describe_for("radical_asyncflow::engine");
+/// let lvl = d.entry("LOG_LVL").unwrap();
+/// println!("{d}");
+/// println!("level {} decided by {}", lvl.value(), lvl.origin());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Description {
+    namespace: String,
+    prefix: String,
+    root: Option<String>,
+    entries: Vec<Entry>,
+    sinks_max: LevelFilter,
+}
+
+impl Description {
+    /// All keys, in display order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+    /// One key.
+    pub fn entry(&self, key: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.key == key)
+    }
+    /// The most verbose level a log site of this namespace emits: its
+    /// `LOG_LVL` capped by the most verbose installed sink.
+    pub fn effective_level(&self) -> LevelFilter {
+        let lvl = self
+            .entry("LOG_LVL")
+            .and_then(|e| e.value.parse().ok())
+            .unwrap_or(LevelFilter::Off);
+        lvl.min(self.sinks_max)
+    }
+}
+
+impl fmt::Display for Description {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "elide configuration for `{}` (prefix {}",
+            self.namespace, self.prefix
+        )?;
+        match &self.root {
+            Some(r) => writeln!(f, ", application root `{r}`)")?,
+            None => writeln!(f, ", no application root)")?,
+        }
+        for e in &self.entries {
+            writeln!(f, "  {:<12} {:<24} from {}", e.key, e.value, e.origin)?;
+            if !e.searched.is_empty() {
+                writeln!(f, "  {:<12} looked at {}", "", e.searched.join(", "))?;
+            }
+        }
+        writeln!(
+            f,
+            "  log sites emit up to {} (LOG_LVL capped by the most verbose sink, {})",
+            self.effective_level(),
+            self.sinks_max
+        )
+    }
+}
+
+/// The effective configuration of the application root namespace
+/// ([`init_ns`](crate::init_ns), `radical` without one).
+///
+/// ```
+/// print!("{}", elide::describe());
+/// ```
+pub fn describe() -> Description {
+    crate::init::ensure();
+    let root = config::read().root.as_ref().map(|r| r.name.clone());
+    describe_for(root.as_deref().unwrap_or("radical"))
+}
+
+/// The effective configuration of a namespace (`radical_asyncflow::engine`,
+/// `radical.asyncflow`, or a module path), with, for each key, the value in
+/// force and the API call, variable or default that decided it.
+pub fn describe_for(namespace: &str) -> Description {
+    crate::init::ensure();
+    let sinks_from_env = crate::init::sinks_from_env();
+    let sinks_max = dispatch::max_level();
+    let cfg = config::read();
+    let prefix = env_prefix(namespace);
+    let snap = cfg.snapshot();
+    let root = cfg.root.as_ref();
+    let mut entries = Vec::new();
+    let mut push = |key, value: String, origin, searched| {
+        entries.push(Entry {
+            key,
+            value,
+            origin,
+            searched,
+        })
+    };
+    let d = cfg.level_decision(&prefix);
+    push("LOG_LVL", d.value.to_string(), d.origin, d.searched);
+    let d = cfg.debug_decision(&prefix);
+    push("DEBUG", d.value.to_string(), d.origin, d.searched);
+    let d = cfg.telemetry_decision(&prefix);
+    push("PROFILE", d.value.to_string(), d.origin, d.searched);
+    let d = env::log_targets(snap, root);
+    env::report(&d);
+    if sinks_from_env {
+        push("LOG_TGT", d.value.to_string(), d.origin, d.searched);
+    } else {
+        let n = dispatch::sinks().len();
+        let value = format!("{n} sink(s) set through the API");
+        push(
+            "LOG_TGT",
+            value,
+            Origin::Api("set_sinks".into()),
+            Vec::new(),
+        );
+    }
+    let d = env::log_dir(snap);
+    env::report(&d);
+    push("LOG_DIR", d.value.to_string(), d.origin, d.searched);
+    let d = env::profile_dir(snap, root);
+    env::report(&d);
+    push("PROFILE_DIR", d.value.to_string(), d.origin, d.searched);
+    Description {
+        namespace: namespace.to_owned(),
+        prefix,
+        root: root.map(|r| r.name.clone()),
+        entries,
+        sinks_max,
+    }
+}
