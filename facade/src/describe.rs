@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::config;
 use crate::dispatch;
+use crate::env::lookup::Decided;
 use crate::env::{self, Origin};
 use crate::namespace::env_prefix;
 use crate::LevelFilter;
@@ -16,6 +17,7 @@ pub struct Entry {
     value: String,
     origin: Origin,
     searched: Vec<String>,
+    ignored: Vec<String>,
 }
 
 impl Entry {
@@ -34,6 +36,10 @@ impl Entry {
     /// The variables looked at, in order (empty when the API decided).
     pub fn searched(&self) -> &[String] {
         &self.searched
+    }
+    /// Values that were set but rejected (`VAR="value": reason`).
+    pub fn ignored(&self) -> &[String] {
+        &self.ignored
     }
 }
 
@@ -90,6 +96,9 @@ impl fmt::Display for Description {
             if !e.searched.is_empty() {
                 writeln!(f, "  {:<12} looked at {}", "", e.searched.join(", "))?;
             }
+            for i in &e.ignored {
+                writeln!(f, "  {:<12} ignored {i}", "")?;
+            }
         }
         writeln!(
             f,
@@ -97,6 +106,15 @@ impl fmt::Display for Description {
             self.effective_level(),
             self.sinks_max
         )
+    }
+}
+
+fn text<T: fmt::Display>(d: Decided<T>) -> Decided<String> {
+    Decided {
+        value: d.value.to_string(),
+        origin: d.origin,
+        searched: d.searched,
+        rejected: d.rejected,
     }
 }
 
@@ -124,40 +142,44 @@ pub fn describe_for(namespace: &str) -> Description {
     let snap = cfg.snapshot();
     let root = cfg.root.as_ref();
     let mut entries = Vec::new();
-    let mut push = |key, value: String, origin, searched| {
+    let mut push = |key, d: Decided<String>| {
         entries.push(Entry {
             key,
-            value,
-            origin,
-            searched,
+            value: d.value,
+            origin: d.origin,
+            searched: d.searched,
+            ignored: d
+                .rejected
+                .into_iter()
+                .map(|r| format!("{}={:?}: {}", r.var, r.raw.to_string_lossy(), r.reason))
+                .collect(),
         })
     };
-    let d = cfg.level_decision(&prefix);
-    push("LOG_LVL", d.value.to_string(), d.origin, d.searched);
-    let d = cfg.debug_decision(&prefix);
-    push("DEBUG", d.value.to_string(), d.origin, d.searched);
-    let d = cfg.telemetry_decision(&prefix);
-    push("PROFILE", d.value.to_string(), d.origin, d.searched);
+    push("LOG_LVL", text(cfg.level_decision(&prefix)));
+    push("DEBUG", text(cfg.debug_decision(&prefix)));
+    push("PROFILE", text(cfg.telemetry_decision(&prefix)));
     let d = env::log_targets(snap, root);
     env::report(&d);
     if sinks_from_env {
-        push("LOG_TGT", d.value.to_string(), d.origin, d.searched);
+        push("LOG_TGT", text(d));
     } else {
         let n = dispatch::sinks().len();
-        let value = format!("{n} sink(s) set through the API");
         push(
             "LOG_TGT",
-            value,
-            Origin::Api("set_sinks".into()),
-            Vec::new(),
+            Decided {
+                value: format!("{n} sink(s) set through the API"),
+                origin: Origin::Api("set_sinks".into()),
+                searched: Vec::new(),
+                rejected: Vec::new(),
+            },
         );
     }
     let d = env::log_dir(snap);
     env::report(&d);
-    push("LOG_DIR", d.value.to_string(), d.origin, d.searched);
+    push("LOG_DIR", text(d));
     let d = env::profile_dir(snap, root);
     env::report(&d);
-    push("PROFILE_DIR", d.value.to_string(), d.origin, d.searched);
+    push("PROFILE_DIR", text(d));
     Description {
         namespace: namespace.to_owned(),
         prefix,

@@ -379,4 +379,106 @@ mod tests {
             .to_string()
             .contains("false (the built-in default)"));
     }
+
+    /// Every key: empty, garbage, non-UTF-8, mixed case and whitespace.
+    #[test]
+    fn every_key_handles_bad_input() {
+        use std::os::unix::ffi::OsStringExt;
+        let bad = || OsString::from_vec(b"x\xfe".to_vec());
+        let with = |var: &str, v: OsString| {
+            EnvSnapshot::from_vars([(var.to_string(), v)]).with_process("/run", "probe")
+        };
+        type Probe = fn(&EnvSnapshot) -> (String, usize);
+        let keys: [(&str, Probe, &str, &str, &str); 6] = [
+            (
+                "RADICAL_LOG_LVL",
+                |s| out(level(s, "RADICAL", None, LevelFilter::Error)),
+                "error",
+                " DeBuG ",
+                "debug",
+            ),
+            (
+                "RADICAL_DEBUG",
+                |s| out(flag(s, "RADICAL", None, "DEBUG")),
+                "false",
+                " YeS\t",
+                "true",
+            ),
+            (
+                "RADICAL_PROFILE",
+                |s| out(flag(s, "RADICAL", None, "PROFILE")),
+                "false",
+                "On",
+                "true",
+            ),
+            (
+                "RADICAL_LOG_TGT",
+                |s| out(log_targets(s, None)),
+                "stderr",
+                " StdOut , NULL ",
+                "stdout,null",
+            ),
+            (
+                "RADICAL_PROFILE_DIR",
+                |s| out(profile_dir(s, None)),
+                "/run",
+                " p ",
+                "/run/p",
+            ),
+            (
+                "RADICAL_DEFAULT_LOG_DIR",
+                |s| out(log_dir(s)),
+                "/run",
+                " /l ",
+                "/l",
+            ),
+        ];
+        for (var, probe, default, mixed, parsed) in keys {
+            assert_eq!(
+                probe(&with(var, "".into())),
+                (default.into(), 0),
+                "{var} empty"
+            );
+            assert_eq!(
+                probe(&with(var, " ".into())),
+                (default.into(), 0),
+                "{var} blank"
+            );
+            assert_eq!(
+                probe(&with(var, bad())),
+                (default.into(), 1),
+                "{var} non-UTF-8"
+            );
+            assert_eq!(
+                probe(&with(var, mixed.into())),
+                (parsed.into(), 0),
+                "{var} {mixed:?}"
+            );
+        }
+        for (var, garbage) in [
+            ("RADICAL_LOG_LVL", "loud"),
+            ("RADICAL_LOG_LVL", "-5"),
+            ("RADICAL_LOG_LVL", "65"),
+            ("RADICAL_DEBUG", "-1"),
+            ("RADICAL_DEBUG", "2"),
+            ("RADICAL_PROFILE", "100"),
+            ("RADICAL_LOG_TGT", ","),
+        ] {
+            let s = with(var, garbage.into());
+            let n = match var {
+                "RADICAL_LOG_LVL" => level(&s, "RADICAL", None, LevelFilter::Error)
+                    .warnings()
+                    .len(),
+                "RADICAL_LOG_TGT" => log_targets(&s, None).warnings().len(),
+                key => flag(&s, "RADICAL", None, &key["RADICAL_".len()..])
+                    .warnings()
+                    .len(),
+            };
+            assert_eq!(n, 1, "{var}={garbage:?}");
+        }
+    }
+
+    fn out<T: fmt::Display>(d: Decided<T>) -> (String, usize) {
+        (d.value.to_string(), d.warnings().len())
+    }
 }
