@@ -1,6 +1,7 @@
 //! The quick start: `cargo run --example quickstart`.
 //!
-//! Try it with `RADICAL_LOG_LVL=debug` or `RADICAL_DEBUG=1` in front.
+//! Try it with `RADICAL_LOG_LVL=debug`, `RADICAL_DEBUG=1`,
+//! `RADICAL_PROFILE=1` or `RADICAL_LOG_TGT=stdout,./quickstart.log` in front.
 use elide::{check, counter, debug, error, info, telemetry, warn};
 
 #[derive(Debug)]
@@ -22,8 +23,10 @@ fn run_task(t: &Task, seq: u64) {
 }
 
 fn main() {
-    let _guard = elide::init();
-    elide::set_level(elide::LevelFilter::Info);
+    // Sites in this crate answer to QUICKSTART_* and then RADICAL_* variables.
+    let _guard = elide::init_ns("radical");
+    // The built-in default when no variable says otherwise (RADICAL's is Error).
+    elide::set_default_level(elide::LevelFilter::Info);
     error!(code = 7, "something failed");
     warn!("a warning with a newline\ninside stays on one line");
     let task = Task {

@@ -1,20 +1,28 @@
 //! Run-time configuration: levels, debug mode and telemetry, globally and
 //! per namespace, and how a site's interest is computed from them.
 //!
-//! Precedence for a site, most specific first:
+//! Precedence for a site, first match wins:
 //! 1. the most specific `*_for(namespace, ..)` rule covering the site;
 //! 2. the global `set_level` / `set_debug` / `set_telemetry` value, if set;
-//! 3. the built-in default (level `Error`, debug off, telemetry off), which
-//!    the application can change with [`set_default_level`].
+//! 3. the environment snapshot: the `LOG_LVL` (then `VERBOSE`), `DEBUG` or
+//!    `PROFILE` cascade for the site's namespace, then `RADICAL_DEFAULT_<KEY>`
+//!    (see the `env` module);
+//! 4. the built-in default (level `Error`, debug off, telemetry off); the
+//!    application can change the level with [`set_default_level`].
 //!
-//! Every change rewrites the cached interest of all registered sites.
+//! Resolution runs once per site (at its first hit) and again for every site
+//! on a change, never on the hot path. Every change rewrites the cached
+//! interest of all registered sites.
 
-use std::sync::{RwLock, RwLockReadGuard};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::callsite;
 use crate::dispatch;
+use crate::env::lookup::Decided;
+use crate::env::{self, EnvSnapshot, Origin, Root};
 use crate::metadata::{Kind, Metadata};
-use crate::namespace::{env_prefix, most_specific};
+use crate::namespace::{env_prefix, most_specific_rule};
 use crate::LevelFilter;
 
 #[derive(Debug)]
@@ -26,6 +34,11 @@ pub(crate) struct Config {
     pub(crate) debug_for: Vec<(String, bool)>,
     pub(crate) telemetry: Option<bool>,
     pub(crate) telemetry_for: Vec<(String, bool)>,
+    /// The environment as read at initialisation or the last reload;
+    /// `None` until then (read as empty).
+    pub(crate) env: Option<Arc<EnvSnapshot>>,
+    /// The application root namespace (`init_ns`).
+    pub(crate) root: Option<Root>,
 }
 
 static CONFIG: RwLock<Config> = RwLock::new(Config {
@@ -36,10 +49,18 @@ static CONFIG: RwLock<Config> = RwLock::new(Config {
     debug_for: Vec::new(),
     telemetry: None,
     telemetry_for: Vec::new(),
+    env: None,
+    root: None,
 });
 
 pub(crate) fn read() -> RwLockReadGuard<'static, Config> {
     CONFIG.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Changes the configuration without touching sites. The caller rewrites
+/// them afterwards (or knows none depends on the change).
+pub(crate) fn write() -> RwLockWriteGuard<'static, Config> {
+    CONFIG.write().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Changes the configuration and rewrites every site's cache.
@@ -58,26 +79,89 @@ fn set_rule<T>(rules: &mut Vec<(String, T)>, namespace: &str, value: T) {
     }
 }
 
+fn by_api<T>(value: T, call: String) -> Decided<T> {
+    Decided {
+        value,
+        origin: Origin::Api(call),
+        searched: Vec::new(),
+        rejected: Vec::new(),
+    }
+}
+
 impl Config {
+    /// The environment snapshot (empty before initialisation).
+    pub(crate) fn snapshot(&self) -> &EnvSnapshot {
+        static EMPTY: OnceLock<EnvSnapshot> = OnceLock::new();
+        match &self.env {
+            Some(s) => s,
+            None => EMPTY.get_or_init(EnvSnapshot::default),
+        }
+    }
+
+    /// The level of a namespace prefix and who decided it. Reports rejected
+    /// environment values (once each).
+    pub(crate) fn level_decision(&self, prefix: &str) -> Decided<LevelFilter> {
+        if let Some((ns, v)) = most_specific_rule(&self.level_for, prefix) {
+            return by_api(*v, format!("set_level_for({ns})"));
+        }
+        if let Some(v) = self.level {
+            return by_api(v, "set_level".into());
+        }
+        let d = env::level(
+            self.snapshot(),
+            prefix,
+            self.root.as_ref(),
+            self.default_level,
+        );
+        env::report(&d);
+        d
+    }
+
+    fn flag_decision(
+        &self,
+        rules: &[(String, bool)],
+        global: Option<bool>,
+        api: &str,
+        key: &str,
+        prefix: &str,
+    ) -> Decided<bool> {
+        if let Some((ns, v)) = most_specific_rule(rules, prefix) {
+            return by_api(*v, format!("{api}_for({ns})"));
+        }
+        if let Some(v) = global {
+            return by_api(v, api.into());
+        }
+        let d = env::flag(self.snapshot(), prefix, self.root.as_ref(), key);
+        env::report(&d);
+        d
+    }
+
+    /// Debug mode of a namespace prefix and who decided it.
+    pub(crate) fn debug_decision(&self, prefix: &str) -> Decided<bool> {
+        self.flag_decision(&self.debug_for, self.debug, "set_debug", "DEBUG", prefix)
+    }
+
+    /// Telemetry of a namespace prefix and who decided it.
+    pub(crate) fn telemetry_decision(&self, prefix: &str) -> Decided<bool> {
+        let (rules, global) = (&self.telemetry_for, self.telemetry);
+        self.flag_decision(rules, global, "set_telemetry", "PROFILE", prefix)
+    }
+
     pub(crate) fn level_of(&self, prefix: &str) -> LevelFilter {
-        most_specific(&self.level_for, prefix)
-            .copied()
-            .or(self.level)
-            .unwrap_or(self.default_level)
+        self.level_decision(prefix).value
     }
 
     pub(crate) fn debug_of(&self, prefix: &str) -> bool {
-        most_specific(&self.debug_for, prefix)
-            .copied()
-            .or(self.debug)
-            .unwrap_or(false)
+        self.debug_decision(prefix).value
     }
 
     pub(crate) fn telemetry_of(&self, prefix: &str) -> bool {
-        most_specific(&self.telemetry_for, prefix)
-            .copied()
-            .or(self.telemetry)
-            .unwrap_or(false)
+        self.telemetry_decision(prefix).value
+    }
+
+    /// The prefix of process-wide settings: the root's, or `RADICAL`.
+    pub(crate) fn process_prefix(&self) -> &str {
+        env::process_prefix(self.root.as_ref())
     }
 }
 
@@ -149,9 +233,12 @@ pub fn debug_mode_for(namespace: &str) -> bool {
     read().debug_of(&env_prefix(namespace))
 }
 
-/// Whether debug mode is on at the root (for namespaces without their own rule).
+/// Whether debug mode is on for the application root namespace
+/// ([`init_ns`](crate::init_ns); `radical` when none was set).
 pub fn debug_mode() -> bool {
-    debug_mode_for("")
+    crate::init::ensure();
+    let cfg = read();
+    cfg.debug_of(cfg.process_prefix())
 }
 
 /// Turns telemetry (`telemetry!` sites) on or off everywhere that has no more
@@ -169,4 +256,16 @@ pub fn set_telemetry_for(namespace: &str, on: bool) {
 pub fn telemetry_for(namespace: &str) -> bool {
     crate::init::ensure();
     read().telemetry_of(&env_prefix(namespace))
+}
+
+/// Where telemetry profiles go: `PROFILE_DIR` of the application root
+/// namespace (`<ROOT>_PROFILE_DIR` down to `RADICAL_PROFILE_DIR`, then
+/// `RADICAL_DEFAULT_PROFILE_DIR`), relative paths taken from the working
+/// directory at initialisation; by default that working directory.
+pub fn profile_dir() -> PathBuf {
+    crate::init::ensure();
+    let cfg = read();
+    let d = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
+    env::report(&d);
+    d.value.0
 }

@@ -143,13 +143,20 @@ pub fn flush() {
 }
 
 /// Installs `sinks` if nothing is installed yet, without touching sites
-/// (used while the process configuration is first read).
-pub(crate) fn install_initial(sinks: Vec<Arc<dyn Sink>>) {
+/// (used while the process configuration is first read). Returns whether
+/// they were installed.
+pub(crate) fn install_initial(sinks: Vec<Arc<dyn Sink>>) -> bool {
     let set = Arc::new(SinkSet::new(sinks));
     let prev = SINKS.compare_and_swap(&None::<Arc<SinkSet>>, Some(set));
     if prev.is_none() {
         SINKS_GENERATION.fetch_add(1, Ordering::Release);
     }
+    prev.is_none()
+}
+
+/// Whether a sink set (possibly empty) is installed.
+pub(crate) fn is_installed() -> bool {
+    SINKS.load().is_some()
 }
 
 pub(crate) fn max_level() -> LevelFilter {

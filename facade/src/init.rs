@@ -1,17 +1,123 @@
-//! Process initialisation and the flush-on-drop guard.
+//! Process initialisation, the application root namespace, reloading the
+//! environment, and the flush-on-drop guard.
+//!
+//! The sinks named by `LOG_TGT` are process-wide, so they are looked up for
+//! the application root namespace: `<ROOT>_LOG_TGT` down to
+//! `RADICAL_LOG_TGT` after [`init_ns`], only `RADICAL_LOG_TGT` without it,
+//! then `RADICAL_DEFAULT_LOG_TGT`, then stderr. They are installed only if
+//! no sinks were installed through the API first.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::sink::ConsoleSink;
+use crate::config;
+use crate::dispatch;
+use crate::env::parse::Target;
+use crate::env::{self, EnvSnapshot, Root};
+use crate::sink::Sink;
 
 static INIT: OnceLock<()> = OnceLock::new();
 
-/// Reads the process configuration once and installs the default sinks if
-/// none were installed. Called lazily by the first site that resolves.
+/// The sinks installed from `LOG_TGT`, so a later change of root or a
+/// reload can replace exactly those and leave sinks added through the API.
+struct EnvSinks {
+    /// Whether `LOG_TGT` chose the sinks at all (not if the API came first).
+    active: bool,
+    targets: Vec<Target>,
+    sinks: Vec<Arc<dyn Sink>>,
+}
+
+static ENV_SINKS: Mutex<EnvSinks> = Mutex::new(EnvSinks {
+    active: false,
+    targets: Vec::new(),
+    sinks: Vec::new(),
+});
+
+fn env_sinks() -> std::sync::MutexGuard<'static, EnvSinks> {
+    ENV_SINKS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `LOG_TGT` resolved for the current configuration, with the variable and
+/// value that decided it (for warnings about files that cannot be opened).
+fn wanted_targets() -> (Vec<Target>, String, std::ffi::OsString) {
+    let cfg = config::read();
+    let d = env::log_targets(cfg.snapshot(), cfg.root.as_ref());
+    env::report(&d);
+    let var = d.origin.to_string();
+    let raw = cfg
+        .snapshot()
+        .get(&var)
+        .map(|v| v.to_owned())
+        .unwrap_or_default();
+    (d.value.0, var, raw)
+}
+
+/// Reads the environment once and installs the `LOG_TGT` sinks if none were
+/// installed. Called by `init` and lazily by the first site that resolves.
+///
+/// This runs inside `callsite::reconfigure` and `interest_for`, so it must
+/// not reconfigure (that would deadlock): it only fills the snapshot and
+/// installs the first sink set.
 pub(crate) fn ensure() {
     INIT.get_or_init(|| {
-        crate::dispatch::install_initial(vec![Arc::new(ConsoleSink::stderr())]);
+        let snap = Arc::new(EnvSnapshot::capture());
+        config::write().env.get_or_insert(snap);
+        if dispatch::is_installed() {
+            return;
+        }
+        let (targets, var, raw) = wanted_targets();
+        let sinks = env::sinks::build(&targets, &var, &raw);
+        let mut initial = sinks.clone();
+        if let Some(prof) = profile_sink() {
+            initial.push(prof);
+        }
+        if dispatch::install_initial(initial) {
+            *env_sinks() = EnvSinks {
+                active: true,
+                targets,
+                sinks,
+            };
+        }
     });
+}
+
+/// The `.prof` sink in `PROFILE_DIR` when some `PROFILE` variable is on,
+/// so `RADICAL_PROFILE=1 ./app` writes telemetry without code changes. It
+/// is not one of the `LOG_TGT` sinks, so a reload keeps it.
+fn profile_sink() -> Option<Arc<dyn Sink>> {
+    let cfg = config::read();
+    if !cfg.snapshot().any_flag_on("PROFILE") {
+        return None;
+    }
+    let dir = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
+    env::report(&dir);
+    drop(cfg);
+    crate::telemetry::startup_sink(&dir.value.0)
+}
+
+/// Re-installs the `LOG_TGT` sinks after the root or the environment
+/// changed: the sinks elide installed from `LOG_TGT` are replaced, the others
+/// kept. If the application replaced elide's sinks through the API, nothing
+/// changes (that includes sinks installed through the API before elide
+/// first read the environment). Unless `reopen`, unchanged targets are kept as they are.
+fn refresh_env_sinks(reopen: bool) {
+    let (targets, var, raw) = wanted_targets();
+    let mut owned = env_sinks();
+    let current = dispatch::sinks();
+    let ours = |s: &Arc<dyn Sink>| owned.sinks.iter().any(|o| Arc::ptr_eq(o, s));
+    let replaced_by_api = !owned.active
+        || (!owned.sinks.is_empty() && !current.is_empty() && !current.iter().any(ours));
+    if replaced_by_api || (!reopen && owned.targets == targets) {
+        return;
+    }
+    let fresh = env::sinks::build(&targets, &var, &raw);
+    let mut next = fresh.clone();
+    next.extend(current.iter().filter(|s| !ours(s)).cloned());
+    dispatch::set_sinks(next);
+    *owned = EnvSinks {
+        active: true,
+        targets,
+        sinks: fresh,
+    };
 }
 
 /// Initialises elide now instead of at the first call site, and returns a
@@ -27,6 +133,50 @@ pub fn init() -> Guard {
     Guard { _private: () }
 }
 
+/// Like [`init`], and sets the application root namespace
+/// (`"radical.asyncflow"`, spelled like any namespace).
+///
+/// A site under the root (crate `radical_asyncflow`) is configured by its
+/// own namespace as usual. A site outside it (crate `my_app`, or a
+/// dependency) tries its own variables first (`MY_APP_LOG_LVL`, `MY_LOG_LVL`)
+/// and then the root's (`RADICAL_ASYNCFLOW_LOG_LVL`, `RADICAL_LOG_LVL`), so
+/// the root's variables control the whole application while every crate
+/// keeps its own. The root also chooses `LOG_TGT` and `PROFILE_DIR`, and the
+/// file name of `LOG_TGT=.` (`radical.asyncflow.log`).
+///
+/// Sites resolved before the call are rewritten.
+///
+/// ```
+/// let _guard = elide::init_ns("radical.asyncflow");
+/// elide::info!("controlled by RADICAL_ASYNCFLOW_LOG_LVL, then RADICAL_LOG_LVL");
+/// ```
+#[must_use = "dropping the guard flushes the sinks; keep it until the end of main"]
+pub fn init_ns(root: &str) -> Guard {
+    let first = INIT.get().is_none();
+    // Set before `ensure` so the first sinks already follow the root.
+    config::write().root = Some(Root::new(root));
+    ensure();
+    if !first {
+        refresh_env_sinks(false);
+    }
+    config::update(|_| {});
+    Guard { _private: () }
+}
+
+/// Reads the environment again and rebuilds every site's cache, and the
+/// sinks that came from `LOG_TGT` (files are reopened, which also suits log
+/// rotation). Settings made through the API keep their precedence.
+///
+/// ```
+/// elide::reload_from_env();
+/// ```
+pub fn reload_from_env() {
+    ensure();
+    let snap = Arc::new(EnvSnapshot::capture());
+    config::update(|c| c.env = Some(snap));
+    refresh_env_sinks(true);
+}
+
 /// Flushes all sinks when dropped, and closes the `.prof` sinks installed
 /// by [`telemetry::enable`](crate::telemetry::enable) and friends.
 #[derive(Debug)]
@@ -40,4 +190,15 @@ impl Drop for Guard {
         // `.prof` files get their END line, flush and fsync.
         crate::telemetry::close();
     }
+}
+
+/// Whether the installed sinks are (still) the ones `LOG_TGT` chose.
+pub(crate) fn sinks_from_env() -> bool {
+    let owned = env_sinks();
+    let current = dispatch::sinks();
+    owned.active
+        && (owned.sinks.is_empty()
+            || current
+                .iter()
+                .any(|s| owned.sinks.iter().any(|o| Arc::ptr_eq(o, s))))
 }

@@ -51,7 +51,9 @@ mod callsite;
 mod check;
 mod config;
 mod counter;
+mod describe;
 mod dispatch;
+mod env;
 pub mod format;
 mod init;
 mod level;
@@ -71,12 +73,14 @@ pub mod __private;
 pub use callsite::registered_count;
 pub use check::{check_failure, set_check_failure, CheckFailure};
 pub use config::{
-    debug_mode, debug_mode_for, level_for, set_debug, set_debug_for, set_default_level, set_level,
-    set_level_for, set_telemetry, set_telemetry_for, telemetry_for,
+    debug_mode, debug_mode_for, level_for, profile_dir, set_debug, set_debug_for,
+    set_default_level, set_level, set_level_for, set_telemetry, set_telemetry_for, telemetry_for,
 };
 pub use counter::{counter_value, counters};
+pub use describe::{describe, describe_for, Description, Entry};
 pub use dispatch::{add_sink, flush, set_sinks, sinks};
-pub use init::{init, Guard};
+pub use env::Origin;
+pub use init::{init, init_ns, reload_from_env, Guard};
 pub use level::{Level, LevelFilter, ParseLevelError};
 pub use metadata::{Kind, Metadata};
 pub use namespace::env_prefix;

@@ -45,12 +45,20 @@ pub(crate) fn covers(outer: &str, inner: &str) -> bool {
 }
 
 /// The most specific rule in `rules` covering `prefix`.
+#[cfg(test)]
 pub(crate) fn most_specific<'a, T>(rules: &'a [(String, T)], prefix: &str) -> Option<&'a T> {
+    most_specific_rule(rules, prefix).map(|(_, v)| v)
+}
+
+/// The most specific rule in `rules` covering `prefix`, with its namespace.
+pub(crate) fn most_specific_rule<'a, T>(
+    rules: &'a [(String, T)],
+    prefix: &str,
+) -> Option<&'a (String, T)> {
     rules
         .iter()
         .filter(|(ns, _)| covers(ns, prefix))
         .max_by_key(|(ns, _)| ns.len())
-        .map(|(_, v)| v)
 }
 
 #[cfg(test)]

@@ -1,10 +1,12 @@
 //! Where records go: the [`Sink`] trait and the built-in sinks.
 
 mod console;
+mod file;
 mod memory;
 mod null;
 
 pub use console::{ConsoleSink, Stream};
+pub use file::FileSink;
 pub use memory::{MemorySink, OwnedRecord, OwnedValue};
 pub use null::NullSink;
 

@@ -68,7 +68,6 @@ pub fn enable_prof(dir: impl AsRef<Path>, name: &str) -> io::Result<Arc<ProfSink
 /// added, because start-up runs while sites resolve and must hand it to the
 /// initial sink set. A failure to open gives one warning on stderr naming
 /// the directory and the fallback (no `.prof` output).
-#[allow(dead_code)] // called by start-up once the environment is read
 pub(crate) fn startup_sink(dir: &Path) -> Option<Arc<dyn crate::Sink>> {
     let name = exe_name();
     match ProfSink::create(dir, &name) {

@@ -1,0 +1,190 @@
+//! The effective configuration and who decided each part of it, for the
+//! question "why is this site off?".
+
+use std::fmt;
+
+use crate::config;
+use crate::dispatch;
+use crate::env::lookup::Decided;
+use crate::env::{self, Origin};
+use crate::namespace::env_prefix;
+use crate::LevelFilter;
+
+/// One key of the effective configuration.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    key: &'static str,
+    value: String,
+    origin: Origin,
+    searched: Vec<String>,
+    ignored: Vec<String>,
+}
+
+impl Entry {
+    /// The key: `LOG_LVL`, `DEBUG`, `PROFILE`, `LOG_TGT`, `LOG_DIR` or `PROFILE_DIR`.
+    pub fn key(&self) -> &'static str {
+        self.key
+    }
+    /// The effective value, as text (`info`, `true`, `stdout,/tmp/x.log`, ...).
+    pub fn value(&self) -> &str {
+        &self.value
+    }
+    /// What decided it: an API call, a variable, or the built-in default.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+    /// The variables looked at, in order (empty when the API decided).
+    pub fn searched(&self) -> &[String] {
+        &self.searched
+    }
+    /// Values that were set but rejected (`VAR="value": reason`).
+    pub fn ignored(&self) -> &[String] {
+        &self.ignored
+    }
+}
+
+/// The effective configuration of one namespace; `Display` prints a table.
+///
+/// ```
+/// let d = elide::describe_for("radical_asyncflow::engine");
+/// let lvl = d.entry("LOG_LVL").unwrap();
+/// println!("{d}");
+/// println!("level {} decided by {}", lvl.value(), lvl.origin());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Description {
+    namespace: String,
+    prefix: String,
+    root: Option<String>,
+    entries: Vec<Entry>,
+    sinks_max: LevelFilter,
+}
+
+impl Description {
+    /// All keys, in display order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+    /// One key.
+    pub fn entry(&self, key: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.key == key)
+    }
+    /// The most verbose level a log site of this namespace emits: its
+    /// `LOG_LVL` capped by the most verbose installed sink.
+    pub fn effective_level(&self) -> LevelFilter {
+        let lvl = self
+            .entry("LOG_LVL")
+            .and_then(|e| e.value.parse().ok())
+            .unwrap_or(LevelFilter::Off);
+        lvl.min(self.sinks_max)
+    }
+}
+
+impl fmt::Display for Description {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "elide configuration for `{}` (prefix {}",
+            self.namespace, self.prefix
+        )?;
+        match &self.root {
+            Some(r) => writeln!(f, ", application root `{r}`)")?,
+            None => writeln!(f, ", no application root)")?,
+        }
+        for e in &self.entries {
+            writeln!(f, "  {:<12} {:<24} from {}", e.key, e.value, e.origin)?;
+            if !e.searched.is_empty() {
+                writeln!(f, "  {:<12} looked at {}", "", e.searched.join(", "))?;
+            }
+            for i in &e.ignored {
+                writeln!(f, "  {:<12} ignored {i}", "")?;
+            }
+        }
+        writeln!(
+            f,
+            "  log sites emit up to {} (LOG_LVL capped by the most verbose sink, {})",
+            self.effective_level(),
+            self.sinks_max
+        )
+    }
+}
+
+fn text<T: fmt::Display>(d: Decided<T>) -> Decided<String> {
+    Decided {
+        value: d.value.to_string(),
+        origin: d.origin,
+        searched: d.searched,
+        rejected: d.rejected,
+    }
+}
+
+/// The effective configuration of the application root namespace
+/// ([`init_ns`](crate::init_ns), `radical` without one).
+///
+/// ```
+/// print!("{}", elide::describe());
+/// ```
+pub fn describe() -> Description {
+    crate::init::ensure();
+    let root = config::read().root.as_ref().map(|r| r.name.clone());
+    describe_for(root.as_deref().unwrap_or("radical"))
+}
+
+/// The effective configuration of a namespace (`radical_asyncflow::engine`,
+/// `radical.asyncflow`, or a module path), with, for each key, the value in
+/// force and the API call, variable or default that decided it.
+pub fn describe_for(namespace: &str) -> Description {
+    crate::init::ensure();
+    let sinks_from_env = crate::init::sinks_from_env();
+    let sinks_max = dispatch::max_level();
+    let cfg = config::read();
+    let prefix = env_prefix(namespace);
+    let snap = cfg.snapshot();
+    let root = cfg.root.as_ref();
+    let mut entries = Vec::new();
+    let mut push = |key, d: Decided<String>| {
+        entries.push(Entry {
+            key,
+            value: d.value,
+            origin: d.origin,
+            searched: d.searched,
+            ignored: d
+                .rejected
+                .into_iter()
+                .map(|r| format!("{}={:?}: {}", r.var, r.raw.to_string_lossy(), r.reason))
+                .collect(),
+        })
+    };
+    push("LOG_LVL", text(cfg.level_decision(&prefix)));
+    push("DEBUG", text(cfg.debug_decision(&prefix)));
+    push("PROFILE", text(cfg.telemetry_decision(&prefix)));
+    let d = env::log_targets(snap, root);
+    env::report(&d);
+    if sinks_from_env {
+        push("LOG_TGT", text(d));
+    } else {
+        let n = dispatch::sinks().len();
+        push(
+            "LOG_TGT",
+            Decided {
+                value: format!("{n} sink(s) set through the API"),
+                origin: Origin::Api("set_sinks".into()),
+                searched: Vec::new(),
+                rejected: Vec::new(),
+            },
+        );
+    }
+    let d = env::log_dir(snap);
+    env::report(&d);
+    push("LOG_DIR", text(d));
+    let d = env::profile_dir(snap, root);
+    env::report(&d);
+    push("PROFILE_DIR", text(d));
+    Description {
+        namespace: namespace.to_owned(),
+        prefix,
+        root: root.map(|r| r.name.clone()),
+        entries,
+        sinks_max,
+    }
+}

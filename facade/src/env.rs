@@ -1,0 +1,493 @@
+//! Configuration from the environment, in the style of RADICAL-Cybertools.
+//!
+//! **Snapshot.** The variables elide understands are read once per process,
+//! into an [`EnvSnapshot`], at [`init`](crate::init) or when the first site
+//! resolves; later changes to the environment are seen only after
+//! [`reload_from_env`](crate::reload_from_env). Everything below is a pure
+//! function of a snapshot, so it is tested without touching the process
+//! environment.
+//!
+//! **Cascade.** A key is looked up for a namespace prefix from the most
+//! specific variable to the least (`RADICAL_ASYNCFLOW_ENGINE_LOG_LVL`,
+//! `RADICAL_ASYNCFLOW_LOG_LVL`, `RADICAL_LOG_LVL`). The first variable that
+//! exists decides, even if it is empty; empty (or only whitespace) means
+//! "not set" and passes on to `RADICAL_DEFAULT_<KEY>`, then to the built-in
+//! default. There is no bare `<KEY>` fallback. With an application root
+//! (`init_ns`), a site outside the root tries its own cascade first and the
+//! root's after it (see [`lookup::cascade`]).
+//!
+//! **Bad values** are rejected with exactly one warning per variable and
+//! value on stderr, naming the variable, the value and the fallback used.
+
+pub(crate) mod lookup;
+pub(crate) mod parse;
+pub(crate) mod sinks;
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::LevelFilter;
+use lookup::{cascade, default_var, resolve, Decided, Warning};
+use parse::{parse_dir, parse_flag, parse_level, parse_targets, Target, Targets};
+
+/// The keys elide reads, as they appear after the namespace prefix.
+pub(crate) const KEYS: [&str; 7] = [
+    "LOG_LVL",
+    "VERBOSE",
+    "DEBUG",
+    "PROFILE",
+    "LOG_TGT",
+    "PROFILE_DIR",
+    "LOG_DIR",
+];
+
+/// The variables elide understands, captured once.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct EnvSnapshot {
+    vars: HashMap<String, OsString>,
+    /// The working directory at capture time: the base of relative paths.
+    cwd: PathBuf,
+    /// The executable's file stem, for `LOG_TGT=.` without a root.
+    exe_name: String,
+}
+
+impl EnvSnapshot {
+    /// Reads the process environment. Only variables ending in one of
+    /// [`KEYS`] are kept; values stay as the OS gave them (non-UTF-8 ones
+    /// are kept and reported when looked up).
+    pub(crate) fn capture() -> EnvSnapshot {
+        let mut snap = EnvSnapshot::from_vars(
+            std::env::vars_os().filter_map(|(k, v)| k.into_string().ok().map(|k| (k, v))),
+        );
+        snap.cwd = std::env::current_dir().unwrap_or_default();
+        snap.exe_name = std::env::current_exe()
+            .ok()
+            .as_deref()
+            .and_then(Path::file_stem)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        snap
+    }
+
+    /// A snapshot of the given variables, with an empty working directory.
+    pub(crate) fn from_vars(vars: impl IntoIterator<Item = (String, OsString)>) -> EnvSnapshot {
+        EnvSnapshot {
+            vars: vars
+                .into_iter()
+                .filter(|(k, _)| KEYS.iter().any(|key| is_for_key(k, key)))
+                .collect(),
+            cwd: PathBuf::new(),
+            exe_name: String::new(),
+        }
+    }
+
+    /// Sets the working directory and executable name (for tests).
+    #[cfg(test)]
+    pub(crate) fn with_process(mut self, cwd: &str, exe_name: &str) -> EnvSnapshot {
+        self.cwd = cwd.into();
+        self.exe_name = exe_name.into();
+        self
+    }
+
+    /// Whether any variable for `key` (any namespace, or the default one)
+    /// holds a true flag: used to decide whether telemetry output is needed
+    /// at all before any site has resolved.
+    pub(crate) fn any_flag_on(&self, key: &str) -> bool {
+        self.vars.iter().any(|(k, v)| {
+            is_for_key(k, key) && v.to_str().is_some_and(|v| parse::parse_flag(v) == Ok(true))
+        })
+    }
+
+    /// The raw value of one variable.
+    pub(crate) fn get(&self, name: &str) -> Option<&OsStr> {
+        self.vars.get(name).map(OsString::as_os_str)
+    }
+}
+
+fn is_for_key(name: &str, key: &str) -> bool {
+    name.len() > key.len() + 1
+        && name.ends_with(key)
+        && name.as_bytes()[name.len() - key.len() - 1] == b'_'
+}
+
+/// Where an effective setting came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// An API call, e.g. `set_level_for(RADICAL_ASYNCFLOW)` or `set_sinks`.
+    Api(String),
+    /// An environment variable, by name.
+    Env(String),
+    /// The built-in default.
+    Default,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Api(call) => f.write_str(call),
+            Origin::Env(var) => f.write_str(var),
+            Origin::Default => f.write_str("built-in default"),
+        }
+    }
+}
+
+/// The application root namespace set by `init_ns`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Root {
+    /// As given (`radical.asyncflow`).
+    pub(crate) name: String,
+    /// Its prefix form (`RADICAL_ASYNCFLOW`).
+    pub(crate) prefix: String,
+}
+
+impl Root {
+    pub(crate) fn new(name: &str) -> Root {
+        let name = name.trim();
+        Root {
+            name: name.to_owned(),
+            prefix: crate::namespace::env_prefix(name),
+        }
+    }
+}
+
+/// The prefix of process-wide keys (`LOG_TGT`, `PROFILE_DIR`): the root's,
+/// or `RADICAL` when the application set none.
+pub(crate) fn process_prefix(root: Option<&Root>) -> &str {
+    root.map_or("RADICAL", |r| r.prefix.as_str())
+}
+
+/// `LOG_LVL` (then legacy `VERBOSE`) for a site prefix.
+pub(crate) fn level(
+    snap: &EnvSnapshot,
+    prefix: &str,
+    root: Option<&Root>,
+    builtin: LevelFilter,
+) -> Decided<LevelFilter> {
+    let root = root.map(|r| r.prefix.as_str());
+    resolve(
+        snap,
+        &[
+            cascade(prefix, root, "LOG_LVL"),
+            cascade(prefix, root, "VERBOSE"),
+        ],
+        &default_var("LOG_LVL"),
+        parse_level,
+        builtin,
+    )
+}
+
+/// A flag key (`DEBUG`, `PROFILE`) for a site prefix; default off.
+pub(crate) fn flag(
+    snap: &EnvSnapshot,
+    prefix: &str,
+    root: Option<&Root>,
+    key: &str,
+) -> Decided<bool> {
+    let root = root.map(|r| r.prefix.as_str());
+    resolve(
+        snap,
+        &[cascade(prefix, root, key)],
+        &default_var(key),
+        parse_flag,
+        false,
+    )
+}
+
+/// `RADICAL_DEFAULT_LOG_DIR`, default the working directory.
+pub(crate) fn log_dir(snap: &EnvSnapshot) -> Decided<Shown<PathBuf>> {
+    resolve(
+        snap,
+        &[],
+        &default_var("LOG_DIR"),
+        |s| parse_dir(s, &snap.cwd).map(Shown),
+        Shown(snap.cwd.clone()),
+    )
+}
+
+/// `PROFILE_DIR` of the process root namespace, default the working directory.
+pub(crate) fn profile_dir(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Shown<PathBuf>> {
+    resolve(
+        snap,
+        &[cascade(process_prefix(root), None, "PROFILE_DIR")],
+        &default_var("PROFILE_DIR"),
+        |s| parse_dir(s, &snap.cwd).map(Shown),
+        Shown(snap.cwd.clone()),
+    )
+}
+
+/// `LOG_TGT` of the process root namespace, default stderr. `.` means
+/// `<log dir>/<name>.log`, the name being the root namespace in lower case
+/// (`::` written as `.`) or, without a root, the executable's file stem.
+pub(crate) fn log_targets(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Targets> {
+    let dir = log_dir(snap).value.0;
+    let name = match root {
+        Some(r) if !r.name.is_empty() => r.name.replace("::", ".").to_lowercase(),
+        _ if !snap.exe_name.is_empty() => snap.exe_name.clone(),
+        _ => "elide".to_owned(),
+    };
+    resolve(
+        snap,
+        &[cascade(process_prefix(root), None, "LOG_TGT")],
+        &default_var("LOG_TGT"),
+        |s| parse_targets(s, &dir, &name),
+        Targets(vec![Target::Stderr]),
+    )
+}
+
+/// A path that displays itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Shown<T>(pub(crate) T);
+
+impl fmt::Display for Shown<PathBuf> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.display())
+    }
+}
+
+/// Prints the warnings of a resolution, each (variable, value, reason) once
+/// per process.
+pub(crate) fn report<T: fmt::Display>(decided: &Decided<T>) {
+    if !decided.rejected.is_empty() {
+        decided.warnings().iter().for_each(warn_once);
+    }
+}
+
+/// Prints `w` on stderr unless this variable, value and reason were already
+/// reported.
+pub(crate) fn warn_once(w: &Warning) {
+    static SEEN: Mutex<Option<HashSet<(String, OsString, String)>>> = Mutex::new(None);
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    let key = (w.var.clone(), w.raw.clone(), w.reason.clone());
+    if seen.get_or_insert_with(HashSet::new).insert(key) {
+        // Best effort: there is nowhere else to report a broken stderr.
+        let _ = writeln!(std::io::stderr(), "{w}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap(vars: &[(&str, &str)]) -> EnvSnapshot {
+        EnvSnapshot::from_vars(vars.iter().map(|(k, v)| (k.to_string(), OsString::from(v))))
+            .with_process("/run", "probe")
+    }
+
+    #[test]
+    fn snapshot_keeps_only_known_keys() {
+        let s = snap(&[
+            ("RADICAL_LOG_LVL", "info"),
+            ("PATH", "/bin"),
+            ("LOG_LVL", "debug"),
+            ("RADICAL_LOG_LVLX", "x"),
+            ("X_PROFILE_DIR", "/p"),
+        ]);
+        assert!(s.get("RADICAL_LOG_LVL").is_some());
+        assert!(s.get("X_PROFILE_DIR").is_some());
+        assert!(s.get("PATH").is_none());
+        assert!(s.get("LOG_LVL").is_none());
+        assert!(s.get("RADICAL_LOG_LVLX").is_none());
+    }
+
+    #[test]
+    fn level_uses_root_and_builtin() {
+        let s = snap(&[("RADICAL_ASYNCFLOW_LOG_LVL", "info")]);
+        let root = Root::new("radical.asyncflow");
+        assert_eq!(
+            level(&s, "MY_APP", Some(&root), LevelFilter::Warn).value,
+            LevelFilter::Info
+        );
+        assert_eq!(
+            level(&s, "MY_APP", None, LevelFilter::Warn).value,
+            LevelFilter::Warn
+        );
+    }
+
+    #[test]
+    fn log_targets_default_root_and_dot() {
+        let t = |vars: &[(&str, &str)], root: Option<&Root>| log_targets(&snap(vars), root);
+        let d = t(&[], None);
+        assert_eq!(
+            (d.value.to_string(), d.origin),
+            ("stderr".into(), Origin::Default)
+        );
+        assert_eq!(
+            t(&[("RADICAL_LOG_TGT", ".")], None).value.to_string(),
+            "/run/probe.log"
+        );
+        let root = Root::new("Radical.AsyncFlow");
+        assert_eq!(
+            t(&[("RADICAL_LOG_TGT", ".")], Some(&root))
+                .value
+                .to_string(),
+            "/run/radical.asyncflow.log"
+        );
+        // The root's own variable beats RADICAL's; LOG_DIR moves relative files.
+        let d = t(
+            &[
+                ("RADICAL_LOG_TGT", "stdout"),
+                ("RADICAL_ASYNCFLOW_LOG_TGT", "stdout, x.log ,2"),
+                ("RADICAL_DEFAULT_LOG_DIR", "logs"),
+            ],
+            Some(&root),
+        );
+        assert_eq!(d.value.to_string(), "stdout,/run/logs/x.log,stderr");
+        // Without a root, only RADICAL's variables count.
+        let d = t(
+            &[
+                ("MY_APP_LOG_TGT", "stdout"),
+                ("RADICAL_DEFAULT_LOG_TGT", "null"),
+            ],
+            None,
+        );
+        assert_eq!(d.value.to_string(), "null");
+        // Garbage falls back with a warning.
+        let d = t(&[("RADICAL_LOG_TGT", " , ")], None);
+        assert_eq!(d.value.to_string(), "stderr");
+        assert_eq!(d.warnings().len(), 1);
+    }
+
+    #[test]
+    fn dirs() {
+        assert_eq!(profile_dir(&snap(&[]), None).value.to_string(), "/run");
+        let s = snap(&[
+            ("RADICAL_PROFILE_DIR", "prof"),
+            ("RADICAL_DEFAULT_PROFILE_DIR", "/d"),
+        ]);
+        assert_eq!(profile_dir(&s, None).value.to_string(), "/run/prof");
+        let s = snap(&[
+            ("RADICAL_PROFILE_DIR", ""),
+            ("RADICAL_DEFAULT_PROFILE_DIR", "/d"),
+        ]);
+        assert_eq!(profile_dir(&s, None).value.to_string(), "/d");
+        let s = snap(&[("RADICAL_DEFAULT_LOG_DIR", "/var/log/app ")]);
+        assert_eq!(log_dir(&s).value.to_string(), "/var/log/app");
+    }
+
+    #[test]
+    fn profile_flag() {
+        let s = snap(&[
+            ("RADICAL_PROFILE", "TRUE"),
+            ("RADICAL_ASYNCFLOW_PROFILE", "off"),
+        ]);
+        assert!(flag(&s, "RADICAL_PILOT", None, "PROFILE").value);
+        assert!(!flag(&s, "RADICAL_ASYNCFLOW_X", None, "PROFILE").value);
+        assert!(!flag(&snap(&[]), "RADICAL", None, "PROFILE").value);
+        let d = flag(
+            &snap(&[("RADICAL_PROFILE", "2")]),
+            "RADICAL",
+            None,
+            "PROFILE",
+        );
+        assert!(!d.value);
+        assert!(d.warnings()[0]
+            .to_string()
+            .contains("false (the built-in default)"));
+    }
+
+    /// Every key: empty, garbage, non-UTF-8, mixed case and whitespace.
+    #[test]
+    fn every_key_handles_bad_input() {
+        use std::os::unix::ffi::OsStringExt;
+        let bad = || OsString::from_vec(b"x\xfe".to_vec());
+        let with = |var: &str, v: OsString| {
+            EnvSnapshot::from_vars([(var.to_string(), v)]).with_process("/run", "probe")
+        };
+        type Probe = fn(&EnvSnapshot) -> (String, usize);
+        let keys: [(&str, Probe, &str, &str, &str); 6] = [
+            (
+                "RADICAL_LOG_LVL",
+                |s| out(level(s, "RADICAL", None, LevelFilter::Error)),
+                "error",
+                " DeBuG ",
+                "debug",
+            ),
+            (
+                "RADICAL_DEBUG",
+                |s| out(flag(s, "RADICAL", None, "DEBUG")),
+                "false",
+                " YeS\t",
+                "true",
+            ),
+            (
+                "RADICAL_PROFILE",
+                |s| out(flag(s, "RADICAL", None, "PROFILE")),
+                "false",
+                "On",
+                "true",
+            ),
+            (
+                "RADICAL_LOG_TGT",
+                |s| out(log_targets(s, None)),
+                "stderr",
+                " StdOut , NULL ",
+                "stdout,null",
+            ),
+            (
+                "RADICAL_PROFILE_DIR",
+                |s| out(profile_dir(s, None)),
+                "/run",
+                " p ",
+                "/run/p",
+            ),
+            (
+                "RADICAL_DEFAULT_LOG_DIR",
+                |s| out(log_dir(s)),
+                "/run",
+                " /l ",
+                "/l",
+            ),
+        ];
+        for (var, probe, default, mixed, parsed) in keys {
+            assert_eq!(
+                probe(&with(var, "".into())),
+                (default.into(), 0),
+                "{var} empty"
+            );
+            assert_eq!(
+                probe(&with(var, " ".into())),
+                (default.into(), 0),
+                "{var} blank"
+            );
+            assert_eq!(
+                probe(&with(var, bad())),
+                (default.into(), 1),
+                "{var} non-UTF-8"
+            );
+            assert_eq!(
+                probe(&with(var, mixed.into())),
+                (parsed.into(), 0),
+                "{var} {mixed:?}"
+            );
+        }
+        for (var, garbage) in [
+            ("RADICAL_LOG_LVL", "loud"),
+            ("RADICAL_LOG_LVL", "-5"),
+            ("RADICAL_LOG_LVL", "65"),
+            ("RADICAL_DEBUG", "-1"),
+            ("RADICAL_DEBUG", "2"),
+            ("RADICAL_PROFILE", "100"),
+            ("RADICAL_LOG_TGT", ","),
+        ] {
+            let s = with(var, garbage.into());
+            let n = match var {
+                "RADICAL_LOG_LVL" => level(&s, "RADICAL", None, LevelFilter::Error)
+                    .warnings()
+                    .len(),
+                "RADICAL_LOG_TGT" => log_targets(&s, None).warnings().len(),
+                key => flag(&s, "RADICAL", None, &key["RADICAL_".len()..])
+                    .warnings()
+                    .len(),
+            };
+            assert_eq!(n, 1, "{var}={garbage:?}");
+        }
+    }
+
+    fn out<T: fmt::Display>(d: Decided<T>) -> (String, usize) {
+        (d.value.to_string(), d.warnings().len())
+    }
+}

@@ -1,0 +1,268 @@
+//! Pure parsing of the values of elide's environment variables.
+//!
+//! Every parser takes the text of one variable (already known to be UTF-8
+//! and non-empty after trimming) and returns the value or a short reason that
+//! ends up in the warning. Nothing here reads the process environment.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::LevelFilter;
+
+/// What a level must look like, for the warning.
+const LEVEL_SYNTAX: &str = "expected off, critical, error, warning, warn, info, debug, trace, \
+                            debug_1..debug_9, or one of the numbers 60, 50, 40, 30, 20, 10, 0..9";
+
+/// Parses `LOG_LVL` / `VERBOSE`: names (case-insensitive, with the Python
+/// aliases `critical` and `warning`), `debug_1`..`debug_9` (RADICAL's extra
+/// debug levels, all `trace` here) and Python's numeric levels.
+pub(crate) fn parse_level(text: &str) -> Result<LevelFilter, String> {
+    let s = text.trim();
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        // Only the numbers Python's logging and RADICAL give a meaning to;
+        // anything else is reported rather than rounded to a neighbour.
+        return match s.parse::<u64>() {
+            Ok(60) => Ok(LevelFilter::Off),
+            Ok(50 | 40) => Ok(LevelFilter::Error),
+            Ok(30) => Ok(LevelFilter::Warn),
+            Ok(20) => Ok(LevelFilter::Info),
+            Ok(10) => Ok(LevelFilter::Debug),
+            Ok(0..=9) => Ok(LevelFilter::Trace),
+            _ => Err(format!("{s} is not a level number ({LEVEL_SYNTAX})")),
+        };
+    }
+    if let Ok(level) = s.parse::<LevelFilter>() {
+        return Ok(level);
+    }
+    // RADICAL's debug_1..debug_9 are finer debug levels: all `trace` here.
+    let b = s.as_bytes();
+    if b.len() == 7 && b[..6].eq_ignore_ascii_case(b"debug_") && (b'1'..=b'9').contains(&b[6]) {
+        return Ok(LevelFilter::Trace);
+    }
+    Err(format!("not a level ({LEVEL_SYNTAX})"))
+}
+
+/// Parses a flag (`DEBUG`, `PROFILE`): `1 true yes on` / `0 false no off`,
+/// case-insensitive, surrounding whitespace ignored.
+pub(crate) fn parse_flag(text: &str) -> Result<bool, String> {
+    let s = text.trim();
+    let is = |words: &[&str]| words.iter().any(|w| s.eq_ignore_ascii_case(w));
+    if is(&["1", "true", "yes", "on"]) {
+        Ok(true)
+    } else if is(&["0", "false", "no", "off"]) {
+        Ok(false)
+    } else {
+        Err("not a flag (expected 1, true, yes, on, 0, false, no or off)".to_owned())
+    }
+}
+
+/// Parses a directory (`PROFILE_DIR`, `RADICAL_DEFAULT_LOG_DIR`); a relative
+/// one is taken relative to `cwd`, the working directory at snapshot time.
+pub(crate) fn parse_dir(text: &str, cwd: &Path) -> Result<PathBuf, String> {
+    let s = text.trim();
+    if s.is_empty() {
+        return Err("empty path".to_owned());
+    }
+    Ok(cwd.join(s))
+}
+
+/// One destination named in `LOG_TGT`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Target {
+    /// `-`, `1`, `stdout`.
+    Stdout,
+    /// `=`, `2`, `stderr`.
+    Stderr,
+    /// `0`, `null`: nowhere.
+    Null,
+    /// A file (absolute after parsing).
+    File(PathBuf),
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Stdout => f.write_str("stdout"),
+            Target::Stderr => f.write_str("stderr"),
+            Target::Null => f.write_str("null"),
+            Target::File(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+/// The parsed `LOG_TGT` list; displays as the comma list it came from (with
+/// files resolved).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Targets(pub(crate) Vec<Target>);
+
+impl fmt::Display for Targets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, t) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{t}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Parses `LOG_TGT`: a comma list, each item trimmed, empty items skipped,
+/// duplicates dropped. Keywords are case-insensitive. `.` is
+/// `<log_dir>/<log_name>.log`; an absolute path is used as is; anything else
+/// is a file relative to `log_dir`.
+pub(crate) fn parse_targets(text: &str, log_dir: &Path, log_name: &str) -> Result<Targets, String> {
+    let mut out = Vec::new();
+    for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let is = |words: &[&str]| words.iter().any(|w| item.eq_ignore_ascii_case(w));
+        let t = if is(&["-", "1", "stdout"]) {
+            Target::Stdout
+        } else if is(&["=", "2", "stderr"]) {
+            Target::Stderr
+        } else if is(&["0", "null"]) {
+            Target::Null
+        } else if item == "." {
+            Target::File(log_dir.join(format!("{log_name}.log")))
+        } else {
+            // `join` keeps an absolute item as it is.
+            Target::File(log_dir.join(item))
+        };
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    if out.is_empty() {
+        return Err(
+            "names no target (expected a comma list of stdout, stderr, null, . or paths)"
+                .to_owned(),
+        );
+    }
+    Ok(Targets(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use LevelFilter::*;
+
+    #[test]
+    fn level_names_any_case_and_whitespace() {
+        for (s, l) in [
+            ("off", Off),
+            ("OFF", Off),
+            ("critical", Error),
+            ("Error", Error),
+            ("warning", Warn),
+            ("WaRn", Warn),
+            (" info ", Info),
+            ("\tdebug\n", Debug),
+            ("trace", Trace),
+            ("debug_1", Trace),
+            ("DEBUG_9", Trace),
+            ("Debug_5", Trace),
+        ] {
+            assert_eq!(parse_level(s), Ok(l), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn level_numbers_follow_python_logging() {
+        for (s, l) in [
+            ("60", Off),
+            ("50", Error),
+            ("40", Error),
+            ("30", Warn),
+            ("20", Info),
+            ("10", Debug),
+            ("0", Trace),
+            ("9", Trace),
+            ("5", Trace),
+            (" 20 ", Info),
+            ("010", Debug),
+        ] {
+            assert_eq!(parse_level(s), Ok(l), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn level_rejects_garbage_out_of_range_and_negative() {
+        for s in [
+            "verbose",
+            "debug_0",
+            "debug_10",
+            "debug_",
+            "debug_x",
+            "infos",
+            "35",
+            "61",
+            "70",
+            "11",
+            "100",
+            "99999999999999999999999",
+            "-1",
+            "-10",
+            "+10",
+            "1.5",
+            "in fo",
+            "ïnfo",
+            "debugé",
+            "débug_1",
+        ] {
+            let e = parse_level(s).expect_err(s);
+            assert!(e.contains("expected"), "{s:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn flags() {
+        for s in ["1", "true", "TRUE", "Yes", " on ", "On\n"] {
+            assert_eq!(parse_flag(s), Ok(true), "{s:?}");
+        }
+        for s in ["0", "false", "False", "NO", " off", "\t0 "] {
+            assert_eq!(parse_flag(s), Ok(false), "{s:?}");
+        }
+        for s in ["2", "-1", "enabled", "y", "n", "tru", "1 1", "ön"] {
+            assert!(parse_flag(s).is_err(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn dirs_are_resolved_against_cwd() {
+        let cwd = Path::new("/work");
+        assert_eq!(parse_dir("/abs/p", cwd), Ok(PathBuf::from("/abs/p")));
+        assert_eq!(parse_dir(" prof ", cwd), Ok(PathBuf::from("/work/prof")));
+        assert!(parse_dir("  ", cwd).is_err());
+    }
+
+    #[test]
+    fn targets() {
+        let dir = Path::new("/logs");
+        let t = |s| parse_targets(s, dir, "radical.asyncflow").map(|t| t.0);
+        assert_eq!(t("-"), Ok(vec![Target::Stdout]));
+        assert_eq!(t("1,STDOUT"), Ok(vec![Target::Stdout]));
+        assert_eq!(t("=, 2 ,stderr"), Ok(vec![Target::Stderr]));
+        assert_eq!(t("0"), Ok(vec![Target::Null]));
+        assert_eq!(t("Null"), Ok(vec![Target::Null]));
+        assert_eq!(
+            t("stdout, ./x.log"),
+            Ok(vec![Target::Stdout, Target::File("/logs/./x.log".into())])
+        );
+        assert_eq!(
+            t("."),
+            Ok(vec![Target::File("/logs/radical.asyncflow.log".into())])
+        );
+        assert_eq!(
+            t("/var/log/a.log,sub/b.log,"),
+            Ok(vec![
+                Target::File("/var/log/a.log".into()),
+                Target::File("/logs/sub/b.log".into())
+            ])
+        );
+        assert!(t(",").is_err());
+        assert!(t(" , ,").is_err());
+        assert_eq!(
+            Targets(t("stderr,/a.log").unwrap()).to_string(),
+            "stderr,/a.log"
+        );
+    }
+}

@@ -1,0 +1,189 @@
+//! Buffered file sink.
+
+use std::cell::RefCell;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::format::Format;
+use crate::record::Record;
+use crate::sink::Sink;
+use crate::{Level, LevelFilter};
+
+/// Appends formatted lines to a file through a buffer.
+///
+/// The file is opened in append mode (parent directories are created), so
+/// several runs, or several processes, add to one log. Lines are buffered
+/// and reach the OS on [`flush`](Sink::flush) (which [`elide::flush`] and the
+/// `init` guard call), when the buffer is full, and right after every record
+/// at or below the flush level (default `Warn`), so the lines that explain a
+/// crash are not left in the buffer. Nothing is fsynced. Write errors are
+/// counted and reported once through [`report_write_error`].
+///
+/// [`elide::flush`]: crate::flush
+/// [`report_write_error`]: crate::report_write_error
+///
+/// ```
+/// use std::sync::Arc;
+/// use elide::sink::FileSink;
+/// use elide::format::Format;
+/// # let dir = std::env::temp_dir().join(format!("elide-doc-{}", std::process::id()));
+/// let path = dir.join("logs/app.log");
+/// let sink = Arc::new(FileSink::open(&path)?.with_format(Format::Json));
+/// elide::set_sinks([sink as Arc<dyn elide::Sink>]);
+/// elide::set_level(elide::LevelFilter::Info);
+/// elide::info!(uid = 1, "to the file");
+/// elide::flush();
+/// assert!(std::fs::read_to_string(&path)?.contains("\"msg\":\"to the file\""));
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct FileSink {
+    path: PathBuf,
+    /// The path as text, computed once for error reports.
+    name: String,
+    format: Format,
+    level: LevelFilter,
+    flush_level: LevelFilter,
+    out: Mutex<BufWriter<File>>,
+}
+
+thread_local! {
+    static LINE: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+impl FileSink {
+    /// Opens (creating it and its parent directories if needed) `path` for
+    /// appending. RADICAL format, all levels, flush after warnings and errors.
+    pub fn open(path: impl AsRef<Path>) -> io::Result<FileSink> {
+        let path = path.as_ref().to_path_buf();
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent)?;
+        }
+        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        Ok(FileSink {
+            name: path.display().to_string(),
+            path,
+            format: Format::Radical,
+            level: LevelFilter::Trace,
+            flush_level: LevelFilter::Warn,
+            out: Mutex::new(BufWriter::with_capacity(64 * 1024, file)),
+        })
+    }
+    /// Sets the line format.
+    pub fn with_format(mut self, format: Format) -> FileSink {
+        self.format = format;
+        self
+    }
+    /// Sets the most verbose level written.
+    pub fn with_level(mut self, level: LevelFilter) -> FileSink {
+        self.level = level;
+        self
+    }
+    /// Sets the least severe level that is flushed to the OS right after it
+    /// is written (`Off`: only when the buffer fills or on `flush`).
+    pub fn with_flush_level(mut self, level: LevelFilter) -> FileSink {
+        self.flush_level = level;
+        self
+    }
+    /// The file written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write_line(&self, line: &str, level: Level) {
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        let mut res = out.write_all(line.as_bytes());
+        if res.is_ok() && level <= self.flush_level {
+            res = out.flush();
+        }
+        if let Err(e) = res {
+            crate::report_write_error(&self.name, &e);
+        }
+    }
+}
+
+impl Sink for FileSink {
+    fn max_level(&self) -> LevelFilter {
+        self.level
+    }
+    fn emit(&self, record: &Record<'_>) {
+        // Format outside the lock, into a per-thread buffer.
+        LINE.with(|buf| match buf.try_borrow_mut() {
+            Ok(mut line) => {
+                line.clear();
+                self.format.write(record, &mut line);
+                self.write_line(&line, record.level());
+            }
+            Err(_) => {
+                let mut line = String::new();
+                self.format.write(record, &mut line);
+                self.write_line(&line, record.level());
+            }
+        });
+    }
+    fn flush(&self) {
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = out.flush() {
+            crate::report_write_error(&self.name, &e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metadata::{Kind, Metadata};
+
+    static META: Metadata = Metadata::new(Kind::Log, Level::Info, "t", "t", "f.rs", 1, "");
+
+    fn temp(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("elide-file-{}-{name}", std::process::id()))
+    }
+
+    fn emit(sink: &FileSink, level: Level, msg: &str) {
+        sink.emit(&Record::new(&META, level, format_args!("{msg}"), &[]));
+    }
+
+    #[test]
+    fn buffers_until_flush_and_appends() {
+        let dir = temp("append");
+        let path = dir.join("a/b/log.txt");
+        let sink = FileSink::open(&path).unwrap().with_format(Format::Compact);
+        emit(&sink, Level::Info, "one");
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "",
+            "info stays buffered"
+        );
+        emit(&sink, Level::Warn, "two");
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.contains("one") && text.contains("two"), "{text}");
+        emit(&sink, Level::Debug, "three");
+        sink.flush();
+        drop(sink);
+        let again = FileSink::open(&path).unwrap();
+        emit(&again, Level::Info, "four");
+        again.flush();
+        let lines: Vec<String> = fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(lines.len(), 4, "{lines:?}");
+        assert!(lines[3].ends_with("four"));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn unopenable_path_is_an_error() {
+        let dir = temp("blocked");
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("plain");
+        fs::write(&file, "x").unwrap();
+        assert!(FileSink::open(file.join("sub/log.txt")).is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,123 @@
+//! A real binary for the environment tests: runs the commands given as
+//! arguments, in order, and prints what is enabled, one `probe key=value`
+//! line each, on stdout.
+//!
+//! Commands: `init`, `ns:<root>` (init_ns), `report`, `emit`,
+//! `set:<VAR>=<value>` (changes this process's environment),
+//! `reload`, `api-level:<level>` (set_level), `describe:<namespace>`,
+//! `telemetry` (one event under `radical_asyncflow::engine`).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use elide::{check, enabled, Level, LevelFilter};
+
+/// Sites of a library under RADICAL_ASYNCFLOW.
+mod engine {
+    use super::*;
+
+    pub fn levels() -> [bool; 5] {
+        [
+            enabled!(target: "radical_asyncflow::engine", Level::Error),
+            enabled!(target: "radical_asyncflow::engine", Level::Warn),
+            enabled!(target: "radical_asyncflow::engine", Level::Info),
+            enabled!(target: "radical_asyncflow::engine", Level::Debug),
+            enabled!(target: "radical_asyncflow::engine", Level::Trace),
+        ]
+    }
+
+    pub fn check_runs() -> bool {
+        static RAN: AtomicUsize = AtomicUsize::new(0);
+        let before = RAN.load(Ordering::Relaxed);
+        check!(target: "radical_asyncflow::engine", RAN.fetch_add(1, Ordering::Relaxed) < usize::MAX);
+        RAN.load(Ordering::Relaxed) > before
+    }
+
+    pub fn emit() {
+        elide::error!(target: "radical_asyncflow::engine", "probe error line");
+        elide::info!(target: "radical_asyncflow::engine", "probe info line");
+        elide::debug!(target: "radical_asyncflow::engine", "probe debug line");
+    }
+}
+
+/// Sites of another RADICAL package, outside RADICAL_ASYNCFLOW.
+mod pilot {
+    use super::*;
+
+    pub fn levels() -> [bool; 5] {
+        [
+            enabled!(target: "radical_pilot::agent", Level::Error),
+            enabled!(target: "radical_pilot::agent", Level::Warn),
+            enabled!(target: "radical_pilot::agent", Level::Info),
+            enabled!(target: "radical_pilot::agent", Level::Debug),
+            enabled!(target: "radical_pilot::agent", Level::Trace),
+        ]
+    }
+}
+
+/// Sites of the application itself (namespace `env_probe`, the module path).
+fn app_levels() -> [bool; 5] {
+    [
+        enabled!(Level::Error),
+        enabled!(Level::Warn),
+        enabled!(Level::Info),
+        enabled!(Level::Debug),
+        enabled!(Level::Trace),
+    ]
+}
+
+fn app_check_runs() -> bool {
+    static RAN: AtomicUsize = AtomicUsize::new(0);
+    let before = RAN.load(Ordering::Relaxed);
+    check!(RAN.fetch_add(1, Ordering::Relaxed) < usize::MAX);
+    RAN.load(Ordering::Relaxed) > before
+}
+
+/// The most verbose enabled level, or `off`.
+fn most_verbose(enabled: [bool; 5]) -> &'static str {
+    match enabled.iter().rposition(|e| *e) {
+        Some(i) => Level::ALL[i].to_filter().as_str(),
+        None => "off",
+    }
+}
+
+fn report() {
+    println!("probe engine.level={}", most_verbose(engine::levels()));
+    println!("probe pilot.level={}", most_verbose(pilot::levels()));
+    println!("probe app.level={}", most_verbose(app_levels()));
+    println!("probe engine.debug={}", engine::check_runs());
+    println!("probe app.debug={}", app_check_runs());
+    println!(
+        "probe engine.debug_mode={}",
+        elide::debug_mode_for("radical_asyncflow::engine")
+    );
+    println!("probe root.debug_mode={}", elide::debug_mode());
+    println!(
+        "probe engine.profile={}",
+        elide::telemetry_for("radical_asyncflow::engine")
+    );
+    println!("probe profile_dir={}", elide::profile_dir().display());
+}
+
+fn main() {
+    let mut guards = Vec::new();
+    for arg in std::env::args().skip(1) {
+        let (cmd, param) = arg.split_once(':').unwrap_or((&arg, ""));
+        match cmd {
+            "init" => guards.push(elide::init()),
+            "ns" => guards.push(elide::init_ns(param)),
+            "report" => report(),
+            "emit" => engine::emit(),
+            "telemetry" => {
+                elide::telemetry!(target: "radical_asyncflow::engine", "probe.event", uid = "u.1")
+            }
+            "set" => {
+                let (k, v) = param.split_once('=').expect("set:VAR=value");
+                std::env::set_var(k, v);
+            }
+            "reload" => elide::reload_from_env(),
+            "api-level" => elide::set_level(param.parse::<LevelFilter>().expect("a level")),
+            "describe" => print!("{}", elide::describe_for(param)),
+            other => panic!("unknown probe command {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,517 @@
+//! Environment configuration, end to end: a real binary (`env-probe`) run
+//! with a cleared environment and chosen variables. The test process's own
+//! environment is never changed.
+
+use std::ffi::OsString;
+use std::fs;
+use std::os::unix::ffi::OsStringExt;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// One finished run of the probe, in its own temporary working directory.
+struct Run {
+    stdout: String,
+    stderr: String,
+    dir: PathBuf,
+}
+
+impl Run {
+    /// The value of `probe key=value` for the first report that has it.
+    fn get(&self, key: &str) -> &str {
+        self.all(key).first().copied().unwrap_or_else(|| {
+            panic!(
+                "no {key} in output:\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+    /// Every value of `key`, one per `report` command.
+    fn all(&self, key: &str) -> Vec<&str> {
+        let prefix = format!("probe {key}=");
+        self.stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix(&prefix))
+            .collect()
+    }
+    /// Lines on stderr that are elide's configuration warnings.
+    fn warnings(&self) -> Vec<&str> {
+        self.stderr
+            .lines()
+            .filter(|l| l.starts_with("elide: ignoring"))
+            .collect()
+    }
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn temp_dir() -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "elide-env-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn probe_os(vars: &[(&str, OsString)], args: &[&str]) -> Run {
+    let dir = temp_dir();
+    let out = Command::new(env!("CARGO_BIN_EXE_env-probe"))
+        .env_clear()
+        .envs(vars.iter().map(|(k, v)| (k, v)))
+        .args(args)
+        .current_dir(&dir)
+        .output()
+        .expect("run env-probe");
+    let run = Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        dir,
+    };
+    assert!(
+        out.status.success(),
+        "probe failed: {}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    run
+}
+
+fn probe(vars: &[(&str, &str)], args: &[&str]) -> Run {
+    let vars: Vec<(&str, OsString)> = vars.iter().map(|(k, v)| (*k, OsString::from(v))).collect();
+    probe_os(&vars, args)
+}
+
+fn report(vars: &[(&str, &str)]) -> Run {
+    probe(vars, &["init", "report"])
+}
+
+#[test]
+fn specific_namespace_beats_general() {
+    let r = report(&[
+        ("RADICAL_ASYNCFLOW_LOG_LVL", "info"),
+        ("RADICAL_LOG_LVL", "debug"),
+    ]);
+    assert_eq!(
+        r.get("engine.level"),
+        "info",
+        "debug stays off under RADICAL_ASYNCFLOW"
+    );
+    assert_eq!(
+        r.get("pilot.level"),
+        "debug",
+        "RADICAL_LOG_LVL still covers other packages"
+    );
+    assert_eq!(
+        r.get("app.level"),
+        "error",
+        "a crate outside RADICAL_ is not affected"
+    );
+    assert!(r.warnings().is_empty(), "{}", r.stderr);
+}
+
+#[test]
+fn empty_variable_shadows_the_general_one() {
+    let r = report(&[
+        ("RADICAL_ASYNCFLOW_LOG_LVL", ""),
+        ("RADICAL_LOG_LVL", "debug"),
+    ]);
+    assert_eq!(
+        r.get("engine.level"),
+        "error",
+        "empty = unset, goes to the default"
+    );
+    assert_eq!(r.get("pilot.level"), "debug");
+    let r = report(&[
+        ("RADICAL_ASYNCFLOW_LOG_LVL", ""),
+        ("RADICAL_LOG_LVL", "debug"),
+        ("RADICAL_DEFAULT_LOG_LVL", "warning"),
+    ]);
+    assert_eq!(r.get("engine.level"), "warn");
+}
+
+#[test]
+fn default_variable_applies_when_nothing_more_specific_is_set() {
+    let r = report(&[("RADICAL_DEFAULT_LOG_LVL", "info")]);
+    assert_eq!(r.get("engine.level"), "info");
+    assert_eq!(r.get("pilot.level"), "info");
+    assert_eq!(
+        r.get("app.level"),
+        "info",
+        "the default variable is process-wide"
+    );
+    let r = report(&[
+        ("RADICAL_DEFAULT_LOG_LVL", "info"),
+        ("RADICAL_LOG_LVL", "trace"),
+    ]);
+    assert_eq!(r.get("engine.level"), "trace");
+    assert_eq!(r.get("app.level"), "info");
+    let r = report(&[]);
+    assert_eq!(r.get("engine.level"), "error", "RADICAL's built-in default");
+}
+
+#[test]
+fn debug_flag_cascade() {
+    let cases: [(&[(&str, &str)], &str); 5] = [
+        (&[("RADICAL_ASYNCFLOW_DEBUG", "1")], "true"),
+        (&[("RADICAL_DEBUG", "yes")], "true"),
+        (
+            &[("RADICAL_ASYNCFLOW_DEBUG", "0"), ("RADICAL_DEBUG", "1")],
+            "false",
+        ),
+        (&[], "false"),
+        (&[("RADICAL_ASYNCFLOW_DEBUG", " ON ")], "true"),
+    ];
+    for (vars, expected) in cases {
+        let r = report(vars);
+        assert_eq!(r.get("engine.debug"), expected, "check ran, {vars:?}");
+        assert_eq!(
+            r.get("engine.debug_mode"),
+            expected,
+            "debug_mode_for, {vars:?}"
+        );
+        assert_eq!(r.get("app.debug"), "false", "{vars:?}");
+    }
+}
+
+#[test]
+fn log_tgt_writes_to_stdout_and_a_file() {
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", "stdout,./x.log"),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["init", "emit"],
+    );
+    let file = fs::read_to_string(r.dir.join("x.log")).expect("x.log in the working directory");
+    for out in [&r.stdout, &file] {
+        assert!(out.contains("probe error line"), "{out}");
+        assert!(out.contains("probe info line"), "{out}");
+        assert!(!out.contains("probe debug line"), "{out}");
+    }
+    assert!(
+        !r.stderr.contains("probe info line"),
+        "stderr is not a target: {}",
+        r.stderr
+    );
+}
+
+#[test]
+fn log_tgt_defaults_to_stderr_and_null_silences() {
+    let r = probe(&[("RADICAL_LOG_LVL", "info")], &["init", "emit"]);
+    assert!(r.stderr.contains("probe info line"), "{}", r.stderr);
+    assert!(!r.stdout.contains("probe info line"));
+    let r = probe(
+        &[("RADICAL_LOG_LVL", "info"), ("RADICAL_LOG_TGT", "null")],
+        &["init", "emit", "report"],
+    );
+    assert!(
+        !r.stderr.contains("probe") && !r.stdout.contains("line"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        r.get("engine.level"),
+        "off",
+        "no sink wants anything: sites are off"
+    );
+}
+
+#[test]
+fn log_dir_and_dot_target_with_a_root() {
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", "."),
+            ("RADICAL_LOG_LVL", "info"),
+            ("RADICAL_DEFAULT_LOG_DIR", "logs/run1"),
+        ],
+        &["ns:radical.asyncflow", "emit"],
+    );
+    let file = fs::read_to_string(r.dir.join("logs/run1/radical.asyncflow.log")).unwrap();
+    assert!(file.contains("probe info line"), "{file}");
+}
+
+#[test]
+fn unwritable_log_target_warns_once_and_falls_back_to_stderr() {
+    let dir = temp_dir();
+    let blocker = dir.join("plain-file");
+    fs::write(&blocker, "not a directory").unwrap();
+    let bad = blocker.join("sub/x.log");
+    let bad = bad.to_str().unwrap();
+    let r = probe(
+        &[("RADICAL_LOG_TGT", bad), ("RADICAL_LOG_LVL", "info")],
+        &["init", "emit", "reload", "emit"],
+    );
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    assert!(warnings[0].contains("RADICAL_LOG_TGT") && warnings[0].contains(bad));
+    assert!(warnings[0].contains("stderr"), "{}", warnings[0]);
+    assert_eq!(
+        r.stderr.matches("probe info line").count(),
+        2,
+        "{}",
+        r.stderr
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_values_warn_exactly_once_and_fall_back() {
+    let r = probe(
+        &[
+            ("RADICAL_LOG_LVL", "verbose"),
+            ("RADICAL_DEBUG", "maybe"),
+            ("RADICAL_PROFILE", "2"),
+        ],
+        &["init", "report", "report", "reload", "report"],
+    );
+    assert_eq!(r.all("engine.level"), ["error"; 3]);
+    assert_eq!(r.all("engine.debug"), ["false"; 3]);
+    assert_eq!(r.get("pilot.level"), "error");
+    let w = r.warnings();
+    assert_eq!(w.len(), 3, "{}", r.stderr);
+    let lvl = w.iter().find(|l| l.contains("RADICAL_LOG_LVL")).unwrap();
+    assert!(
+        lvl.contains("\"verbose\"") && lvl.contains("using error"),
+        "{lvl}"
+    );
+    let dbg = w.iter().find(|l| l.contains("RADICAL_DEBUG")).unwrap();
+    assert!(
+        dbg.contains("\"maybe\"") && dbg.contains("using false"),
+        "{dbg}"
+    );
+    assert!(
+        w.iter().any(|l| l.contains("RADICAL_PROFILE=\"2\"")),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn out_of_range_negative_and_mixed_case_levels() {
+    for (value, expected, warns) in [
+        ("-1", "error", 1),
+        ("70", "error", 1),
+        ("35", "error", 1),
+        ("DeBuG", "debug", 0),
+        ("  Warning\t", "warn", 0),
+        ("20", "info", 0),
+        ("60", "off", 0),
+        ("OFF", "off", 0),
+        ("debug_3", "trace", 0),
+        ("5", "trace", 0),
+    ] {
+        let r = report(&[("RADICAL_LOG_LVL", value)]);
+        assert_eq!(r.get("engine.level"), expected, "{value:?}");
+        assert_eq!(r.warnings().len(), warns, "{value:?}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn non_utf8_values_warn_and_fall_back() {
+    let bad = OsString::from_vec(b"de\xffbug".to_vec());
+    let r = probe_os(
+        &[
+            ("RADICAL_LOG_LVL", bad.clone()),
+            ("RADICAL_DEFAULT_LOG_LVL", "info".into()),
+            ("RADICAL_ASYNCFLOW_DEBUG", bad),
+        ],
+        &["init", "report"],
+    );
+    assert_eq!(r.get("engine.level"), "info");
+    assert_eq!(r.get("engine.debug"), "false");
+    let w = r.warnings();
+    assert_eq!(w.len(), 2, "{}", r.stderr);
+    assert!(w.iter().all(|l| l.contains("not valid UTF-8")), "{w:?}");
+}
+
+#[test]
+fn legacy_verbose_only_when_log_lvl_is_unset_or_empty() {
+    let r = report(&[("RADICAL_VERBOSE", "debug")]);
+    assert_eq!(r.get("engine.level"), "debug");
+    let r = report(&[
+        ("RADICAL_LOG_LVL", ""),
+        ("RADICAL_ASYNCFLOW_VERBOSE", "info"),
+    ]);
+    assert_eq!(r.get("engine.level"), "info");
+    let r = report(&[
+        ("RADICAL_LOG_LVL", "warn"),
+        ("RADICAL_ASYNCFLOW_VERBOSE", "trace"),
+    ]);
+    assert_eq!(r.get("engine.level"), "warn");
+}
+
+#[test]
+fn root_namespace_controls_the_application() {
+    let vars = [
+        ("RADICAL_ASYNCFLOW_LOG_LVL", "debug"),
+        ("RADICAL_ASYNCFLOW_DEBUG", "1"),
+    ];
+    let r = probe(&vars, &["ns:radical.asyncflow", "report"]);
+    assert_eq!(r.get("app.level"), "debug");
+    assert_eq!(r.get("app.debug"), "true");
+    assert_eq!(r.get("root.debug_mode"), "true");
+    let r = probe(&vars, &["init", "report"]);
+    assert_eq!(
+        r.get("app.level"),
+        "error",
+        "without init_ns the app is not under RADICAL_ASYNCFLOW"
+    );
+    assert_eq!(r.get("app.debug"), "false");
+    // The crate's own variables still come first.
+    let r = probe(
+        &[
+            ("RADICAL_ASYNCFLOW_LOG_LVL", "debug"),
+            ("ENV_PROBE_LOG_LVL", "warn"),
+        ],
+        &["ns:radical.asyncflow", "report"],
+    );
+    assert_eq!(r.get("app.level"), "warn");
+}
+
+#[test]
+fn init_ns_after_sites_resolved_rewrites_them() {
+    let r = probe(
+        &[("RADICAL_ASYNCFLOW_LOG_LVL", "trace")],
+        &["report", "ns:radical.asyncflow", "report"],
+    );
+    assert_eq!(r.all("app.level"), ["error", "trace"]);
+}
+
+#[test]
+fn snapshot_is_taken_once_and_reload_rereads() {
+    let r = probe(
+        &[("RADICAL_LOG_LVL", "info")],
+        &[
+            "init",
+            "report",
+            "set:RADICAL_LOG_LVL=trace",
+            "report",
+            "reload",
+            "report",
+        ],
+    );
+    assert_eq!(r.all("engine.level"), ["info", "info", "trace"]);
+}
+
+#[test]
+fn reload_reinstalls_log_targets() {
+    let r = probe(
+        &[("RADICAL_LOG_LVL", "info")],
+        &[
+            "init",
+            "emit",
+            "set:RADICAL_LOG_TGT=stdout,y.log",
+            "reload",
+            "emit",
+        ],
+    );
+    assert_eq!(
+        r.stderr.matches("probe info line").count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        r.stdout.matches("probe info line").count(),
+        1,
+        "{}",
+        r.stdout
+    );
+    let file = fs::read_to_string(r.dir.join("y.log")).unwrap();
+    assert_eq!(file.matches("probe info line").count(), 1, "{file}");
+}
+
+#[test]
+fn api_beats_environment() {
+    let r = probe(
+        &[("RADICAL_ASYNCFLOW_LOG_LVL", "trace")],
+        &["init", "report", "api-level:warn", "report"],
+    );
+    assert_eq!(r.all("engine.level"), ["trace", "warn"]);
+}
+
+#[test]
+fn profile_flag_and_dir() {
+    let r = report(&[("RADICAL_PROFILE", "true"), ("RADICAL_PROFILE_DIR", "prof")]);
+    assert_eq!(r.get("engine.profile"), "true");
+    assert!(
+        r.get("profile_dir").ends_with("/prof"),
+        "{}",
+        r.get("profile_dir")
+    );
+    let r = report(&[("RADICAL_ASYNCFLOW_PROFILE", "0"), ("RADICAL_PROFILE", "1")]);
+    assert_eq!(r.get("engine.profile"), "false");
+    let r = report(&[]);
+    assert_eq!(r.get("engine.profile"), "false");
+    assert_eq!(
+        PathBuf::from(r.get("profile_dir")),
+        r.dir.canonicalize().unwrap()
+    );
+}
+
+#[test]
+fn profile_on_writes_a_prof_file_in_profile_dir() {
+    let r = probe(
+        &[("RADICAL_PROFILE", "1"), ("RADICAL_PROFILE_DIR", "prof")],
+        &["init", "telemetry"],
+    );
+    let text = std::fs::read_to_string(r.dir.join("prof/env-probe.prof")).expect(".prof written");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "#time,event,comp,thread,uid,state,msg");
+    assert!(lines[1].contains(",sync_abs,"), "{text}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(",probe.event,") && l.contains(",u.1,")),
+        "{text}"
+    );
+    assert!(lines.last().unwrap().contains(",END,"), "{text}");
+
+    // Off: no file, and the event's fields are never built.
+    let r = probe(&[("RADICAL_PROFILE_DIR", "prof")], &["init", "telemetry"]);
+    assert!(!r.dir.join("prof/env-probe.prof").exists());
+}
+
+#[test]
+fn describe_names_the_deciding_variable() {
+    let r = probe(
+        &[
+            ("RADICAL_ASYNCFLOW_LOG_LVL", "info"),
+            ("RADICAL_LOG_LVL", "debug"),
+            ("RADICAL_DEBUG", "1"),
+            ("RADICAL_PROFILE", "sometimes"),
+        ],
+        &["init", "describe:radical_asyncflow::engine"],
+    );
+    let line = |key: &str| {
+        r.stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(key))
+            .unwrap_or_else(|| panic!("{key} missing:\n{}", r.stdout))
+            .to_owned()
+    };
+    let lvl = line("LOG_LVL");
+    assert!(
+        lvl.contains("info") && lvl.contains("from RADICAL_ASYNCFLOW_LOG_LVL"),
+        "{lvl}"
+    );
+    assert!(line("DEBUG").contains("from RADICAL_DEBUG"));
+    assert!(line("PROFILE").contains("built-in default"));
+    assert!(
+        r.stdout
+            .contains("ignored RADICAL_PROFILE=\"sometimes\": not a flag"),
+        "{}",
+        r.stdout
+    );
+    assert!(line("LOG_TGT").contains("stderr"));
+    assert!(r
+        .stdout
+        .contains("looked at RADICAL_ASYNCFLOW_ENGINE_LOG_LVL, RADICAL_ASYNCFLOW_LOG_LVL"));
+}
