@@ -14,7 +14,9 @@
 
 mod args;
 mod gate;
+mod checked;
 mod site;
+mod source_text;
 
 use proc_macro::TokenStream;
 
@@ -76,6 +78,20 @@ pub fn check_eq(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn check_ne(input: TokenStream) -> TokenStream {
     site::check(input.into(), site::CheckKind::Ne).into()
+}
+
+/// Whether debug mode is on for the calling module. Documented at
+/// `elide::debug_mode!`; use it from there.
+#[proc_macro]
+pub fn debug_mode(input: TokenStream) -> TokenStream {
+    site::debug_mode(input.into()).into()
+}
+
+/// Pre- and postconditions on a function. Documented at `elide::checked`;
+/// use it from there.
+#[proc_macro_attribute]
+pub fn checked(attr: TokenStream, item: TokenStream) -> TokenStream {
+    checked::expand(attr.into(), item.into()).into()
 }
 
 /// A telemetry event. Documented at `elide::telemetry!`; use it from there.

@@ -7,6 +7,7 @@ use syn::{Expr, LitStr, Token};
 
 use crate::args::{self, LogArgs};
 use crate::gate::Presence;
+use crate::source_text::{self, Source};
 
 /// Runs a parser and turns a parse error into a `compile_error!`.
 fn expand(
@@ -259,27 +260,44 @@ pub enum CheckKind {
 
 /// `check!(cond [, "fmt", args..])`, `check_eq!(a, b [, ..])`, `check_ne!`.
 pub fn check(input: TokenStream, kind: CheckKind) -> TokenStream {
+    let source = Source::of_call(&input);
     expand(input, |input| {
+        let start = input.cursor();
         let target = args::parse_target(input)?;
         let operands = match kind {
             CheckKind::True => 1,
             _ => 2,
         };
         let mut exprs = Vec::new();
+        let mut texts = Vec::new();
         for _ in 0..operands {
             if input.is_empty() {
                 return Err(syn::Error::new(
                     input.span(),
                     match kind {
                         CheckKind::True => "expected a condition: `check!(cond)`",
-                        _ => "expected two operands: `check_eq!(left, right)`",
+                        CheckKind::Eq => "expected two operands: `check_eq!(left, right)`",
+                        CheckKind::Ne => "expected two operands: `check_ne!(left, right)`",
                     },
                 ));
             }
-            exprs.push(input.parse::<Expr>()?);
+            let (e, first, count) =
+                source_text::parse_counted(input, start, |i| i.parse::<Expr>())?;
+            texts.push(source_text::text_or_tokens(
+                source.as_ref(),
+                first,
+                count,
+                &e,
+            ));
+            exprs.push(e);
             if !input.is_empty() {
                 input.parse::<Token![,]>()?;
             }
+        }
+        if !input.is_empty() && !input.peek(LitStr) {
+            return Err(input.error(
+                "expected the message as a format string literal: `check!(cond, \"x = {}\", x)`",
+            ));
         }
         let (format, rest) = args::parse_format(input)?;
         let message = match &format {
@@ -291,7 +309,7 @@ pub fn check(input: TokenStream, kind: CheckKind) -> TokenStream {
             CheckKind::True => {
                 let c = &exprs[0];
                 (
-                    quote!(::core::stringify!(#c)),
+                    texts[0].clone(),
                     quote! {{
                         let __elide_ok: bool = #c;
                         if __elide_ok {
@@ -305,11 +323,11 @@ pub fn check(input: TokenStream, kind: CheckKind) -> TokenStream {
             CheckKind::Eq | CheckKind::Ne => {
                 let (l, r) = (&exprs[0], &exprs[1]);
                 let (op, f) = match kind {
-                    CheckKind::Eq => (quote!(" == "), quote!(check_eq_details)),
-                    _ => (quote!(" != "), quote!(check_ne_details)),
+                    CheckKind::Eq => ("==", quote!(check_eq_details)),
+                    _ => ("!=", quote!(check_ne_details)),
                 };
                 (
-                    quote!(::core::concat!(::core::stringify!(#l), #op, ::core::stringify!(#r))),
+                    format!("{} {op} {}", texts[0], texts[1]),
                     quote! {
                         match (&(#l), &(#r)) {
                             (__elide_l, __elide_r) => ::elide::__private::#f(__elide_l, __elide_r),
@@ -318,7 +336,7 @@ pub fn check(input: TokenStream, kind: CheckKind) -> TokenStream {
                 )
             }
         };
-        let cs = callsite("Check", "Error", &target, &text);
+        let cs = callsite("Check", "Error", &target, &quote!(#text));
         let live = quote! {{
             #cs
             if 1u8 <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
@@ -336,6 +354,30 @@ pub fn check(input: TokenStream, kind: CheckKind) -> TokenStream {
                 let _ = #message;
             }
         };
+        Ok(Presence::checks().select(live, dead))
+    })
+}
+
+/// `debug_mode!()` / `debug_mode!(target: "..")`: whether checks run for the
+/// calling module (or the target), through a per-site cache.
+pub fn debug_mode(input: TokenStream) -> TokenStream {
+    expand(input, |input| {
+        let target = args::parse_target(input)?;
+        if !input.is_empty() {
+            return Err(input.error(
+                "`debug_mode!` takes nothing or a `target:`: `debug_mode!()`, `debug_mode!(target: \"my_app::db\")`",
+            ));
+        }
+        let target = args::target_tokens(&target);
+        let cs = callsite("Check", "Error", &target, &quote!(""));
+        let live = quote! {{
+            #cs
+            ::elide::__private::enabled(&__ELIDE_CS, 1u8)
+        }};
+        let dead = quote! {{
+            let _: &'static str = #target;
+            false
+        }};
         Ok(Presence::checks().select(live, dead))
     })
 }

@@ -2,7 +2,10 @@
 //! change in any release.
 
 pub use crate::callsite::{Callsite, UNRESOLVED};
-pub use crate::check::{check, check_eq_details, check_ne_details};
+pub use crate::check::{check, check_eq_details, check_ne_details, fail};
+pub use crate::checked::{
+    async_body, body, ensures, enter as checked_enter, exit as checked_exit, type_check_ensures,
+};
 pub use crate::counter::{Counter, COUNTERS};
 pub use crate::dispatch::dispatch;
 pub use crate::metadata::{Kind, Metadata};

@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::callsite::Callsite;
+use crate::metadata::Metadata;
 use crate::record::Record;
 use crate::Level;
 
@@ -34,7 +35,11 @@ pub fn check_failure() -> CheckFailure {
 }
 
 /// Runs a check site's condition on the cold path. `verdict` returns `None`
-/// when the check holds, or the operand details when it fails.
+/// when the check holds, or the operand details (empty for `check!`) when it
+/// fails; `message` hands the site's formatted message to its argument.
+///
+/// `#[track_caller]` makes the panic point at the `check!` in the user's code,
+/// not at this function.
 #[cold]
 #[inline(never)]
 #[track_caller]
@@ -43,17 +48,38 @@ where
     V: FnOnce() -> Option<String>,
     M: FnOnce(&mut dyn FnMut(fmt::Arguments<'_>)),
 {
+    // The hot path sends unresolved sites here too: resolve, and skip if
+    // debug mode turns out to be off.
     if cs.current() == 0 {
         return;
     }
     let Some(details) = verdict() else { return };
-    let meta = cs.metadata();
+    fail(cs.metadata(), "check failed", &details, message);
+}
+
+/// Reports a failed condition: one record at error level to the sinks, then,
+/// under [`CheckFailure::Panic`], a panic with `file:line`, `what`, the
+/// condition text (the site's name), the details and the message.
+///
+/// Shared by `check!`, `check_eq!`, `check_ne!` and `#[checked]`.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub fn fail<M>(meta: &'static Metadata, what: &str, details: &str, message: M)
+where
+    M: FnOnce(&mut dyn FnMut(fmt::Arguments<'_>)),
+{
     let mut text = String::new();
-    message(&mut |args| text = args.to_string());
-    let mut line = format!("check failed: `{}`", meta.name());
+    // A site without a message never calls back: `text` stays empty and the
+    // line ends after the condition.
+    message(&mut |args| {
+        use fmt::Write;
+        let _ = text.write_fmt(args);
+    });
+    let mut line = format!("{what}: `{}`", meta.name());
     if !details.is_empty() {
         line.push_str(" (");
-        line.push_str(&details);
+        line.push_str(details);
         line.push(')');
     }
     if !text.is_empty() {
@@ -67,6 +93,9 @@ where
         &[],
     ));
     if check_failure() == CheckFailure::Panic {
+        // The panic may abort the process (`panic = "abort"`): get the
+        // record out of buffered sinks first.
+        crate::dispatch::flush();
         panic!("{}:{}: {line}", meta.file(), meta.line());
     }
 }

@@ -49,6 +49,7 @@
 
 mod callsite;
 mod check;
+mod checked;
 mod config;
 mod counter;
 mod describe;

@@ -85,33 +85,109 @@ pub use elide_macros::log;
 /// ```
 pub use elide_macros::enabled;
 
-/// A debug check: evaluates the condition only when debug mode is on for
-/// the site's namespace (see [`set_debug`](crate::set_debug) and the
-/// `DEBUG` environment key). A failed check logs at error level, then
-/// panics (or only logs, see [`set_check_failure`](crate::set_check_failure)).
-/// Compiled out by the `checks_off` / `release_checks_off` features.
+/// A debug check: `check!([target: "ns",] cond [, "format", args..])`.
+///
+/// Runs only when debug mode is on for the site's namespace (by default its
+/// module; see [`set_debug`](crate::set_debug),
+/// [`set_debug_for`](crate::set_debug_for) and the `DEBUG` environment key).
+/// When it is off the site costs one relaxed load and a branch, and neither
+/// the condition nor the message is evaluated; the message is built only when
+/// the check fails. A failed check sends one record at error level to the
+/// sinks, then panics at the site with `file:line`, the condition as written
+/// and the message (or only logs, see
+/// [`set_check_failure`](crate::set_check_failure)). Compiled out by the
+/// `checks_off` / `release_checks_off` features (still type-checked).
+///
+/// The condition and message run in a closure on the cold path: `?` and
+/// `return` inside them do not reach the enclosing function.
 ///
 /// ```
 /// elide::set_debug(true);
 /// let deps: Vec<u32> = vec![];
 /// elide::check!(deps.is_empty(), "task scheduled with {} open deps", deps.len());
+///
+/// let failed = std::panic::catch_unwind(|| elide::check!(deps.len() > 1, "need two"));
+/// let msg = failed.unwrap_err().downcast::<String>().unwrap();
+/// assert!(msg.ends_with("check failed: `deps.len() > 1`: need two"));
 /// ```
 pub use elide_macros::check;
 
-/// A debug check that two values are equal (`PartialEq` + `Debug`); both
-/// values are reported on failure. Gated like [`check!`].
+/// A debug check that two values are equal (`PartialEq` + `Debug`):
+/// `check_eq!(left, right [, "format", args..])`. Both values are reported
+/// on failure (`left: .., right: ..`). Gated like [`check!`].
 ///
 /// ```
 /// elide::check_eq!(2 + 2, 4, "arithmetic");
 /// ```
 pub use elide_macros::check_eq;
 
-/// A debug check that two values differ. Gated like [`check!`].
+/// A debug check that two values differ:
+/// `check_ne!(left, right [, "format", args..])`. The value is reported on
+/// failure (`both: ..`). Gated like [`check!`].
 ///
 /// ```
 /// elide::check_ne!("a", "b");
 /// ```
 pub use elide_macros::check_ne;
+
+/// Whether debug mode is on for the calling module:
+/// `debug_mode!()`, or `debug_mode!(target: "ns")` for another namespace.
+///
+/// Each call site caches the answer like a [`check!`] site, so asking costs
+/// one relaxed load. Under the `checks_off` / `release_checks_off` features
+/// it is the constant `false`, so a block guarded by it is compiled out, as
+/// Python's `if __debug__:` is under `-O`. For any namespace at run time,
+/// see [`debug_mode_for`](crate::debug_mode_for).
+///
+/// ```
+/// # fn queue_is_sorted() -> bool { true }
+/// elide::set_debug(true);
+/// if elide::debug_mode!() {
+///     assert!(queue_is_sorted()); // expensive validation
+/// }
+/// ```
+pub use elide_macros::debug_mode;
+
+/// Pre- and postconditions on a function, checked in debug mode:
+/// `#[checked(requires(cond [, "format", args..]), ensures(|ret| cond [, "format", args..]), ..)]`.
+///
+/// - `requires(..)` runs on entry and sees the arguments (and `self`).
+///   `ensures(|ret| ..)` runs after the body, on every exit (`return`, `?`,
+///   macros that expand to them), with `ret` a reference to the return
+///   value; it also sees the arguments the body did not move. Any number of
+///   each, in order.
+/// - Works on free functions, methods (`self`, `&self`, `&mut self`),
+///   generic and `async` functions (for an `async fn` the checks run when the
+///   future is polled). The signature, generics, attributes and docs are
+///   kept as written.
+/// - The function's module is its namespace. One per-function site serves
+///   all its conditions: when debug mode is off, a call costs one relaxed
+///   load and no condition is evaluated.
+/// - A failed condition goes through the same path as [`check!`]: a record at
+///   error level, then a panic pointing at the condition, naming the
+///   function, the condition as written and the message.
+/// - Under `checks_off` / `release_checks_off` the function is emitted as
+///   written; the conditions are only type-checked.
+/// - With `ensures`, the body runs in a closure (an `async` block for an
+///   `async fn`) so that every exit passes the postconditions; a
+///   `#[track_caller]` function's `Location::caller()` then reports the body.
+///
+/// ```
+/// #[elide::checked(
+///     requires(divisor != 0, "cannot divide {} by zero", dividend),
+///     ensures(|q| *q <= dividend, "quotient above the dividend"),
+/// )]
+/// fn divide(dividend: u32, divisor: u32) -> u32 {
+///     dividend / divisor
+/// }
+///
+/// elide::set_debug(true);
+/// assert_eq!(divide(7, 2), 3);
+/// let failed = std::panic::catch_unwind(|| divide(1, 0));
+/// let msg = failed.unwrap_err().downcast::<String>().unwrap();
+/// assert!(msg.ends_with("precondition of `divide` failed: `divisor != 0`: cannot divide 1 by zero"));
+/// ```
+pub use elide_macros::checked;
 
 /// A telemetry event: `telemetry!([target: "ns",] "event", key = value, ..)`.
 /// Emitted only when telemetry is on for the namespace and a telemetry sink

@@ -1,0 +1,375 @@
+//! `#[elide::checked(requires(..), ensures(..))]`: pre- and postconditions
+//! on a function, run only in debug mode.
+//!
+//! Live expansion, in the function's own body (signature untouched):
+//! ```text
+//! static __ELIDE_CS: Callsite = ..;          // one per function, kind Check
+//! let __elide_on = 1 <= __ELIDE_CS.interest() // the hot path's one load
+//!     && checked_enter(&__ELIDE_CS, || { preconditions });   // cold
+//! let __elide_ret: Ret = body(|| { original body });  // only with ensures
+//! if __elide_on { checked_exit(|| { postconditions }) }       // cold
+//! __elide_ret
+//! ```
+//! Wrapping the body in a closure (an `async` block for `async fn`) makes
+//! `return`, `?` and macros that expand to them (`bail!`) leave the body but
+//! not the function, so every exit passes the postconditions. Without
+//! `ensures` the body is left as written.
+
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::parse::{ParseStream, Parser};
+use syn::spanned::Spanned;
+use syn::{AttrStyle, Expr, ItemFn, LitStr, ReturnType, Token, Type};
+
+use crate::args;
+use crate::gate::Presence;
+use crate::source_text::{self, Source};
+
+const USAGE: &str = "expected `requires(cond, \"message\")` or `ensures(|ret| cond, \"message\")`";
+
+/// Entry point: on an error, the function is still emitted unchanged next
+/// to the `compile_error!`, so the error is the only one the user sees.
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match expand_fn(attr, item.clone()) {
+        Ok(t) => t,
+        Err(e) => {
+            let mut out = e.to_compile_error();
+            out.extend(item);
+            out
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    Requires,
+    Ensures,
+}
+
+/// One `requires(..)` or `ensures(..)`.
+struct Clause {
+    side: Side,
+    /// The condition (for `ensures`, the closure).
+    cond: Expr,
+    /// The condition as written (for `ensures`, the closure's body).
+    text: String,
+    /// `format_args!(..)` for the message.
+    message: TokenStream,
+    span: Span,
+}
+
+fn parse_clauses(attr: TokenStream) -> syn::Result<Vec<Clause>> {
+    let mut clauses = Vec::new();
+    let mut tokens = attr.into_iter().peekable();
+    while let Some(tt) = tokens.next() {
+        let TokenTree::Ident(name) = &tt else {
+            return Err(syn::Error::new(tt.span(), USAGE));
+        };
+        let side = match name.to_string().as_str() {
+            "requires" => Side::Requires,
+            "ensures" => Side::Ensures,
+            other => {
+                return Err(syn::Error::new(
+                    name.span(),
+                    format!("unknown clause `{other}`: {USAGE}"),
+                ))
+            }
+        };
+        let group = match tokens.next() {
+            Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => g,
+            _ => {
+                return Err(syn::Error::new(
+                    name.span(),
+                    match side {
+                        Side::Requires => "expected `requires(cond, \"message\")`",
+                        Side::Ensures => "expected `ensures(|ret| cond, \"message\")`",
+                    },
+                ))
+            }
+        };
+        clauses.push(parse_clause(side, &group)?);
+        match tokens.next() {
+            None => {}
+            Some(TokenTree::Punct(p)) if p.as_char() == ',' => {}
+            Some(other) => {
+                return Err(syn::Error::new(
+                    other.span(),
+                    "expected `,` between clauses",
+                ))
+            }
+        }
+    }
+    if clauses.is_empty() {
+        return Err(syn::Error::new(
+            Span::call_site(),
+            format!("`#[elide::checked]` needs at least one clause: {USAGE}"),
+        ));
+    }
+    Ok(clauses)
+}
+
+fn parse_clause(side: Side, group: &Group) -> syn::Result<Clause> {
+    let source = Source::of_group(group);
+    let parser = |input: ParseStream| -> syn::Result<Clause> {
+        if input.is_empty() {
+            return Err(syn::Error::new(
+                group.span(),
+                match side {
+                    Side::Requires => "expected a condition: `requires(cond, \"message\")`",
+                    Side::Ensures => "expected a closure: `ensures(|ret| cond, \"message\")`",
+                },
+            ));
+        }
+        let start = input.cursor();
+        let (cond, first, count) = source_text::parse_counted(input, start, |i| i.parse::<Expr>())?;
+        let span = cond.span();
+        let text = match side {
+            Side::Requires => source_text::text_or_tokens(source.as_ref(), first, count, &cond),
+            Side::Ensures => {
+                let body = match &cond {
+                    Expr::Closure(c) if c.inputs.len() == 1 => &c.body,
+                    _ => {
+                        return Err(syn::Error::new(
+                            span,
+                            "`ensures` takes a closure over a reference to the return value: `ensures(|ret| *ret > 0, \"message\")`",
+                        ))
+                    }
+                };
+                // The body is the closure's last tokens.
+                let n = body.to_token_stream().into_iter().count();
+                source_text::text_or_tokens(source.as_ref(), first + count - n, n, body)
+            }
+        };
+        if !input.is_empty() {
+            input.parse::<Token![,]>()?;
+        }
+        if !input.is_empty() && !input.peek(LitStr) {
+            return Err(input
+                .error("expected the message as a format string literal, e.g. `\"x = {}\", x`"));
+        }
+        let (format, rest) = args::parse_format(input)?;
+        let message = match format {
+            Some(lit) => quote!(::core::format_args!(#lit #rest)),
+            None => quote!(::core::format_args!("")),
+        };
+        Ok(Clause {
+            side,
+            cond,
+            text,
+            message,
+            span,
+        })
+    };
+    parser.parse2(group.stream())
+}
+
+fn parse_fn(item: TokenStream) -> syn::Result<ItemFn> {
+    match syn::parse2::<syn::Item>(item.clone()) {
+        Ok(syn::Item::Fn(f)) => Ok(f),
+        Ok(syn::Item::Verbatim(v)) if v.to_string().contains("fn") => Err(syn::Error::new(
+            Span::call_site(),
+            "`#[elide::checked]` needs a function body; put it on the implementation, not on a declaration",
+        )),
+        _ => Err(syn::Error::new(
+            Span::call_site(),
+            "`#[elide::checked]` applies to functions and methods",
+        )),
+    }
+}
+
+/// Whether a type mentions `impl Trait`, which cannot be written in a `let`.
+fn has_impl_trait(ty: &Type) -> bool {
+    fn walk(ts: TokenStream) -> bool {
+        ts.into_iter().any(|tt| match tt {
+            TokenTree::Ident(i) => i == "impl",
+            TokenTree::Group(g) => walk(g.stream()),
+            _ => false,
+        })
+    }
+    walk(ty.to_token_stream())
+}
+
+fn expand_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let f = parse_fn(item)?;
+    let clauses = parse_clauses(attr)?;
+    if let Some(c) = &f.sig.constness {
+        return Err(syn::Error::new(
+            c.span,
+            "`#[elide::checked]` cannot be used on a `const fn`: checks read the run-time debug mode",
+        ));
+    }
+    let has_ensures = clauses.iter().any(|c| c.side == Side::Ensures);
+    if has_ensures {
+        if let ReturnType::Type(_, ty) = &f.sig.output {
+            if matches!(**ty, Type::Never(_)) {
+                return Err(syn::Error::new(
+                    ty.span(),
+                    "`ensures` needs a return value, but this function never returns",
+                ));
+            }
+        }
+    }
+    // The return type as a `let` annotation, unless it cannot be written
+    // there (`impl Trait`): then it is inferred from the body.
+    let ret_ty: Option<TokenStream> = match &f.sig.output {
+        ReturnType::Default => Some(quote!(())),
+        ReturnType::Type(_, ty) if has_impl_trait(ty) => None,
+        ReturnType::Type(_, ty) => Some(ty.to_token_stream()),
+    };
+    let live = live_fn(&f, &clauses, ret_ty.as_ref());
+    let dead = dead_fn(&f, &clauses, ret_ty.as_ref());
+    let p = Presence::checks();
+    Ok(match (p.debug, p.release) {
+        (true, true) => live,
+        (false, false) => dead,
+        // Twins selected by the user crate's `debug_assertions`.
+        (true, false) => quote!(#[cfg(debug_assertions)] #live #[cfg(not(debug_assertions))] #dead),
+        (false, true) => quote!(#[cfg(not(debug_assertions))] #live #[cfg(debug_assertions)] #dead),
+    })
+}
+
+/// The function with a new body, attributes, visibility and signature kept.
+fn with_body(f: &ItemFn, body: TokenStream) -> TokenStream {
+    let outer = f
+        .attrs
+        .iter()
+        .filter(|a| matches!(a.style, AttrStyle::Outer));
+    let inner = f
+        .attrs
+        .iter()
+        .filter(|a| !matches!(a.style, AttrStyle::Outer));
+    let (vis, sig) = (&f.vis, &f.sig);
+    quote! {
+        #(#outer)*
+        #vis #sig {
+            #(#inner)*
+            #body
+        }
+    }
+}
+
+fn live_fn(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> TokenStream {
+    let name = f.sig.ident.to_string();
+    let pre = clauses
+        .iter()
+        .filter(|c| c.side == Side::Requires)
+        .map(|c| condition(c, &name));
+    let post: Vec<_> = clauses
+        .iter()
+        .filter(|c| c.side == Side::Ensures)
+        .map(|c| condition(c, &name))
+        .collect();
+    let cs = quote! {
+        static __ELIDE_CS: ::elide::__private::Callsite = ::elide::__private::Callsite::new(
+            ::elide::__private::Metadata::new(
+                ::elide::__private::Kind::Check,
+                ::elide::Level::Error,
+                ::core::module_path!(),
+                ::core::module_path!(),
+                ::core::file!(),
+                ::core::line!(),
+                #name,
+            )
+        );
+    };
+    let enter = quote! {
+        1u8 <= ::elide::__private::Callsite::interest(&__ELIDE_CS)
+            && ::elide::__private::checked_enter(&__ELIDE_CS, || { #(#pre)* })
+    };
+    let stmts = &f.block.stmts;
+    let body = if post.is_empty() {
+        quote! {
+            #cs
+            if #enter {}
+            #(#stmts)*
+        }
+    } else {
+        let block = &f.block;
+        let annot = ret_ty.map(|t| quote!(: #t));
+        let run = if f.sig.asyncness.is_some() {
+            let turbofish = ret_ty.map(|t| quote!(::<#t, _>));
+            quote!(::elide::__private::async_body #turbofish (async #block).await)
+        } else {
+            quote!(::elide::__private::body(|| #block))
+        };
+        quote! {
+            #cs
+            let __elide_on: bool = #enter;
+            let __elide_ret #annot = #run;
+            if __elide_on {
+                ::elide::__private::checked_exit(|| { #(#post)* });
+            }
+            __elide_ret
+        }
+    };
+    with_body(f, body)
+}
+
+/// One condition's check and failure report. Spanned at the condition, so
+/// the panic location (through `#[track_caller]`) and type errors point at
+/// it.
+fn condition(c: &Clause, fn_name: &str) -> TokenStream {
+    let cond = &c.cond;
+    let (value, what) = match c.side {
+        Side::Requires => (quote!(#cond), format!("precondition of `{fn_name}` failed")),
+        Side::Ensures => (
+            quote!(::elide::__private::ensures(&__elide_ret, #cond)),
+            format!("postcondition of `{fn_name}` failed"),
+        ),
+    };
+    let text = &c.text;
+    let message = &c.message;
+    quote_spanned! {c.span=>
+        {
+            let __elide_ok: bool = #value;
+            if !__elide_ok {
+                static __ELIDE_META: ::elide::__private::Metadata = ::elide::__private::Metadata::new(
+                    ::elide::__private::Kind::Check,
+                    ::elide::Level::Error,
+                    ::core::module_path!(),
+                    ::core::module_path!(),
+                    ::core::file!(),
+                    ::core::line!(),
+                    #text,
+                );
+                ::elide::__private::fail(
+                    &__ELIDE_META,
+                    #what,
+                    "",
+                    |__elide_f: &mut dyn ::core::ops::FnMut(::core::fmt::Arguments<'_>)| __elide_f(#message),
+                );
+            }
+        }
+    }
+}
+
+/// The statically disabled function: the body as written, and the
+/// conditions only type-checked in a dead branch.
+fn dead_fn(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> TokenStream {
+    let checks = clauses.iter().map(|c| {
+        let cond = &c.cond;
+        let message = &c.message;
+        let typecheck = match (c.side, ret_ty) {
+            (Side::Requires, _) => quote_spanned!(c.span=> let _: bool = #cond;),
+            (Side::Ensures, Some(t)) => {
+                quote_spanned!(c.span=> ::elide::__private::type_check_ensures::<#t, _>(#cond);)
+            }
+            // `impl Trait` cannot be named here; the closure goes unchecked.
+            (Side::Ensures, None) => quote!(),
+        };
+        quote! {
+            #typecheck
+            let _ = #message;
+        }
+    });
+    let stmts = &f.block.stmts;
+    with_body(
+        f,
+        quote! {
+            if false {
+                #(#checks)*
+            }
+            #(#stmts)*
+        },
+    )
+}

@@ -1,0 +1,145 @@
+//! The source text of a condition, as the user wrote it, for check failures.
+//!
+//! `stringify!` on tokens that went through a proc macro prints them with its
+//! own spacing (`v [0] > - 1`, `| x | x * 2`). Joining spans to read the text
+//! directly is nightly-only, but `Span::source_text` is stable. So the text of
+//! an enclosing span (the whole macro call, or a parenthesised group) is
+//! walked token by token: each token must follow the previous one with only
+//! whitespace or comments between, which pins down where every top-level
+//! token starts and ends in the original text. If anything does not line up
+//! (tokens produced by another macro, for instance), callers fall back to the
+//! token printer.
+
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use syn::buffer::Cursor;
+use syn::parse::ParseStream;
+
+/// The original text of a token stream, with the extent of each top-level
+/// token.
+pub struct Source {
+    text: String,
+    ranges: Vec<(usize, usize)>,
+}
+
+impl Source {
+    /// The text of a function-like macro's input, read from the macro call
+    /// (`path!(..)`: the input starts after the delimiter that follows `!`).
+    pub fn of_call(input: &TokenStream) -> Option<Source> {
+        let text = Span::call_site().source_text()?;
+        let mut pos = skip_trivia(&text, text.find('!')? + 1);
+        if !matches!(text[pos..].chars().next()?, '(' | '[' | '{') {
+            return None;
+        }
+        pos += 1;
+        Source::build(input, text, pos)
+    }
+
+    /// The text inside a delimited group.
+    pub fn of_group(g: &Group) -> Option<Source> {
+        let text = g.span().source_text()?;
+        if !matches!(text.chars().next()?, '(' | '[' | '{') {
+            return None;
+        }
+        Source::build(&g.stream(), text, 1)
+    }
+
+    fn build(tokens: &TokenStream, text: String, mut pos: usize) -> Option<Source> {
+        let mut ranges = Vec::new();
+        for tt in tokens.clone() {
+            let start = skip_trivia(&text, pos);
+            pos = walk_tree(&tt, &text, pos)?;
+            ranges.push((start, pos));
+        }
+        Some(Source { text, ranges })
+    }
+
+    /// The text of `count` top-level tokens starting at token `first`.
+    pub fn slice(&self, first: usize, count: usize) -> Option<&str> {
+        let a = self.ranges.get(first)?.0;
+        let b = self.ranges.get((first + count).checked_sub(1)?)?.1;
+        Some(&self.text[a..b])
+    }
+}
+
+/// Position in a parse: how many top-level tokens precede the cursor.
+pub fn index(start: Cursor, now: Cursor) -> usize {
+    let mut c = start;
+    let mut n = 0;
+    while c < now {
+        match c.token_tree() {
+            Some((_, next)) => c = next,
+            None => break,
+        }
+        n += 1;
+    }
+    n
+}
+
+/// Parses one item and reports the top-level token range it covered,
+/// counted from `start`.
+pub fn parse_counted<T>(
+    input: ParseStream,
+    start: Cursor,
+    parse: impl FnOnce(ParseStream) -> syn::Result<T>,
+) -> syn::Result<(T, usize, usize)> {
+    let first = index(start, input.cursor());
+    let value = parse(input)?;
+    let count = index(start, input.cursor()) - first;
+    Ok((value, first, count))
+}
+
+/// The text for an item found with [`parse_counted`], or its token rendering.
+pub fn text_or_tokens(
+    source: Option<&Source>,
+    first: usize,
+    count: usize,
+    tokens: &dyn quote::ToTokens,
+) -> String {
+    source
+        .and_then(|s| s.slice(first, count))
+        .map(str::to_owned)
+        .unwrap_or_else(|| tokens.to_token_stream().to_string())
+}
+
+fn walk_tree(tt: &TokenTree, text: &str, pos: usize) -> Option<usize> {
+    match tt {
+        TokenTree::Group(g) => {
+            let (open, close) = match g.delimiter() {
+                Delimiter::Parenthesis => ("(", ")"),
+                Delimiter::Bracket => ("[", "]"),
+                Delimiter::Brace => ("{", "}"),
+                // Invisible groups come from macro substitution: the text
+                // is elsewhere.
+                Delimiter::None => return None,
+            };
+            let mut pos = expect(text, pos, open)?;
+            for inner in g.stream() {
+                pos = walk_tree(&inner, text, pos)?;
+            }
+            expect(text, pos, close)
+        }
+        other => expect(text, pos, &other.to_string()),
+    }
+}
+
+/// Skips trivia, then requires `token` at the cursor.
+fn expect(text: &str, pos: usize, token: &str) -> Option<usize> {
+    let at = skip_trivia(text, pos);
+    text[at..].starts_with(token).then(|| at + token.len())
+}
+
+/// Skips whitespace, `// ..` and `/* .. */` comments.
+fn skip_trivia(text: &str, mut pos: usize) -> usize {
+    loop {
+        let rest = &text[pos..];
+        let trimmed = rest.trim_start();
+        pos += rest.len() - trimmed.len();
+        if trimmed.starts_with("//") {
+            pos += trimmed.find('\n').unwrap_or(trimmed.len());
+        } else if let Some(body) = trimmed.strip_prefix("/*") {
+            pos += 2 + body.find("*/").map_or(body.len(), |i| i + 2);
+        } else {
+            return pos;
+        }
+    }
+}
