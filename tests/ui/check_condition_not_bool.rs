@@ -1,0 +1,4 @@
+fn main() {
+    let n = 3;
+    elide::check!(n, "n must be non-zero");
+}

@@ -1,0 +1,4 @@
+fn main() {
+    let a = 1;
+    elide::check_eq!(a);
+}

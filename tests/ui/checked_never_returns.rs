@@ -1,0 +1,6 @@
+#[elide::checked(ensures(|r| true))]
+fn f() -> ! {
+    loop {}
+}
+
+fn main() {}

@@ -1,0 +1,3 @@
+fn main() {
+    let _ = elide::debug_mode!("my_app");
+}
