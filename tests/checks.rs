@@ -218,19 +218,35 @@ fn failed_check_panics_with_location_condition_and_message() {
 fn condition_text_is_the_source_text() {
     let (_g, mem) = setup(true);
     elide::set_check_failure(CheckFailure::Log);
-    let v = [1, 2, 3];
-    check!(v.iter().map(|x| x * 2).sum::<i32>() == 7 /* six */);
-    check!(v.len() > 10);
-    check_eq!(v[0], -1_i32 + 1);
+    failing_checks_as_written();
     let names: Vec<_> = check_records(&mem).into_iter().map(|r| r.name).collect();
     assert_eq!(
         names,
         [
             "v.iter().map(|x| x * 2).sum::<i32>() == 7",
-            "v.len()\n            > 10",
+            "v.len() > 10",
             "v[0] == -1_i32 + 1",
+            "s == \"a  b\" && { let t = s.trim(); t.is_empty() }",
         ]
     );
+}
+
+/// Odd spacing, comments and line breaks on purpose: the condition text
+/// keeps every token as written and turns each gap into one space.
+#[rustfmt::skip]
+fn failing_checks_as_written() {
+    let v = [1, 2, 3];
+    let s = "a b";
+    check!(v.iter().map(|x| x * 2).sum::<i32>() == 7 /* six */);
+    check!(
+        v.len()   /* three */
+            > 10
+    );
+    check_eq!(v[0],-1_i32 + 1);
+    check!(s == "a  b" && {
+        let t = s.trim();
+        t.is_empty()
+    });
 }
 
 #[test]

@@ -13,8 +13,8 @@
 //! This crate knows syntax only; every run-time decision lives in `elide`.
 
 mod args;
-mod gate;
 mod checked;
+mod gate;
 mod site;
 mod source_text;
 

@@ -14,11 +14,13 @@ use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use syn::buffer::Cursor;
 use syn::parse::ParseStream;
 
-/// The original text of a token stream, with the extent of each top-level
-/// token.
+/// The original text of a token stream, top-level token by top-level token.
+/// Each token keeps its text exactly (literals included); the whitespace and
+/// comments between tokens become one space, so a condition written over
+/// several lines reads as one.
 pub struct Source {
-    text: String,
-    ranges: Vec<(usize, usize)>,
+    /// Per top-level token: whether trivia precedes it, and its text.
+    tokens: Vec<(bool, String)>,
 }
 
 impl Source {
@@ -31,7 +33,7 @@ impl Source {
             return None;
         }
         pos += 1;
-        Source::build(input, text, pos)
+        Source::build(input, &text, pos)
     }
 
     /// The text inside a delimited group.
@@ -40,24 +42,32 @@ impl Source {
         if !matches!(text.chars().next()?, '(' | '[' | '{') {
             return None;
         }
-        Source::build(&g.stream(), text, 1)
+        Source::build(&g.stream(), &text, 1)
     }
 
-    fn build(tokens: &TokenStream, text: String, mut pos: usize) -> Option<Source> {
-        let mut ranges = Vec::new();
+    fn build(tokens: &TokenStream, text: &str, mut pos: usize) -> Option<Source> {
+        let mut out = Vec::new();
         for tt in tokens.clone() {
-            let start = skip_trivia(&text, pos);
-            pos = walk_tree(&tt, &text, pos)?;
-            ranges.push((start, pos));
+            let start = skip_trivia(text, pos);
+            let gap = start > pos;
+            let mut rendered = String::new();
+            pos = walk_tree(&tt, text, start, &mut rendered)?;
+            out.push((gap, rendered));
         }
-        Some(Source { text, ranges })
+        Some(Source { tokens: out })
     }
 
     /// The text of `count` top-level tokens starting at token `first`.
-    pub fn slice(&self, first: usize, count: usize) -> Option<&str> {
-        let a = self.ranges.get(first)?.0;
-        let b = self.ranges.get((first + count).checked_sub(1)?)?.1;
-        Some(&self.text[a..b])
+    pub fn slice(&self, first: usize, count: usize) -> Option<String> {
+        let parts = self.tokens.get(first..first.checked_add(count)?)?;
+        let mut out = String::new();
+        for (i, (gap, text)) in parts.iter().enumerate() {
+            if *gap && i > 0 {
+                out.push(' ');
+            }
+            out.push_str(text);
+        }
+        (!out.is_empty()).then_some(out)
     }
 }
 
@@ -97,11 +107,12 @@ pub fn text_or_tokens(
 ) -> String {
     source
         .and_then(|s| s.slice(first, count))
-        .map(str::to_owned)
         .unwrap_or_else(|| tokens.to_token_stream().to_string())
 }
 
-fn walk_tree(tt: &TokenTree, text: &str, pos: usize) -> Option<usize> {
+/// Matches one token tree against `text` from `pos`, appending its text
+/// (with trivia inside it normalised) to `out`; returns the end offset.
+fn walk_tree(tt: &TokenTree, text: &str, pos: usize, out: &mut String) -> Option<usize> {
     match tt {
         TokenTree::Group(g) => {
             let (open, close) = match g.delimiter() {
@@ -112,20 +123,34 @@ fn walk_tree(tt: &TokenTree, text: &str, pos: usize) -> Option<usize> {
                 // is elsewhere.
                 Delimiter::None => return None,
             };
-            let mut pos = expect(text, pos, open)?;
+            let mut pos = expect(text, pos, open, out)?;
             for inner in g.stream() {
-                pos = walk_tree(&inner, text, pos)?;
+                pos = space(text, pos, out);
+                pos = walk_tree(&inner, text, pos, out)?;
             }
-            expect(text, pos, close)
+            pos = space(text, pos, out);
+            expect(text, pos, close, out)
         }
-        other => expect(text, pos, &other.to_string()),
+        other => expect(text, pos, &other.to_string(), out),
     }
 }
 
-/// Skips trivia, then requires `token` at the cursor.
-fn expect(text: &str, pos: usize, token: &str) -> Option<usize> {
-    let at = skip_trivia(text, pos);
-    text[at..].starts_with(token).then(|| at + token.len())
+/// Requires `token` at the cursor and appends it.
+fn expect(text: &str, pos: usize, token: &str, out: &mut String) -> Option<usize> {
+    if !text[pos..].starts_with(token) {
+        return None;
+    }
+    out.push_str(token);
+    Some(pos + token.len())
+}
+
+/// Skips trivia, writing one space for it if there was any.
+fn space(text: &str, pos: usize, out: &mut String) -> usize {
+    let next = skip_trivia(text, pos);
+    if next > pos {
+        out.push(' ');
+    }
+    next
 }
 
 /// Skips whitespace, `// ..` and `/* .. */` comments.
