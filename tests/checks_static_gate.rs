@@ -3,8 +3,7 @@
 //! from each `#[checked]` condition and from a `debug_mode!()` block. A
 //! marker's symbol is in the binary exactly when its site generated code.
 //!
-//! Builds the fixture with cargo in its own target directory (a separate
-//! build, because features unify within one).
+//! The fixture is a separate build (features unify within one).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,10 +18,13 @@ const MARKERS: [&str; 4] = [
 /// Builds the fixture and returns the binary's bytes.
 fn build(release: bool, features: &str) -> Vec<u8> {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/static-gate");
-    let target: PathBuf = Path::new(env!("CARGO_TARGET_TMPDIR")).join("checks-static-gate");
+    // Shared with tests/static_gate.rs: the builds they have in common are
+    // reused (test binaries run one at a time; cargo locks the directory).
+    let target: PathBuf =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/static-gate-fixture");
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(&fixture)
-        .args(["build", "--quiet", "--locked", "--target-dir"])
+        .args(["build", "--quiet", "--target-dir"])
         .arg(&target);
     if release {
         cmd.arg("--release");
