@@ -209,3 +209,45 @@ fn shutdown_timeout_bounds_flush_behind_a_stuck_writer() {
     assert_eq!(text.lines().count(), 10);
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn async_lines_are_byte_for_byte_the_synchronous_ones() {
+    let _serial = serial();
+    for format in [
+        elide::format::Format::Radical,
+        elide::format::Format::Json,
+        elide::format::Format::Compact,
+    ] {
+        let async_path = temp_path("same-async");
+        let sync_path = temp_path("same-sync");
+        let sync = elide::sink::DurableFileSink::open(&sync_path)
+            .expect("open log")
+            .with_format(format);
+        let asynchronous = AsyncSink::file(&async_path)
+            .expect("open log")
+            .with_format(format);
+        elide::set_sinks([
+            Arc::new(sync) as Arc<dyn Sink>,
+            Arc::new(asynchronous) as Arc<dyn Sink>,
+        ]);
+        elide::set_level(LevelFilter::Info);
+        let path = std::path::Path::new("/tmp/a b");
+        let name = String::from("with \"quotes\" = and\nnewline");
+        for i in 0..3u64 {
+            elide::info!("static message");
+            elide::warn!(i, x = -1.5, ok = true, c = 'q', "owned {i} {name}");
+            elide::error!(p = %path.display(), d = ?name, s = name.as_str(), "ctl \u{7}");
+            elide::info!(big = u128::MAX, neg = i128::MIN, "many");
+        }
+        std::thread::spawn(|| elide::info!(t = 2, "another thread"))
+            .join()
+            .unwrap();
+        elide::flush();
+        let a = std::fs::read_to_string(&async_path).expect("read async log");
+        let s = std::fs::read_to_string(&sync_path).expect("read sync log");
+        assert_eq!(a.lines().count(), 13, "{format:?}");
+        assert_eq!(a, s, "{format:?}");
+        let _ = std::fs::remove_file(&async_path);
+        let _ = std::fs::remove_file(&sync_path);
+    }
+}

@@ -1,6 +1,7 @@
 //! Where records go: the [`Sink`] trait and the built-in sinks.
 
 mod r#async;
+mod captured;
 mod console;
 mod durable;
 mod file_mode;
