@@ -141,7 +141,7 @@ fn write_radical(record: &Record<'_>, out: &mut String) {
         epoch_secs(record.time()),
         record.target(),
         std::process::id(),
-        crate::record::thread_number(),
+        record.thread_id(),
         record.level(),
     );
     write_message(record, out);
@@ -218,7 +218,7 @@ fn write_json(record: &Record<'_>, out: &mut String) {
         out,
         ",\"pid\":{},\"tid\":{},\"msg\":\"",
         std::process::id(),
-        crate::record::thread_number()
+        record.thread_id()
     );
     let _ = JsonEscaped(out).write_fmt(*record.args());
     out.push_str("\",\"fields\":{");

@@ -86,7 +86,7 @@ pub use level::{Level, LevelFilter, ParseLevelError};
 pub use metadata::{Kind, Metadata};
 pub use namespace::env_prefix;
 pub use record::{thread_number, Record, ThreadInfo};
-pub use sink::Sink;
+pub use sink::{install_panic_hook, Sink};
 pub use stats::{report_write_error, stats, Stats};
 pub use value::{Field, ToValue, Value};
 

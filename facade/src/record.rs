@@ -18,6 +18,9 @@ pub struct Record<'a> {
     args: fmt::Arguments<'a>,
     fields: &'a [Field<'a>],
     time: OnceCell<SystemTime>,
+    /// The emitting thread's number when it is not the current thread
+    /// (a record rebuilt on a writer thread); 0 means "the current thread".
+    thread: u64,
 }
 
 impl<'a> Record<'a> {
@@ -36,6 +39,28 @@ impl<'a> Record<'a> {
             args,
             fields,
             time: OnceCell::new(),
+            thread: 0,
+        }
+    }
+
+    /// Fixes the record's time: for a record rebuilt away from its site
+    /// (an async writer formatting what a caller captured).
+    pub fn with_time(self, time: SystemTime) -> Record<'a> {
+        let _ = self.time.set(time);
+        self
+    }
+    /// Fixes the emitting thread's number (see [`thread_number`]), for a
+    /// record rebuilt on another thread.
+    pub fn with_thread(mut self, thread: u64) -> Record<'a> {
+        self.thread = thread;
+        self
+    }
+    /// The emitting thread's number: the one fixed with
+    /// [`with_thread`](Record::with_thread), else the current thread's.
+    pub fn thread_id(&self) -> u64 {
+        match self.thread {
+            0 => thread_number(),
+            n => n,
         }
     }
 
@@ -74,9 +99,13 @@ impl<'a> Record<'a> {
     pub fn time(&self) -> SystemTime {
         *self.time.get_or_init(SystemTime::now)
     }
-    /// The emitting thread (the caller's thread: records are built there).
+    /// The emitting thread (the caller's thread: records are built there;
+    /// for a record rebuilt elsewhere, its number only).
     pub fn thread(&self) -> ThreadInfo {
-        ThreadInfo::current()
+        match self.thread {
+            0 => ThreadInfo::current(),
+            id => ThreadInfo { id, name: None },
+        }
     }
 }
 

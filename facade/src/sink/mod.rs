@@ -1,14 +1,21 @@
 //! Where records go: the [`Sink`] trait and the built-in sinks.
 
+mod r#async;
+mod captured;
 mod console;
+mod durable;
 mod file;
+mod file_mode;
 mod memory;
 mod null;
 
 pub use console::{ConsoleSink, Stream};
+pub use durable::{DurableFile, DurableFileSink};
 pub use file::FileSink;
+pub use file_mode::FileMode;
 pub use memory::{MemorySink, OwnedRecord, OwnedValue};
 pub use null::NullSink;
+pub use r#async::{install_panic_hook, AsyncSink, AsyncStats, Overflow, DEFAULT_CAPACITY};
 
 use crate::record::Record;
 use crate::LevelFilter;

@@ -1,0 +1,225 @@
+//! Durable logging, side by side in one run: N INFO lines that must end up
+//! on disk, through
+//! 1. elide's synchronous [`DurableFileSink`] (the caller waits for fsync),
+//! 2. elide's [`AsyncSink`] over a [`DurableFile`] (group commit),
+//! 3. `tracing` + `tracing-appender` `non_blocking` over a writer that
+//!    fsyncs each write (its only way to be durable).
+//!
+//! For each: caller latency per line (p50/p99/p999/max, in microseconds,
+//! measured with `Instant` around each call, so a timer read is included),
+//! caller wall time, time from the first line until everything is durable
+//! (the flush / guard drop returned with every line on disk), and lines
+//! missing from the file at that point.
+//!
+//! `cargo run --release -p elide-bench-sinks -- [--lines N] [--sync-lines M] [--dir D]`
+//! The synchronous row pays one fsync per line (milliseconds on some
+//! disks), so it runs `--sync-lines` lines (default 1,000); its per-call
+//! latencies do not depend on the count.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use elide::sink::{AsyncSink, DurableFile, DurableFileSink};
+use elide::{LevelFilter, Sink};
+
+struct Row {
+    name: String,
+    lines: usize,
+    latencies_ns: Vec<u64>,
+    caller_wall: Duration,
+    durable_after: Option<Duration>,
+    lost: usize,
+}
+
+fn pct(sorted: &[u64], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 * p) as usize).min(sorted.len() - 1);
+    sorted[i] as f64 / 1000.0
+}
+
+fn count_lines(path: &Path) -> usize {
+    std::fs::read(path)
+        .map(|b| b.iter().filter(|&&c| c == b'\n').count())
+        .unwrap_or(0)
+}
+
+fn fresh(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// Times each of `n` calls of `f(i)`; returns the latencies and the wall time.
+fn timed(n: usize, mut f: impl FnMut(u64)) -> (Vec<u64>, Duration, Instant) {
+    let mut lat = Vec::with_capacity(n);
+    let start = Instant::now();
+    for i in 0..n as u64 {
+        let t0 = Instant::now();
+        f(i);
+        lat.push(t0.elapsed().as_nanos() as u64);
+    }
+    (lat, start.elapsed(), start)
+}
+
+fn elide_sync(dir: &Path, n: usize) -> Row {
+    let path = fresh(dir, "elide-sync.log");
+    let sink = Arc::new(DurableFileSink::open(&path).expect("open log"));
+    elide::set_sinks([sink as Arc<dyn Sink>]);
+    let (lat, wall, start) = timed(n, |i| elide::info!(seq = i, "record {i}"));
+    elide::flush();
+    let durable = start.elapsed();
+    let lost = n - count_lines(&path);
+    Row {
+        name: "elide DurableFileSink (sync, fsync per record)".into(),
+        lines: n,
+        latencies_ns: lat,
+        caller_wall: wall,
+        durable_after: (lost == 0).then_some(durable),
+        lost,
+    }
+}
+
+fn elide_async(dir: &Path, n: usize, prealloc: Option<usize>) -> Row {
+    let path = fresh(dir, "elide-async.log");
+    let mut sink = AsyncSink::new(DurableFile::open(&path).expect("open log"));
+    let mut name = "elide AsyncSink + DurableFile (group commit), defaults".to_owned();
+    if let Some(p) = prealloc {
+        sink = sink.with_preallocated(p);
+        name = format!("elide AsyncSink + DurableFile (group commit), with_preallocated({p})");
+    }
+    let sink = Arc::new(sink);
+    elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
+    // What a program's `init()` guard does at exit: flush, no time limit.
+    let (lat, wall, start) = timed(n, |i| elide::info!(seq = i, "record {i}"));
+    elide::flush();
+    let durable = start.elapsed();
+    let lost = n - count_lines(&path);
+    let stats = sink.stats();
+    assert_eq!(stats.dropped + stats.failed, 0, "{stats:?}");
+    elide::set_sinks([]);
+    Row {
+        name,
+        lines: n,
+        latencies_ns: lat,
+        caller_wall: wall,
+        durable_after: (lost == 0).then_some(durable),
+        lost,
+    }
+}
+
+/// A file that is durable the only way a plain `Write` can be: fsync after
+/// every write.
+struct FsyncEachWrite(File);
+
+impl Write for FsyncEachWrite {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.0.write(buf)?;
+        self.0.sync_data()?;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.sync_data()
+    }
+}
+
+fn tracing_appender_row(dir: &Path, n: usize) -> Row {
+    let path = fresh(dir, "tracing-appender.log");
+    let file = File::options()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .expect("open log");
+    let (writer, guard) = tracing_appender::non_blocking(FsyncEachWrite(file));
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(writer)
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    let (lat, wall, start) = tracing::subscriber::with_default(subscriber, || {
+        timed(n, |i| tracing::info!(seq = i, "record {i}"))
+    });
+    // The guard's drop is tracing-appender's flush at exit.
+    drop(guard);
+    let at_exit = start.elapsed();
+    let lost = n - count_lines(&path);
+    Row {
+        name: "tracing + tracing-appender non_blocking (fsync per write)".into(),
+        lines: n,
+        latencies_ns: lat,
+        caller_wall: wall,
+        durable_after: (lost == 0).then_some(at_exit),
+        lost,
+    }
+}
+
+fn timer_overhead(n: usize) -> Row {
+    let (lat, wall, _) = timed(n, |i| {
+        std::hint::black_box(i);
+    });
+    Row {
+        name: "(timer alone: Instant around an empty call)".into(),
+        lines: n,
+        latencies_ns: lat,
+        caller_wall: wall,
+        durable_after: None,
+        lost: 0,
+    }
+}
+
+fn print(rows: &mut [Row]) {
+    println!(
+        "| sink | lines | caller p50 (us) | p99 | p999 | max | caller wall (ms) | all durable after (ms) | lost |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for r in rows {
+        r.latencies_ns.sort_unstable();
+        let l = &r.latencies_ns;
+        let durable = match (r.durable_after, r.lost) {
+            (Some(d), _) => format!("{:.1}", d.as_secs_f64() * 1e3),
+            (None, 0) => "-".into(),
+            (None, _) => "never (lost at exit)".into(),
+        };
+        println!(
+            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.1} | {:.1} | {} | {} |",
+            r.name,
+            r.lines,
+            pct(l, 0.50),
+            pct(l, 0.99),
+            pct(l, 0.999),
+            *l.last().unwrap() as f64 / 1000.0,
+            r.caller_wall.as_secs_f64() * 1e3,
+            durable,
+            r.lost
+        );
+    }
+}
+
+fn main() {
+    let mut lines = 50_000usize;
+    let mut sync_lines = 1_000usize;
+    let mut dir = std::env::temp_dir().join("elide-bench-sinks");
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let v = args.next().unwrap_or_default();
+        match a.as_str() {
+            "--lines" => lines = v.parse().expect("--lines N"),
+            "--sync-lines" => sync_lines = v.parse().expect("--sync-lines N"),
+            "--dir" => dir = PathBuf::from(v),
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    std::fs::create_dir_all(&dir).expect("create bench dir");
+    elide::set_level(LevelFilter::Info);
+    let mut rows = vec![
+        timer_overhead(lines),
+        elide_sync(&dir, sync_lines),
+        elide_async(&dir, lines, None),
+        elide_async(&dir, lines, Some(lines.max(1))),
+        tracing_appender_row(&dir, lines),
+    ];
+    print(&mut rows);
+    // tracing-appender's worker may still be fsyncing: exit without it.
+    std::process::exit(0);
+}

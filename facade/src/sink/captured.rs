@@ -1,0 +1,210 @@
+//! A record captured on the caller's thread and formatted later, on an
+//! async writer thread.
+//!
+//! The caller keeps only what borrows its data or changes with time: the
+//! message and `Display`/`Debug` fields are rendered into a text buffer,
+//! typed fields are copied, time and thread are read. The layout (time
+//! formatting, pid, level, escaping) is left to the writer. Buffers come
+//! from a pool the writer refills, so steady state allocates nothing.
+
+use std::fmt::Write;
+use std::time::SystemTime;
+
+use crate::format::Format;
+use crate::metadata::Metadata;
+use crate::record::Record;
+use crate::value::{Field, Value};
+use crate::Level;
+
+/// Buffers kept out of text larger than this are freed rather than pooled.
+const MAX_POOLED_TEXT: usize = 4 * 1024;
+/// Field buffers longer than this are freed rather than pooled.
+const MAX_POOLED_FIELDS: usize = 64;
+
+/// A field value without borrows: text lives in [`Store::text`].
+#[derive(Clone, Copy)]
+enum Slot {
+    I64(i64),
+    U64(u64),
+    I128(i128),
+    U128(u128),
+    F64(f64),
+    Bool(bool),
+    Char(char),
+    /// A string field, `text[start..end]`.
+    Str(usize, usize),
+    /// A rendered `Display` or `Debug` field, `text[start..end]`.
+    Rendered(usize, usize),
+}
+
+/// Reusable storage of a captured record.
+#[derive(Default)]
+pub(crate) struct Store {
+    text: String,
+    fields: Vec<(&'static str, Slot)>,
+}
+
+impl Store {
+    /// An empty store sized for a typical record (a short message, two
+    /// fields), allocated up front so callers need not.
+    pub(crate) fn sized() -> Store {
+        Store {
+            text: String::with_capacity(64),
+            fields: Vec::with_capacity(2),
+        }
+    }
+    /// Empties the store for reuse; `None` if it grew too big to keep.
+    pub(crate) fn recycle(mut self) -> Option<Store> {
+        if self.text.capacity() > MAX_POOLED_TEXT || self.fields.capacity() > MAX_POOLED_FIELDS {
+            return None;
+        }
+        self.text.clear();
+        self.fields.clear();
+        Some(self)
+    }
+}
+
+enum Message {
+    /// The format string had no arguments.
+    Static(&'static str),
+    /// `text[..end]`.
+    Text(usize),
+}
+
+/// What the writer needs to format a record.
+pub(crate) struct Captured {
+    meta: &'static Metadata,
+    level: Level,
+    time: SystemTime,
+    thread: u64,
+    message: Message,
+    store: Store,
+}
+
+impl Captured {
+    /// Captures `record` into `store` (which must be empty).
+    pub(crate) fn capture(record: &Record<'_>, mut store: Store) -> Captured {
+        let message = match record.args().as_str() {
+            Some(s) => Message::Static(s),
+            None => {
+                let _ = store.text.write_fmt(*record.args());
+                Message::Text(store.text.len())
+            }
+        };
+        for &(key, value) in record.fields() {
+            let text = &mut store.text;
+            let start = text.len();
+            let slot = match value {
+                Value::I64(n) => Slot::I64(n),
+                Value::U64(n) => Slot::U64(n),
+                Value::I128(n) => Slot::I128(n),
+                Value::U128(n) => Slot::U128(n),
+                Value::F64(n) => Slot::F64(n),
+                Value::Bool(b) => Slot::Bool(b),
+                Value::Char(c) => Slot::Char(c),
+                Value::Str(s) => {
+                    text.push_str(s);
+                    Slot::Str(start, text.len())
+                }
+                Value::Display(d) => {
+                    let _ = write!(text, "{d}");
+                    Slot::Rendered(start, text.len())
+                }
+                Value::Debug(d) => {
+                    let _ = write!(text, "{d:?}");
+                    Slot::Rendered(start, text.len())
+                }
+            };
+            store.fields.push((key, slot));
+        }
+        Captured {
+            meta: record.metadata(),
+            level: record.level(),
+            time: record.time(),
+            thread: record.thread_id(),
+            message,
+            store,
+        }
+    }
+
+    /// The storage, for reuse, when the record is dropped unwritten.
+    pub(crate) fn into_store(self) -> Store {
+        self.store
+    }
+
+    /// Appends the formatted line to `out` and gives the storage back.
+    /// `scratch` keeps its allocations from record to record.
+    pub(crate) fn write(self, format: Format, out: &mut String, scratch: &mut Scratch) -> Store {
+        let text = self.store.text.as_str();
+        let message = match self.message {
+            Message::Static(s) => s,
+            Message::Text(end) => &text[..end],
+        };
+        // Rendered fields are passed as `Display` of their text, which gives
+        // the same bytes as the original in every format; `dyn Display`
+        // needs a sized referent, hence the list of `&str`.
+        let mut rendered: Vec<&str> = relifetime(std::mem::take(&mut scratch.rendered));
+        rendered.extend(
+            self.store
+                .fields
+                .iter()
+                .filter_map(|&(_, slot)| match slot {
+                    Slot::Rendered(a, b) => Some(&text[a..b]),
+                    _ => None,
+                }),
+        );
+        let mut fields: Vec<Field<'_>> = relifetime(std::mem::take(&mut scratch.fields));
+        let mut next_rendered = rendered.iter();
+        fields.extend(self.store.fields.iter().map(|&(key, slot)| {
+            let value = match slot {
+                Slot::I64(n) => Value::I64(n),
+                Slot::U64(n) => Value::U64(n),
+                Slot::I128(n) => Value::I128(n),
+                Slot::U128(n) => Value::U128(n),
+                Slot::F64(n) => Value::F64(n),
+                Slot::Bool(b) => Value::Bool(b),
+                Slot::Char(c) => Value::Char(c),
+                Slot::Str(a, b) => Value::Str(&text[a..b]),
+                Slot::Rendered(..) => match next_rendered.next() {
+                    Some(s) => Value::Display(s),
+                    None => Value::Str(""),
+                },
+            };
+            (key, value)
+        }));
+        format.write(
+            &Record::new(self.meta, self.level, format_args!("{message}"), &fields)
+                .with_time(self.time)
+                .with_thread(self.thread),
+            out,
+        );
+        scratch.fields = relifetime(fields);
+        scratch.rendered = relifetime(rendered);
+        self.store
+    }
+}
+
+/// The writer's reusable lists for rebuilding records.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    fields: Vec<Field<'static>>,
+    rendered: Vec<&'static str>,
+}
+
+/// Empties a list and lets it hold items of another lifetime, keeping its
+/// allocation (the collect runs in place: same size and alignment).
+fn relifetime<'b, T: Relifetime<'b>>(mut v: Vec<T>) -> Vec<T::As> {
+    v.clear();
+    v.into_iter().map(|_| unreachable!("emptied")).collect()
+}
+
+/// The same type at another lifetime.
+trait Relifetime<'b> {
+    type As;
+}
+impl<'b> Relifetime<'b> for Field<'_> {
+    type As = Field<'b>;
+}
+impl<'b> Relifetime<'b> for &str {
+    type As = &'b str;
+}

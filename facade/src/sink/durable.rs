@@ -1,0 +1,265 @@
+//! Durable file output: a record counts as written only once `sync_data`
+//! has returned for it.
+//!
+//! Two pieces:
+//! - [`DurableFile`], an [`io::Write`] whose `flush` is `sync_data`. Put it
+//!   behind an [`AsyncSink`](crate::sink::AsyncSink): the writer thread
+//!   writes a whole batch of queued lines and flushes once, so one fsync
+//!   commits the batch (group commit) and callers never wait for the disk.
+//! - [`DurableFileSink`], a synchronous sink: `emit` returns only when the
+//!   record is on disk. Threads emitting at the same time share one fsync
+//!   (leader/follower group commit); a single thread pays one fsync per
+//!   record.
+
+use std::cell::RefCell;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use crate::format::Format;
+use crate::record::Record;
+use crate::sink::Sink;
+use crate::LevelFilter;
+
+fn open_append(path: &Path) -> io::Result<File> {
+    OpenOptions::new().create(true).append(true).open(path)
+}
+
+/// `fsync` is meaningless on pipes, sockets and terminals (Linux answers
+/// `EINVAL`); there is nothing more to make durable, so that is not an error.
+fn sync(file: &File) -> io::Result<()> {
+    match file.sync_data() {
+        Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(()),
+        other => other,
+    }
+}
+
+/// A file whose [`flush`](Write::flush) makes everything written so far
+/// durable (`sync_data`). Writes go straight to the OS, unbuffered: the
+/// caller (normally an [`AsyncSink`](crate::sink::AsyncSink) writer thread)
+/// already hands over whole batches.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use elide::sink::{AsyncSink, DurableFile};
+/// let sink = AsyncSink::new(DurableFile::open("app.log")?).with_name("app.log");
+/// elide::set_sinks([Arc::new(sink) as Arc<dyn elide::Sink>]);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct DurableFile {
+    file: File,
+    path: PathBuf,
+}
+
+impl DurableFile {
+    /// Opens `path` for appending, creating it if needed.
+    pub fn open(path: impl AsRef<Path>) -> io::Result<DurableFile> {
+        let path = path.as_ref().to_path_buf();
+        Ok(DurableFile {
+            file: open_append(&path)?,
+            path,
+        })
+    }
+    /// Wraps an already open file (`path` is used in error reports).
+    pub fn from_file(file: File, path: impl Into<PathBuf>) -> DurableFile {
+        DurableFile {
+            file,
+            path: path.into(),
+        }
+    }
+    /// The path given when opening.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Write for DurableFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.file.write_all(buf)
+    }
+    /// `sync_data`: returns once the bytes written so far are on disk.
+    fn flush(&mut self) -> io::Result<()> {
+        sync(&self.file)
+    }
+}
+
+/// Lines appended by callers and not yet committed, plus the commit progress.
+struct Pending {
+    /// Formatted lines waiting for the next commit.
+    lines: String,
+    /// An empty buffer to swap in, so steady state allocates nothing.
+    spare: String,
+    /// Records appended so far (a ticket per record).
+    appended: u64,
+    /// Records whose commit finished (durable, or failed and counted).
+    committed: u64,
+    /// Whether a thread is writing and syncing right now.
+    syncing: bool,
+}
+
+/// A synchronous durable file sink: [`emit`](Sink::emit) returns only after
+/// the record's line has been written and `sync_data` has returned.
+///
+/// Concurrent callers share fsyncs: the first caller to find no commit in
+/// progress writes every pending line and syncs once, the others wait for
+/// that commit. This is the slow, simple guarantee (a single thread waits
+/// for one fsync per record); for durability without waiting put a
+/// [`DurableFile`] behind an [`AsyncSink`](crate::sink::AsyncSink) instead
+/// (see [`AsyncSink::durable_file`](crate::sink::AsyncSink::durable_file)).
+///
+/// Write errors are counted in [`stats`](DurableFileSink::failed) and
+/// reported once via [`report_write_error`](crate::report_write_error);
+/// the caller is never blocked by them.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use elide::sink::DurableFileSink;
+/// let sink = DurableFileSink::open("audit.log")?;
+/// elide::set_sinks([Arc::new(sink) as Arc<dyn elide::Sink>]);
+/// elide::warn!("on disk when this returns");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct DurableFileSink {
+    name: String,
+    format: Format,
+    level: LevelFilter,
+    file: Mutex<File>,
+    pending: Mutex<Pending>,
+    committed: Condvar,
+    written: AtomicU64,
+    failed: AtomicU64,
+}
+
+impl std::fmt::Debug for DurableFileSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DurableFileSink")
+            .field("name", &self.name)
+            .field("format", &self.format)
+            .field("level", &self.level)
+            .finish_non_exhaustive()
+    }
+}
+
+thread_local! {
+    static LINE: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl DurableFileSink {
+    /// Opens `path` for appending (creating it), RADICAL format, all levels.
+    pub fn open(path: impl AsRef<Path>) -> io::Result<DurableFileSink> {
+        let path = path.as_ref();
+        Ok(DurableFileSink::from_file(
+            open_append(path)?,
+            path.display().to_string(),
+        ))
+    }
+    /// Wraps an open file; `name` is used in error reports.
+    pub fn from_file(file: File, name: impl Into<String>) -> DurableFileSink {
+        DurableFileSink {
+            name: name.into(),
+            format: Format::Radical,
+            level: LevelFilter::Trace,
+            file: Mutex::new(file),
+            pending: Mutex::new(Pending {
+                lines: String::new(),
+                spare: String::new(),
+                appended: 0,
+                committed: 0,
+                syncing: false,
+            }),
+            committed: Condvar::new(),
+            written: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+        }
+    }
+    /// Sets the line format.
+    pub fn with_format(mut self, format: Format) -> DurableFileSink {
+        self.format = format;
+        self
+    }
+    /// Sets the most verbose level written.
+    pub fn with_level(mut self, level: LevelFilter) -> DurableFileSink {
+        self.level = level;
+        self
+    }
+    /// Records written and synced.
+    pub fn written(&self) -> u64 {
+        self.written.load(Ordering::Relaxed)
+    }
+    /// Records lost to a write or sync error.
+    pub fn failed(&self) -> u64 {
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    /// Appends `line` and returns once a commit covering it has finished.
+    fn commit_line(&self, line: &str) {
+        let mut p = lock(&self.pending);
+        p.lines.push_str(line);
+        p.appended += 1;
+        let ticket = p.appended;
+        while p.committed < ticket {
+            if p.syncing {
+                p = self.committed.wait(p).unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            // Lead a commit of everything pending, outside the lock so
+            // other callers keep appending meanwhile.
+            p.syncing = true;
+            let upto = p.appended;
+            let count = upto - p.committed;
+            let spare = std::mem::take(&mut p.spare);
+            let mut batch = std::mem::replace(&mut p.lines, spare);
+            drop(p);
+            let res = {
+                let mut file = lock(&self.file);
+                file.write_all(batch.as_bytes()).and_then(|()| sync(&file))
+            };
+            match res {
+                Ok(()) => self.written.fetch_add(count, Ordering::Relaxed),
+                Err(e) => {
+                    crate::report_write_error(&self.name, &e);
+                    self.failed.fetch_add(count, Ordering::Relaxed)
+                }
+            };
+            batch.clear();
+            p = lock(&self.pending);
+            p.spare = batch;
+            p.committed = upto;
+            p.syncing = false;
+            self.committed.notify_all();
+        }
+    }
+}
+
+impl Sink for DurableFileSink {
+    fn max_level(&self) -> LevelFilter {
+        self.level
+    }
+    fn emit(&self, record: &Record<'_>) {
+        // Format outside the lock, into a per-thread buffer.
+        LINE.with(|buf| match buf.try_borrow_mut() {
+            Ok(mut line) => {
+                line.clear();
+                self.format.write(record, &mut line);
+                self.commit_line(&line);
+            }
+            Err(_) => {
+                let mut line = String::new();
+                self.format.write(record, &mut line);
+                self.commit_line(&line);
+            }
+        });
+    }
+    /// Nothing to do: every `emit` already returned after its sync.
+    fn flush(&self) {}
+}

@@ -1,0 +1,125 @@
+//! Child process for the sink tests: logs through a durable or failing sink
+//! and exits the way a real program would. `sink_child <mode> [args]`.
+
+use std::fs::File;
+use std::io::Write;
+use std::sync::Arc;
+
+use elide::sink::{AsyncSink, DurableFile, DurableFileSink};
+use elide::{LevelFilter, Sink};
+
+/// A durable file that takes 20 ms more per sync.
+struct SlowDisk(DurableFile);
+
+impl Write for SlowDisk {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        self.0.flush()
+    }
+}
+
+fn install(sink: Arc<dyn Sink>) {
+    elide::set_sinks([sink]);
+    elide::set_level(LevelFilter::Info);
+}
+
+fn log_n(n: u64) {
+    for seq in 0..n {
+        elide::info!(seq, "record {seq}");
+    }
+}
+
+/// Prints the counters the parent checks.
+fn print_stats(extra: &str) {
+    let s = elide::stats();
+    println!("write_errors={} {extra}", s.write_errors);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
+    match arg(1) {
+        // Logs N durable records, drops the guard and exits at once.
+        "durable-exit" => {
+            let n: u64 = arg(3).parse().unwrap_or(50_000);
+            install(Arc::new(AsyncSink::durable_file(arg(2)).expect("open log")));
+            let guard = elide::init();
+            log_n(n);
+            drop(guard);
+            std::process::exit(0);
+        }
+        // A thread logs then panics; main aborts right after: only the
+        // panic hook's flush can have written the records.
+        "panic-hook" => {
+            let n: u64 = arg(3).parse().unwrap_or(1_000);
+            // A slow disk, so the queue is never empty when the thread panics.
+            let slow = SlowDisk(DurableFile::open(arg(2)).expect("open log"));
+            install(Arc::new(AsyncSink::new(slow).with_capacity(64)));
+            if arg(4) != "no-hook" {
+                elide::install_panic_hook();
+            }
+            let _ = std::thread::spawn(move || {
+                log_n(n);
+                panic!("boom");
+            })
+            .join();
+            std::process::abort();
+        }
+        // Every write fails with ENOSPC.
+        "dev-full-async" => {
+            let file = File::options()
+                .write(true)
+                .open("/dev/full")
+                .expect("open /dev/full");
+            let sink = Arc::new(AsyncSink::new(file).with_name("/dev/full"));
+            install(sink.clone());
+            log_n(1_000);
+            elide::flush();
+            log_n(1_000);
+            elide::flush();
+            let s = sink.stats();
+            print_stats(&format!(
+                "written={} failed={} dropped={}",
+                s.written, s.failed, s.dropped
+            ));
+        }
+        "dev-full-sync" => {
+            let file = File::options()
+                .write(true)
+                .open("/dev/full")
+                .expect("open /dev/full");
+            let sink = Arc::new(DurableFileSink::from_file(file, "/dev/full"));
+            install(sink.clone());
+            log_n(2_000);
+            print_stats(&format!(
+                "written={} failed={}",
+                sink.written(),
+                sink.failed()
+            ));
+        }
+        // stdout is a pipe the parent has closed: every write is EPIPE.
+        "closed-pipe" => {
+            let sink = Arc::new(AsyncSink::new(std::io::stdout()).with_name("stdout"));
+            install(sink.clone());
+            log_n(2_000);
+            elide::flush();
+            let s = sink.stats();
+            // stdout is gone: report on stderr.
+            let _ = writeln!(
+                std::io::stderr(),
+                "write_errors={} written={} failed={} dropped={}",
+                elide::stats().write_errors,
+                s.written,
+                s.failed,
+                s.dropped
+            );
+        }
+        other => {
+            eprintln!("sink_child: unknown mode {other:?}");
+            std::process::exit(2);
+        }
+    }
+}

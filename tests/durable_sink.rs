@@ -1,0 +1,118 @@
+//! Durable sinks as a program sees them, in child processes: every record
+//! on disk after the guard is dropped, and failing outputs that neither
+//! panic nor hang.
+
+use std::process::{Command, Output, Stdio};
+
+fn child() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sink_child"))
+}
+
+fn temp_path(name: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("elide-{}-{name}.log", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// `key=value` from the child's report line.
+fn stat(text: &str, key: &str) -> u64 {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("write_errors="))
+        .unwrap_or_else(|| panic!("no stats line in {text:?}"));
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key} in {line:?}"))
+}
+
+/// Asserts that the log holds exactly `seq=0..n`, each once, in order.
+fn assert_all_records(path: &std::path::Path, n: u64) {
+    let text = std::fs::read_to_string(path).expect("read log");
+    let seqs: Vec<u64> = text
+        .lines()
+        .filter_map(|l| l.rsplit(' ').next()?.strip_prefix("seq=")?.parse().ok())
+        .collect();
+    assert_eq!(seqs.len() as u64, n, "records on disk");
+    assert!(seqs.iter().copied().eq(0..n), "records out of order");
+}
+
+fn reports(stderr: &str, name: &str) -> usize {
+    stderr
+        .lines()
+        .filter(|l| l.contains(&format!("writing to {name} failed")))
+        .count()
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("run sink_child")
+}
+
+#[test]
+fn every_record_is_on_disk_after_the_guard_drops_and_the_process_exits() {
+    let path = temp_path("exit");
+    let out = run(child().arg("durable-exit").arg(&path).arg("50000"));
+    assert!(out.status.success(), "{out:?}");
+    assert_all_records(&path, 50_000);
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn panic_hook_flushes_before_the_process_dies() {
+    let path = temp_path("panic");
+    // Without the hook the abort loses the last batches (checked by hand
+    // with the child's `no-hook` argument); a backtrace would only slow the
+    // child down and give the writer time to finish anyway.
+    let out = run(child()
+        .arg("panic-hook")
+        .arg(&path)
+        .arg("1000")
+        .env("RUST_BACKTRACE", "0"));
+    assert!(!out.status.success(), "the child aborts");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("boom"));
+    assert_all_records(&path, 1_000);
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn dev_full_is_counted_and_reported_once_async() {
+    let out = run(child().arg("dev-full-async"));
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stat(&stdout, "written"), 0);
+    assert_eq!(stat(&stdout, "dropped"), 0);
+    assert_eq!(stat(&stdout, "failed"), 2_000);
+    assert!(stat(&stdout, "write_errors") >= 1);
+    assert_eq!(reports(&stderr, "/dev/full"), 1, "stderr: {stderr}");
+}
+
+#[test]
+fn dev_full_is_counted_and_reported_once_sync() {
+    let out = run(child().arg("dev-full-sync"));
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stat(&stdout, "written"), 0);
+    assert_eq!(stat(&stdout, "failed"), 2_000);
+    assert!(stat(&stdout, "write_errors") >= 1);
+    assert_eq!(reports(&stderr, "/dev/full"), 1, "stderr: {stderr}");
+}
+
+#[test]
+fn closed_pipe_is_counted_and_reported_once() {
+    let mut proc = child()
+        .arg("closed-pipe")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn sink_child");
+    drop(proc.stdout.take()); // the reader goes away
+    let out = proc.wait_with_output().expect("wait for sink_child");
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stat(&stderr, "failed") > 0, "stderr: {stderr}");
+    assert_eq!(stat(&stderr, "written") + stat(&stderr, "failed"), 2_000);
+    assert_eq!(stat(&stderr, "dropped"), 0);
+    assert_eq!(reports(&stderr, "stdout"), 1, "stderr: {stderr}");
+}
