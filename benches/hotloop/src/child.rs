@@ -4,7 +4,9 @@
 //! global subscriber, for one, can be set only once per process).
 //!
 //! - `--list`: one line per variant, `name<TAB>row<TAB>lib`;
-//! - `--child time NAME ROUND_MS ROUNDS`: ns per iteration of each round;
+//! - `--child time NAME ROUND_MS ROUNDS`: per round, ns per iteration of the
+//!   variant and of the bare loop run right after it (interleaved, so a
+//!   change in machine load between rounds hits both);
 //! - `--child count NAME N`: runs the loop N times (under callgrind).
 
 use std::time::{Duration, Instant};
@@ -52,9 +54,12 @@ pub fn serve(args: &[String], variants: &[Variant], row_suffix: &str) -> bool {
             match args.get(1).map(String::as_str) {
                 Some("time") => {
                     let v = find(args.get(2).map_or("", String::as_str));
+                    let bare = find("bare");
                     (v.setup)();
-                    for ns in time(v, Duration::from_millis(num(3)), num(4) as usize) {
-                        println!("{ns}");
+                    let round = Duration::from_millis(num(3));
+                    let (n, nb) = (calibrate(v, round), calibrate(bare, round));
+                    for _ in 0..num(4) {
+                        println!("{} {}", timed(v, n), timed(bare, nb));
                     }
                 }
                 Some("count") => {
@@ -75,26 +80,24 @@ fn fail(msg: &str) -> ! {
     std::process::exit(2)
 }
 
-/// Calibrates an iteration count so one round takes about `round`, then
-/// returns ns per iteration for each of `rounds` rounds.
-fn time(v: &Variant, round: Duration, rounds: usize) -> Vec<f64> {
-    let timed = |n: u64| {
-        (v.reset)();
-        let t = Instant::now();
-        (v.run)(n);
-        t.elapsed()
-    };
+/// ns per iteration of one round of `n` iterations.
+fn timed(v: &Variant, n: u64) -> f64 {
+    (v.reset)();
+    let t = Instant::now();
+    (v.run)(n);
+    t.elapsed().as_nanos() as f64 / n as f64
+}
+
+/// An iteration count for which one round takes about `round`.
+fn calibrate(v: &Variant, round: Duration) -> u64 {
     // Doubling also warms caches, the branch predictor and lazy state
     // (first hits resolve sites on their cold path).
     let mut n = 64u64;
-    let mut took = timed(n);
-    while took < round / 4 && n < 1 << 40 {
+    loop {
+        let took = timed(v, n) * n as f64;
+        if took >= round.as_nanos() as f64 / 4.0 || n >= 1 << 40 {
+            return ((n as f64 * round.as_nanos() as f64 / took.max(1.0)) as u64).max(1);
+        }
         n *= 2;
-        took = timed(n);
     }
-    let scale = round.as_secs_f64() / took.as_secs_f64().max(1e-9);
-    let n = ((n as f64 * scale) as u64).max(1);
-    (0..rounds)
-        .map(|_| timed(n).as_nanos() as f64 / n as f64)
-        .collect()
 }

@@ -12,7 +12,7 @@
 //! built here twice: release (opt-level 3) and dev (opt-level 0).
 //!
 //! Flags: `--csv PATH` (default `target/elide-bench.csv`), `--rounds N` (>= 5,
-//! default 7), `--round-ms MS` (default 20), `--filter TEXT` (variants whose
+//! default 11), `--round-ms MS` (default 20), `--filter TEXT` (variants whose
 //! name or row contains TEXT), `--no-callgrind`, `--no-static`.
 
 mod child;
@@ -68,13 +68,14 @@ fn main() {
                 continue;
             }
             eprintln!("timing    {row} / {lib}");
-            let ns = time(bin, &name, &opts);
+            let (ns, bare_ns) = time(bin, &name, &opts);
             measured.push(Measured {
                 bin: bin.clone(),
                 name,
                 row,
                 lib,
                 ns,
+                bare_ns,
                 ir: None,
             });
         }
@@ -101,7 +102,7 @@ fn main() {
 fn parse(args: &[String]) -> Options {
     let mut o = Options {
         csv: target_root().join("elide-bench.csv"),
-        rounds: 7,
+        rounds: 11,
         round_ms: 20,
         filter: None,
         callgrind: true,
@@ -233,15 +234,19 @@ fn list(bin: &Path) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn time(bin: &Path, name: &str, o: &Options) -> Vec<f64> {
+/// ns per iteration of each round: the variant's and the bare loop's.
+fn time(bin: &Path, name: &str, o: &Options) -> (Vec<f64>, Vec<f64>) {
     let mut c = child(bin);
     c.args(["--child", "time", name])
         .arg(o.round_ms.to_string())
         .arg(o.rounds.to_string());
     String::from_utf8_lossy(&run(c).stdout)
         .lines()
-        .filter_map(|l| l.trim().parse().ok())
-        .collect()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace().map(|v| v.parse::<f64>().ok());
+            Some((f.next()??, f.next()??))
+        })
+        .unzip()
 }
 
 fn valgrind_available() -> bool {

@@ -11,6 +11,8 @@ pub struct Measured {
     pub lib: String,
     /// ns per iteration, one per round.
     pub ns: Vec<f64>,
+    /// ns per iteration of the bare loop, timed right after each round.
+    pub bare_ns: Vec<f64>,
     /// Instructions per iteration, if callgrind ran.
     pub ir: Option<f64>,
 }
@@ -87,7 +89,13 @@ pub fn table(measured: &[Measured], callgrind: bool) -> Table {
                 ns,
                 ns_min: m.ns.iter().copied().fold(f64::INFINITY, f64::min),
                 ns_max: m.ns.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                delta_ns: ns - median(&b.ns),
+                delta_ns: median(
+                    &m.ns
+                        .iter()
+                        .zip(&m.bare_ns)
+                        .map(|(v, b)| v - b)
+                        .collect::<Vec<_>>(),
+                ),
                 ir: m.ir,
                 delta_ir: m.ir.zip(b.ir).map(|(a, b)| a - b),
                 vs_log: None,
