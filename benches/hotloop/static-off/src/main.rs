@@ -33,11 +33,15 @@ macro_rules! hot {
 hot!(hot_bare, |x| {});
 hot!(hot_elide_debug, |x| { elide::debug!("iteration {}", x) });
 hot!(hot_log_debug, |x| { log::debug!("iteration {}", x) });
-hot!(hot_tracing_debug, |x| { tracing::debug!("iteration {}", x) });
+hot!(hot_tracing_debug, |x| {
+    tracing::debug!("iteration {}", x)
+});
 hot!(hot_elide_lazy, |x| {
     elide::debug!("task {}", to_json(&task(x)))
 });
-hot!(hot_log_lazy, |x| { log::debug!("task {}", to_json(&task(x))) });
+hot!(hot_log_lazy, |x| {
+    log::debug!("task {}", to_json(&task(x)))
+});
 hot!(hot_tracing_lazy, |x| {
     tracing::debug!("task {}", to_json(&task(x)))
 });
@@ -70,7 +74,7 @@ fn setup() {
 }
 
 macro_rules! v {
-    ($name:literal, $row:literal, $lib:literal, $run:expr) => {
+    ($name:literal, $row:expr, $lib:literal, $run:expr) => {
         Variant {
             name: $name,
             row: $row,
@@ -82,16 +86,29 @@ macro_rules! v {
     };
 }
 
+const CHEAP: &str = "statically off, cheap arg";
+const LAZY: &str = "statically off, expensive arg";
+
 static VARIANTS: &[Variant] = &[
     v!("bare", "bare loop", "-", hot_bare),
-    v!("e-static-cheap", "statically off, cheap arg", "elide", hot_elide_debug),
-    v!("l-static-cheap", "statically off, cheap arg", "log", hot_log_debug),
-    v!("t-static-cheap", "statically off, cheap arg", "tracing", hot_tracing_debug),
-    v!("e-static-lazy", "statically off, expensive arg", "elide", hot_elide_lazy),
-    v!("l-static-lazy", "statically off, expensive arg", "log", hot_log_lazy),
-    v!("t-static-lazy", "statically off, expensive arg", "tracing", hot_tracing_lazy),
-    v!("e-static-check", "check! statically off", "elide", hot_elide_check),
-    v!("e-static-telemetry", "telemetry! statically off", "elide", hot_elide_telemetry),
+    v!("e-static-cheap", CHEAP, "elide", hot_elide_debug),
+    v!("l-static-cheap", CHEAP, "log", hot_log_debug),
+    v!("t-static-cheap", CHEAP, "tracing", hot_tracing_debug),
+    v!("e-static-lazy", LAZY, "elide", hot_elide_lazy),
+    v!("l-static-lazy", LAZY, "log", hot_log_lazy),
+    v!("t-static-lazy", LAZY, "tracing", hot_tracing_lazy),
+    v!(
+        "e-static-check",
+        "check! statically off",
+        "elide",
+        hot_elide_check
+    ),
+    v!(
+        "e-static-telemetry",
+        "telemetry! statically off",
+        "elide",
+        hot_elide_telemetry
+    ),
 ];
 
 fn main() {
