@@ -30,6 +30,14 @@ use report::Measured;
 /// Iteration counts of the two callgrind runs; the difference is measured.
 const CG_ITERS: (u64, u64) = (2_000, 12_000);
 
+const USAGE: &str = "usage: cargo run --release -p elide-benches [-- FLAGS]
+  --csv PATH      where to write the CSV (default target/elide-bench.csv)
+  --rounds N      timed rounds per variant, at least 5 (default 11)
+  --round-ms MS   length of one round (default 20)
+  --filter TEXT   only variants whose name or row contains TEXT (plus the bare loops)
+  --no-callgrind  skip instruction counts
+  --no-static     skip the statically-off builds";
+
 struct Options {
     csv: PathBuf,
     rounds: u64,
@@ -129,11 +137,12 @@ fn parse(args: &[String]) -> Options {
             "--filter" => o.filter = Some(value(a)),
             "--no-callgrind" => o.callgrind = false,
             "--no-static" => o.statics = false,
+            "--help" | "-h" => {
+                println!("{USAGE}");
+                std::process::exit(0)
+            }
             _ => {
-                eprintln!(
-                    "unknown argument {a:?}; flags: --csv PATH, --rounds N, --round-ms MS, \
-                     --filter TEXT, --no-callgrind, --no-static"
-                );
+                eprintln!("unknown argument {a:?}\n{USAGE}");
                 std::process::exit(2)
             }
         }
