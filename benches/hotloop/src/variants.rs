@@ -1,0 +1,443 @@
+//! Every variant of the main build: a row, a library, a configuration and
+//! a loop. Variants of one row do the same job, so their costs compare.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use elide::sink::{MemorySink, NullSink};
+use elide::{LevelFilter, Sink};
+
+use crate::child::{no_reset, Variant};
+use crate::consumers::{
+    FmtLogger, FmtSink, InfoLogger, MemLogger, MemSubscriber, NoopLogger, NoopSubscriber,
+    NullTelemetrySink,
+};
+use crate::sites::*;
+
+const BARE: &str = "bare loop (opt-level 3, fat LTO)";
+const NOTHING: &str = "off: nothing installed";
+const OFF_CHEAP: &str = "runtime off, cheap arg";
+const OFF_NS: &str = "runtime off, per-namespace rules in use";
+const OFF_LAZY: &str = "runtime off, expensive arg, lazy";
+const OFF_GUARDED: &str = "runtime off, expensive arg, guarded";
+const OFF_EAGER: &str = "runtime off, expensive arg, eager";
+const NO_WANT: &str = "enabled, no sink wants the level";
+const NULL: &str = "enabled, into a null sink";
+const MEMORY: &str = "enabled, into memory";
+const FORMAT: &str = "enabled, formatted into io::sink";
+const CHECK_OFF: &str = "check! off at run time";
+const CHECK_ON: &str = "check! on, trivial condition";
+const CHECK_EQ_ON: &str = "check_eq! on, trivial condition";
+const COUNTER: &str = "counter!";
+const COUNTER_REC: &str = "counter!, atomic recorder";
+const SAMPLE: &str = "sampled out: sample = 100";
+const FIRST: &str = "sampled out: first = 1, spent";
+const EVERY: &str = "sampled out: every = 1 s";
+const TELEMETRY_OFF: &str = "telemetry! off at run time";
+const TELEMETRY_ON: &str = "telemetry! on, into a null sink";
+
+const ELIDE_LEVELS: [LevelFilter; 6] = [
+    LevelFilter::Off,
+    LevelFilter::Error,
+    LevelFilter::Warn,
+    LevelFilter::Info,
+    LevelFilter::Debug,
+    LevelFilter::Trace,
+];
+const LOG_LEVELS: [log::LevelFilter; 6] = [
+    log::LevelFilter::Off,
+    log::LevelFilter::Error,
+    log::LevelFilter::Warn,
+    log::LevelFilter::Info,
+    log::LevelFilter::Debug,
+    log::LevelFilter::Trace,
+];
+
+/// Runs in every child first. It stores every level into every run-time
+/// switch at run time, so fat LTO cannot treat a never-written static as a
+/// constant and fold a site away (the row would then measure nothing).
+fn prelude() {
+    // An empty sink set first, so elide never installs its default console sink.
+    elide::set_sinks(Vec::<Arc<dyn Sink>>::new());
+    for l in ELIDE_LEVELS {
+        elide::set_level(l);
+    }
+    for on in [true, false] {
+        elide::set_debug(on);
+        elide::set_telemetry(on);
+    }
+    for l in LOG_LEVELS {
+        log::set_max_level(l);
+    }
+    log::set_max_level(log::LevelFilter::Off);
+}
+
+fn elide_with(sink: Arc<dyn Sink>, level: LevelFilter) {
+    prelude();
+    elide::set_sinks([sink]);
+    elide::set_level(level);
+}
+
+fn log_with(logger: &'static dyn log::Log, level: log::LevelFilter) {
+    prelude();
+    log::set_logger(logger).expect("no logger installed yet");
+    log::set_max_level(level);
+}
+
+fn tracing_with(s: impl tracing::Subscriber + Send + Sync + 'static) {
+    prelude();
+    tracing::subscriber::set_global_default(s).expect("no subscriber installed yet");
+}
+
+fn tracing_fmt(level: tracing::Level) {
+    tracing_with(
+        tracing_subscriber::fmt()
+            .with_max_level(level)
+            .with_writer(std::io::sink)
+            .finish(),
+    );
+}
+
+// ---- elide configurations -------------------------------------------------
+
+fn e_nothing() {
+    prelude();
+    elide::set_level(LevelFilter::Trace);
+}
+fn e_info_null() {
+    elide_with(Arc::new(NullSink::new()), LevelFilter::Info);
+}
+fn e_ns_rules() {
+    elide_with(Arc::new(NullSink::new()), LevelFilter::Trace);
+    // The sites (in `elide_benches::sites`) are at Info through the crate's
+    // rule; more specific rules exist beside them.
+    elide::set_level_for("elide_benches", LevelFilter::Info);
+    elide::set_level_for("elide_benches::variants", LevelFilter::Trace);
+    elide::set_level_for("elsewhere::db", LevelFilter::Trace);
+}
+fn e_trace_null_info() {
+    elide_with(
+        Arc::new(NullSink::new().with_level(LevelFilter::Info)),
+        LevelFilter::Trace,
+    );
+}
+fn e_trace_null() {
+    elide_with(Arc::new(NullSink::new()), LevelFilter::Trace);
+}
+static E_MEM: OnceLock<Arc<MemorySink>> = OnceLock::new();
+fn e_trace_mem() {
+    let mem = E_MEM.get_or_init(|| Arc::new(MemorySink::new())).clone();
+    elide_with(mem, LevelFilter::Trace);
+}
+fn e_mem_reset() {
+    if let Some(m) = E_MEM.get() {
+        m.clear();
+    }
+}
+fn e_info_fmt() {
+    elide_with(Arc::new(FmtSink), LevelFilter::Info);
+}
+fn e_debug(on: bool) {
+    elide_with(Arc::new(NullSink::new()), LevelFilter::Info);
+    elide::set_debug(on);
+}
+fn e_debug_off() {
+    e_debug(false)
+}
+fn e_debug_on() {
+    e_debug(true)
+}
+fn e_telemetry(on: bool) {
+    elide_with(Arc::new(NullTelemetrySink), LevelFilter::Info);
+    elide::set_telemetry(on);
+}
+fn e_telemetry_off() {
+    e_telemetry(false)
+}
+fn e_telemetry_on() {
+    e_telemetry(true)
+}
+
+// ---- log configurations ---------------------------------------------------
+
+fn l_nothing() {
+    prelude();
+}
+fn l_info_noop() {
+    log_with(&NoopLogger, log::LevelFilter::Info);
+}
+fn l_trace_info_logger() {
+    log_with(&InfoLogger, log::LevelFilter::Trace);
+}
+fn l_trace_noop() {
+    log_with(&NoopLogger, log::LevelFilter::Trace);
+}
+static L_MEM: MemLogger = MemLogger(Mutex::new(Vec::new()));
+fn l_trace_mem() {
+    log_with(&L_MEM, log::LevelFilter::Trace);
+}
+fn l_mem_reset() {
+    L_MEM.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+fn l_info_fmt() {
+    log_with(&FmtLogger, log::LevelFilter::Info);
+}
+
+// ---- tracing configurations -----------------------------------------------
+
+fn t_nothing() {
+    prelude();
+}
+fn t_info_fmt() {
+    tracing_fmt(tracing::Level::INFO);
+}
+fn t_noop() {
+    tracing_with(NoopSubscriber);
+}
+static T_MEM: OnceLock<Arc<MemSubscriber>> = OnceLock::new();
+fn t_mem() {
+    let s = T_MEM
+        .get_or_init(|| Arc::new(MemSubscriber(Mutex::new(Vec::new()))))
+        .clone();
+    tracing_with(s);
+}
+fn t_mem_reset() {
+    if let Some(s) = T_MEM.get() {
+        s.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+// ---- metrics --------------------------------------------------------------
+
+/// Hands out one shared atomic for every counter: the cheapest recorder
+/// possible (real ones also look the key up).
+struct AtomicRecorder(Arc<AtomicU64>);
+
+impl metrics::Recorder for AtomicRecorder {
+    fn describe_counter(
+        &self,
+        _: metrics::KeyName,
+        _: Option<metrics::Unit>,
+        _: metrics::SharedString,
+    ) {
+    }
+    fn describe_gauge(
+        &self,
+        _: metrics::KeyName,
+        _: Option<metrics::Unit>,
+        _: metrics::SharedString,
+    ) {
+    }
+    fn describe_histogram(
+        &self,
+        _: metrics::KeyName,
+        _: Option<metrics::Unit>,
+        _: metrics::SharedString,
+    ) {
+    }
+    fn register_counter(&self, _: &metrics::Key, _: &metrics::Metadata<'_>) -> metrics::Counter {
+        metrics::Counter::from_arc(self.0.clone())
+    }
+    fn register_gauge(&self, _: &metrics::Key, _: &metrics::Metadata<'_>) -> metrics::Gauge {
+        metrics::Gauge::noop()
+    }
+    fn register_histogram(
+        &self,
+        _: &metrics::Key,
+        _: &metrics::Metadata<'_>,
+    ) -> metrics::Histogram {
+        metrics::Histogram::noop()
+    }
+}
+
+fn m_none() {
+    prelude();
+}
+fn m_atomic() {
+    prelude();
+    metrics::set_global_recorder(AtomicRecorder(Arc::new(AtomicU64::new(0))))
+        .expect("no recorder installed yet");
+}
+
+macro_rules! v {
+    ($name:literal, $row:expr, $lib:literal, $setup:expr, $run:expr) => {
+        v!($name, $row, $lib, $setup, $run, no_reset)
+    };
+    ($name:literal, $row:expr, $lib:literal, $setup:expr, $run:expr, $reset:expr) => {
+        Variant {
+            name: $name,
+            row: $row,
+            lib: $lib,
+            setup: $setup,
+            run: $run,
+            reset: $reset,
+        }
+    };
+}
+
+/// The variants of this build, in table order.
+pub static VARIANTS: &[Variant] = &[
+    v!("bare", BARE, "-", prelude, hot_bare),
+    v!("e-nothing", NOTHING, "elide", e_nothing, hot_elide_debug),
+    v!("l-nothing", NOTHING, "log", l_nothing, hot_log_debug),
+    v!(
+        "t-nothing",
+        NOTHING,
+        "tracing",
+        t_nothing,
+        hot_tracing_debug
+    ),
+    v!(
+        "e-off-cheap",
+        OFF_CHEAP,
+        "elide",
+        e_info_null,
+        hot_elide_debug
+    ),
+    v!("l-off-cheap", OFF_CHEAP, "log", l_info_noop, hot_log_debug),
+    v!(
+        "t-off-cheap",
+        OFF_CHEAP,
+        "tracing",
+        t_info_fmt,
+        hot_tracing_debug
+    ),
+    v!("e-off-ns", OFF_NS, "elide", e_ns_rules, hot_elide_debug),
+    v!("e-off-lazy", OFF_LAZY, "elide", e_info_null, hot_elide_lazy),
+    v!("l-off-lazy", OFF_LAZY, "log", l_info_noop, hot_log_lazy),
+    v!(
+        "t-off-lazy",
+        OFF_LAZY,
+        "tracing",
+        t_info_fmt,
+        hot_tracing_lazy
+    ),
+    v!(
+        "e-off-guarded",
+        OFF_GUARDED,
+        "elide",
+        e_info_null,
+        hot_elide_guarded
+    ),
+    v!(
+        "l-off-guarded",
+        OFF_GUARDED,
+        "log",
+        l_info_noop,
+        hot_log_guarded
+    ),
+    v!(
+        "t-off-guarded",
+        OFF_GUARDED,
+        "tracing",
+        t_info_fmt,
+        hot_tracing_guarded
+    ),
+    v!(
+        "e-off-eager",
+        OFF_EAGER,
+        "elide",
+        e_info_null,
+        hot_elide_eager
+    ),
+    v!("l-off-eager", OFF_EAGER, "log", l_info_noop, hot_log_eager),
+    v!(
+        "t-off-eager",
+        OFF_EAGER,
+        "tracing",
+        t_info_fmt,
+        hot_tracing_eager
+    ),
+    v!(
+        "e-no-want",
+        NO_WANT,
+        "elide",
+        e_trace_null_info,
+        hot_elide_debug
+    ),
+    v!(
+        "l-no-want",
+        NO_WANT,
+        "log",
+        l_trace_info_logger,
+        hot_log_debug
+    ),
+    v!(
+        "t-no-want",
+        NO_WANT,
+        "tracing",
+        t_info_fmt,
+        hot_tracing_debug
+    ),
+    v!("e-null", NULL, "elide", e_trace_null, hot_elide_debug),
+    v!("l-null", NULL, "log", l_trace_noop, hot_log_debug),
+    v!("t-null", NULL, "tracing", t_noop, hot_tracing_debug),
+    v!(
+        "e-memory",
+        MEMORY,
+        "elide",
+        e_trace_mem,
+        hot_elide_debug,
+        e_mem_reset
+    ),
+    v!(
+        "l-memory",
+        MEMORY,
+        "log",
+        l_trace_mem,
+        hot_log_debug,
+        l_mem_reset
+    ),
+    v!(
+        "t-memory",
+        MEMORY,
+        "tracing",
+        t_mem,
+        hot_tracing_debug,
+        t_mem_reset
+    ),
+    v!("e-format", FORMAT, "elide", e_info_fmt, hot_elide_info),
+    v!("l-format", FORMAT, "log", l_info_fmt, hot_log_info),
+    v!("t-format", FORMAT, "tracing", t_info_fmt, hot_tracing_info),
+    v!(
+        "e-check-off",
+        CHECK_OFF,
+        "elide",
+        e_debug_off,
+        hot_elide_check
+    ),
+    v!("e-check-on", CHECK_ON, "elide", e_debug_on, hot_elide_check),
+    v!(
+        "e-check-eq-on",
+        CHECK_EQ_ON,
+        "elide",
+        e_debug_on,
+        hot_elide_check_eq
+    ),
+    v!("e-counter", COUNTER, "elide", prelude, hot_elide_counter),
+    v!("m-counter", COUNTER, "metrics", m_none, hot_metrics_counter),
+    v!(
+        "m-counter-rec",
+        COUNTER_REC,
+        "metrics",
+        m_atomic,
+        hot_metrics_counter
+    ),
+    v!("e-sample", SAMPLE, "elide", e_info_null, hot_elide_sample),
+    v!("e-first", FIRST, "elide", e_info_null, hot_elide_first),
+    v!("e-every", EVERY, "elide", e_info_null, hot_elide_every),
+    v!(
+        "e-telemetry-off",
+        TELEMETRY_OFF,
+        "elide",
+        e_telemetry_off,
+        hot_elide_telemetry
+    ),
+    v!(
+        "e-telemetry-on",
+        TELEMETRY_ON,
+        "elide",
+        e_telemetry_on,
+        hot_elide_telemetry
+    ),
+];
