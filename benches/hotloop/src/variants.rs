@@ -4,7 +4,8 @@
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use elide::sink::{MemorySink, NullSink};
+use elide::sink::{AsyncSink, MemorySink, NullSink};
+use elide::telemetry::ProfSink;
 use elide::{LevelFilter, Sink};
 
 use crate::child::{no_reset, Variant};
@@ -35,6 +36,8 @@ const FIRST: &str = "sampled out: first = 1, spent";
 const EVERY: &str = "sampled out: every = 1 s";
 const TELEMETRY_OFF: &str = "telemetry! off at run time";
 const TELEMETRY_ON: &str = "telemetry! on, into a null sink";
+const TELEMETRY_PROF: &str = "telemetry! on, into a .prof file";
+const ASYNC: &str = "enabled, async writer thread into io::sink";
 
 const ELIDE_LEVELS: [LevelFilter; 6] = [
     LevelFilter::Off,
@@ -157,6 +160,19 @@ fn e_telemetry_off() {
 fn e_telemetry_on() {
     e_telemetry(true)
 }
+fn e_telemetry_prof() {
+    let dir = std::env::temp_dir().join(format!("elide-bench-{}", std::process::id()));
+    let prof = ProfSink::create(&dir, "bench").expect("create .prof in the temp dir");
+    elide_with(Arc::new(prof), LevelFilter::Info);
+    elide::set_telemetry(true);
+}
+fn e_info_async() {
+    // The caller's share: capture and enqueue; the writer thread formats.
+    elide_with(
+        Arc::new(AsyncSink::new(std::io::sink()).with_level(LevelFilter::Info)),
+        LevelFilter::Info,
+    );
+}
 
 // ---- log configurations ---------------------------------------------------
 
@@ -190,6 +206,17 @@ fn t_nothing() {
 }
 fn t_info_fmt() {
     tracing_fmt(tracing::Level::INFO);
+}
+fn t_info_async() {
+    let (writer, guard) = tracing_appender::non_blocking(std::io::sink());
+    // The guard flushes on drop; the child exits without dropping it.
+    std::mem::forget(guard);
+    tracing_with(
+        tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::INFO)
+            .with_writer(writer)
+            .finish(),
+    );
 }
 fn t_noop() {
     tracing_with(NoopSubscriber);
@@ -399,6 +426,8 @@ pub static VARIANTS: &[Variant] = &[
     v!("e-format", FORMAT, "elide", e_info_fmt, hot_elide_info),
     v!("l-format", FORMAT, "log", l_info_fmt, hot_log_info),
     v!("t-format", FORMAT, "tracing", t_info_fmt, hot_tracing_info),
+    v!("e-async", ASYNC, "elide", e_info_async, hot_elide_info),
+    v!("t-async", ASYNC, "tracing", t_info_async, hot_tracing_info),
     v!(
         "e-check-off",
         CHECK_OFF,
@@ -438,6 +467,13 @@ pub static VARIANTS: &[Variant] = &[
         TELEMETRY_ON,
         "elide",
         e_telemetry_on,
+        hot_elide_telemetry
+    ),
+    v!(
+        "e-telemetry-prof",
+        TELEMETRY_PROF,
+        "elide",
+        e_telemetry_prof,
         hot_elide_telemetry
     ),
 ];
