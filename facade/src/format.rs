@@ -24,6 +24,26 @@ pub enum Format {
     Compact,
 }
 
+thread_local! {
+    static LINE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Runs `f` with this thread's reusable, empty line buffer, so sinks render
+/// without allocating per record in steady state. A nested call on the same
+/// thread (only possible from inside `f`) gets a fresh buffer instead.
+pub(crate) fn with_line_buffer(f: impl FnOnce(&mut String)) {
+    let mut f = Some(f);
+    let _ = LINE.try_with(|buf| {
+        if let Ok(mut line) = buf.try_borrow_mut() {
+            line.clear();
+            (f.take().expect("called once"))(&mut line);
+        }
+    });
+    if let Some(f) = f {
+        f(&mut String::new());
+    }
+}
+
 /// Escapes control characters (and nothing else) while writing to a `String`.
 pub struct Escaped<'a>(pub &'a mut String);
 

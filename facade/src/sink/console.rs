@@ -1,6 +1,5 @@
 //! Console sink: stderr or stdout, one `write` per line.
 
-use std::cell::RefCell;
 use std::io::{self, IsTerminal, Write};
 
 use crate::format::Format;
@@ -33,10 +32,6 @@ pub struct ConsoleSink {
     format: Format,
     level: LevelFilter,
     color: bool,
-}
-
-thread_local! {
-    static LINE: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
 impl ConsoleSink {
@@ -116,16 +111,9 @@ impl Sink for ConsoleSink {
     }
     fn emit(&self, record: &Record<'_>) {
         // Reuse one buffer per thread: no allocation per line in steady state.
-        LINE.with(|buf| match buf.try_borrow_mut() {
-            Ok(mut line) => {
-                self.render(record, &mut line);
-                self.write_line(&line);
-            }
-            Err(_) => {
-                let mut line = String::new();
-                self.render(record, &mut line);
-                self.write_line(&line);
-            }
+        crate::format::with_line_buffer(|line| {
+            self.render(record, line);
+            self.write_line(line);
         });
     }
     fn flush(&self) {

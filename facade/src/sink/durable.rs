@@ -11,7 +11,6 @@
 //!   (leader/follower group commit); a single thread pays one fsync per
 //!   record.
 
-use std::cell::RefCell;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -146,10 +145,6 @@ impl std::fmt::Debug for DurableFileSink {
     }
 }
 
-thread_local! {
-    static LINE: RefCell<String> = const { RefCell::new(String::new()) };
-}
-
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -247,17 +242,9 @@ impl Sink for DurableFileSink {
     }
     fn emit(&self, record: &Record<'_>) {
         // Format outside the lock, into a per-thread buffer.
-        LINE.with(|buf| match buf.try_borrow_mut() {
-            Ok(mut line) => {
-                line.clear();
-                self.format.write(record, &mut line);
-                self.commit_line(&line);
-            }
-            Err(_) => {
-                let mut line = String::new();
-                self.format.write(record, &mut line);
-                self.commit_line(&line);
-            }
+        crate::format::with_line_buffer(|line| {
+            self.format.write(record, line);
+            self.commit_line(line);
         });
     }
     /// Nothing to do: every `emit` already returned after its sync.

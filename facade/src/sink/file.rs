@@ -1,6 +1,5 @@
 //! Buffered file sink.
 
-use std::cell::RefCell;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -48,10 +47,6 @@ pub struct FileSink {
     level: LevelFilter,
     flush_level: LevelFilter,
     out: Mutex<BufWriter<File>>,
-}
-
-thread_local! {
-    static LINE: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
 impl FileSink {
@@ -111,17 +106,9 @@ impl Sink for FileSink {
     }
     fn emit(&self, record: &Record<'_>) {
         // Format outside the lock, into a per-thread buffer.
-        LINE.with(|buf| match buf.try_borrow_mut() {
-            Ok(mut line) => {
-                line.clear();
-                self.format.write(record, &mut line);
-                self.write_line(&line, record.level());
-            }
-            Err(_) => {
-                let mut line = String::new();
-                self.format.write(record, &mut line);
-                self.write_line(&line, record.level());
-            }
+        crate::format::with_line_buffer(|line| {
+            self.format.write(record, line);
+            self.write_line(line, record.level());
         });
     }
     fn flush(&self) {

@@ -1,6 +1,5 @@
 //! Telemetry as JSON lines: one object per event, fields typed.
 
-use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
@@ -33,10 +32,6 @@ use crate::LevelFilter;
 pub struct JsonSink {
     path: PathBuf,
     file: Mutex<BufWriter<File>>,
-}
-
-thread_local! {
-    static LINE: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
 impl JsonSink {
@@ -119,17 +114,9 @@ impl Sink for JsonSink {
         true
     }
     fn emit(&self, record: &Record<'_>) {
-        LINE.with(|buf| match buf.try_borrow_mut() {
-            Ok(mut line) => {
-                line.clear();
-                Self::render(record, &mut line);
-                self.write_line(&line);
-            }
-            Err(_) => {
-                let mut line = String::new();
-                Self::render(record, &mut line);
-                self.write_line(&line);
-            }
+        crate::format::with_line_buffer(|line| {
+            Self::render(record, line);
+            self.write_line(line);
         });
     }
     fn flush(&self) {

@@ -1,6 +1,5 @@
 //! The radical.utils `.prof` sink: seven comma-separated fields per line.
 
-use std::cell::RefCell;
 use std::fmt::{self, Write as _};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
@@ -58,10 +57,6 @@ pub struct ProfSink {
     path: PathBuf,
     component: Option<String>,
     file: Mutex<Option<BufWriter<File>>>,
-}
-
-thread_local! {
-    static LINE: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
 impl ProfSink {
@@ -219,17 +214,9 @@ impl Sink for ProfSink {
     }
     fn emit(&self, record: &Record<'_>) {
         // Format outside the lock, into a per-thread buffer.
-        LINE.with(|buf| match buf.try_borrow_mut() {
-            Ok(mut line) => {
-                line.clear();
-                self.render(record, &mut line);
-                self.write_line(&line);
-            }
-            Err(_) => {
-                let mut line = String::new();
-                self.render(record, &mut line);
-                self.write_line(&line);
-            }
+        crate::format::with_line_buffer(|line| {
+            self.render(record, line);
+            self.write_line(line);
         });
     }
     fn flush(&self) {
