@@ -224,6 +224,20 @@ pub fn json_value(v: &Value<'_>, out: &mut String) {
     }
 }
 
+/// Fields as one JSON object, values typed as in [`json_value`].
+pub fn json_fields(fields: &[crate::value::Field<'_>], out: &mut String) {
+    out.push('{');
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json_str(k, out);
+        out.push(':');
+        json_value(v, out);
+    }
+    out.push('}');
+}
+
 fn write_json(record: &Record<'_>, out: &mut String) {
     let meta = record.metadata();
     let _ = write!(
@@ -241,16 +255,9 @@ fn write_json(record: &Record<'_>, out: &mut String) {
         record.thread_id()
     );
     let _ = JsonEscaped(out).write_fmt(*record.args());
-    out.push_str("\",\"fields\":{");
-    for (i, (k, v)) in record.fields().iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        json_str(k, out);
-        out.push(':');
-        json_value(v, out);
-    }
-    out.push_str("},\"file\":");
+    out.push_str("\",\"fields\":");
+    json_fields(record.fields(), out);
+    out.push_str(",\"file\":");
     json_str(meta.file(), out);
     let _ = write!(out, ",\"line\":{}}}", meta.line());
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 use super::{thread_label, write_epoch_7};
-use crate::format::{json_str, json_value};
+use crate::format::{json_fields, json_str};
 use crate::record::Record;
 use crate::sink::Sink;
 use crate::LevelFilter;
@@ -80,23 +80,16 @@ impl JsonSink {
         json_str(record.target(), out);
         out.push_str(",\"thread\":");
         let mut thread = String::new();
-        thread_label(&mut thread);
+        thread_label(record.thread_id(), &mut thread);
         json_str(&thread, out);
         let _ = write!(
             out,
-            ",\"tid\":{},\"pid\":{},\"fields\":{{",
-            crate::thread_number(),
+            ",\"tid\":{},\"pid\":{},\"fields\":",
+            record.thread_id(),
             std::process::id()
         );
-        for (i, (k, v)) in record.fields().iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            json_str(k, out);
-            out.push(':');
-            json_value(v, out);
-        }
-        out.push_str("}}\n");
+        json_fields(record.fields(), out);
+        out.push_str("}\n");
     }
 
     fn write_line(&self, line: &str) {
