@@ -4,8 +4,9 @@
 //! The caller keeps only what borrows its data or changes with time: the
 //! message and `Display`/`Debug` fields are rendered into a text buffer,
 //! typed fields are copied, time and thread are read. The layout (time
-//! formatting, pid, level, escaping) is left to the writer. Buffers come
-//! from a pool the writer refills, so steady state allocates nothing.
+//! formatting, pid, level, escaping) is left to the writer, or the whole
+//! record is rebuilt there and handed to a wrapped sink. Buffers come from a
+//! pool the writer refills, so steady state allocates nothing.
 
 use std::fmt::Write;
 use std::time::SystemTime;
@@ -33,8 +34,10 @@ enum Slot {
     Char(char),
     /// A string field, `text[start..end]`.
     Str(usize, usize),
-    /// A rendered `Display` or `Debug` field, `text[start..end]`.
-    Rendered(usize, usize),
+    /// A rendered `Display` field, `text[start..end]`.
+    Display(usize, usize),
+    /// A rendered `Debug` field, `text[start..end]`.
+    Debug(usize, usize),
 }
 
 /// Reusable storage of a captured record.
@@ -77,13 +80,17 @@ pub(crate) struct Captured {
     level: Level,
     time: SystemTime,
     thread: u64,
+    /// The thread's name, `text[start..end]`, if captured.
+    thread_name: Option<(usize, usize)>,
     message: Message,
     store: Store,
 }
 
 impl Captured {
-    /// Captures `record` into `store` (which must be empty).
-    pub(crate) fn capture(record: &Record<'_>, mut store: Store) -> Captured {
+    /// Captures `record` into `store` (which must be empty); with
+    /// `thread_name`, the emitting thread's name too (a wrapped sink may
+    /// print it; the built-in line formats only use the number).
+    pub(crate) fn capture(record: &Record<'_>, mut store: Store, thread_name: bool) -> Captured {
         let message = match record.args().as_str() {
             Some(s) => Message::Static(s),
             None => {
@@ -108,20 +115,32 @@ impl Captured {
                 }
                 Value::Display(d) => {
                     let _ = write!(text, "{d}");
-                    Slot::Rendered(start, text.len())
+                    Slot::Display(start, text.len())
                 }
                 Value::Debug(d) => {
                     let _ = write!(text, "{d:?}");
-                    Slot::Rendered(start, text.len())
+                    Slot::Debug(start, text.len())
                 }
             };
             store.fields.push((key, slot));
         }
+        let thread_name = if thread_name {
+            record.with_thread_name_str(|name| {
+                name.map(|name| {
+                    let start = store.text.len();
+                    store.text.push_str(name);
+                    (start, store.text.len())
+                })
+            })
+        } else {
+            None
+        };
         Captured {
             meta: record.metadata(),
             level: record.level(),
             time: record.time(),
             thread: record.thread_id(),
+            thread_name,
             message,
             store,
         }
@@ -135,21 +154,27 @@ impl Captured {
     /// Appends the formatted line to `out` and gives the storage back.
     /// `scratch` keeps its allocations from record to record.
     pub(crate) fn write(self, format: Format, out: &mut String, scratch: &mut Scratch) -> Store {
+        self.replay(scratch, |record| format.write(record, out))
+    }
+
+    /// Rebuilds the record (the caller's metadata, level, message, typed
+    /// fields, time and thread), hands it to `f`, and gives the storage back.
+    pub(crate) fn replay(self, scratch: &mut Scratch, f: impl FnOnce(&Record<'_>)) -> Store {
         let text = self.store.text.as_str();
         let message = match self.message {
             Message::Static(s) => s,
             Message::Text(end) => &text[..end],
         };
-        // Rendered fields are passed as `Display` of their text, which gives
-        // the same bytes as the original in every format; `dyn Display`
-        // needs a sized referent, hence the list of `&str`.
-        let mut rendered: Vec<&str> = relifetime(std::mem::take(&mut scratch.rendered));
+        // Rendered fields are passed as `Display`/`Debug` of their text
+        // verbatim, which gives the same bytes as the original in every
+        // format; `dyn Display` needs a sized referent, hence the list.
+        let mut rendered: Vec<Verbatim<'_>> = relifetime(std::mem::take(&mut scratch.rendered));
         rendered.extend(
             self.store
                 .fields
                 .iter()
                 .filter_map(|&(_, slot)| match slot {
-                    Slot::Rendered(a, b) => Some(&text[a..b]),
+                    Slot::Display(a, b) | Slot::Debug(a, b) => Some(Verbatim(&text[a..b])),
                     _ => None,
                 }),
         );
@@ -165,18 +190,22 @@ impl Captured {
                 Slot::Bool(b) => Value::Bool(b),
                 Slot::Char(c) => Value::Char(c),
                 Slot::Str(a, b) => Value::Str(&text[a..b]),
-                Slot::Rendered(..) => match next_rendered.next() {
+                Slot::Display(..) => match next_rendered.next() {
                     Some(s) => Value::Display(s),
+                    None => Value::Str(""),
+                },
+                Slot::Debug(..) => match next_rendered.next() {
+                    Some(s) => Value::Debug(s),
                     None => Value::Str(""),
                 },
             };
             (key, value)
         }));
-        format.write(
+        f(
             &Record::new(self.meta, self.level, format_args!("{message}"), &fields)
                 .with_time(self.time)
-                .with_thread(self.thread),
-            out,
+                .with_thread(self.thread)
+                .with_thread_name_opt(self.thread_name.map(|(a, b)| &text[a..b])),
         );
         scratch.fields = relifetime(fields);
         scratch.rendered = relifetime(rendered);
@@ -184,11 +213,26 @@ impl Captured {
     }
 }
 
+/// Already rendered text that displays (and debug-prints) as itself.
+struct Verbatim<'a>(&'a str);
+
+impl std::fmt::Display for Verbatim<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::fmt::Debug for Verbatim<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
 /// The writer's reusable lists for rebuilding records.
 #[derive(Default)]
 pub(crate) struct Scratch {
     fields: Vec<Field<'static>>,
-    rendered: Vec<&'static str>,
+    rendered: Vec<Verbatim<'static>>,
 }
 
 /// Empties a list and lets it hold items of another lifetime, keeping its
@@ -205,6 +249,6 @@ trait Relifetime<'b> {
 impl<'b> Relifetime<'b> for Field<'_> {
     type As = Field<'b>;
 }
-impl<'b> Relifetime<'b> for &str {
-    type As = &'b str;
+impl<'b> Relifetime<'b> for Verbatim<'_> {
+    type As = Verbatim<'b>;
 }

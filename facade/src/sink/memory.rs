@@ -107,7 +107,7 @@ impl OwnedRecord {
             name: meta.name(),
             message: r.args().to_string(),
             fields: r.fields().iter().map(|(k, v)| (*k, v.into())).collect(),
-            thread: crate::record::thread_number(),
+            thread: r.thread_id(),
             time: r.time(),
         }
     }

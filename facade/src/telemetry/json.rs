@@ -7,7 +7,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use super::{thread_label, write_epoch_7};
+use super::write_epoch_7;
 use crate::format::{json_str, json_value};
 use crate::record::Record;
 use crate::sink::Sink;
@@ -85,12 +85,12 @@ impl JsonSink {
         json_str(record.target(), out);
         out.push_str(",\"thread\":");
         let mut thread = String::new();
-        thread_label(&mut thread);
+        record.write_thread_label(&mut thread);
         json_str(&thread, out);
         let _ = write!(
             out,
             ",\"tid\":{},\"pid\":{},\"fields\":{{",
-            crate::thread_number(),
+            record.thread_id(),
             std::process::id()
         );
         for (i, (k, v)) in record.fields().iter().enumerate() {

@@ -172,7 +172,7 @@ impl ProfSink {
             }
         }
         out.push(',');
-        thread_label(&mut Clean(out));
+        record.write_thread_label(&mut Clean(out));
         for column in ["uid", "state"] {
             out.push(',');
             if let Some(v) = record.field(column) {
