@@ -91,7 +91,7 @@ impl JsonSink {
             out,
             ",\"tid\":{},\"pid\":{},\"fields\":{{",
             record.thread_id(),
-            std::process::id()
+            crate::format::pid()
         );
         for (i, (k, v)) in record.fields().iter().enumerate() {
             if i > 0 {
