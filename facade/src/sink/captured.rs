@@ -22,13 +22,17 @@ const MAX_POOLED_TEXT: usize = 4 * 1024;
 /// Field buffers longer than this are freed rather than pooled.
 const MAX_POOLED_FIELDS: usize = 64;
 
-/// A field value without borrows: text lives in [`Store::text`].
+/// A field value without borrows: text lives in [`Store::text`]. 128-bit
+/// numbers are kept as two halves: 8-byte alignment keeps a slot at 24
+/// bytes instead of 32, and every pooled store holds some.
 #[derive(Clone, Copy)]
 enum Slot {
     I64(i64),
     U64(u64),
-    I128(i128),
-    U128(u128),
+    /// An `i128`, as its bits' (high, low) halves.
+    I128(u64, u64),
+    /// A `u128`, as (high, low) halves.
+    U128(u64, u64),
     F64(f64),
     Bool(bool),
     Char(char),
@@ -80,8 +84,8 @@ pub(crate) struct Captured {
     level: Level,
     time: SystemTime,
     thread: u64,
-    /// The thread's name, `text[start..end]`, if captured.
-    thread_name: Option<(usize, usize)>,
+    /// Length of the thread's name, kept at the end of the text (0: none).
+    thread_name: u32,
     message: Message,
     store: Store,
 }
@@ -104,8 +108,14 @@ impl Captured {
             let slot = match value {
                 Value::I64(n) => Slot::I64(n),
                 Value::U64(n) => Slot::U64(n),
-                Value::I128(n) => Slot::I128(n),
-                Value::U128(n) => Slot::U128(n),
+                Value::I128(n) => {
+                    let (hi, lo) = halves(n as u128);
+                    Slot::I128(hi, lo)
+                }
+                Value::U128(n) => {
+                    let (hi, lo) = halves(n);
+                    Slot::U128(hi, lo)
+                }
                 Value::F64(n) => Slot::F64(n),
                 Value::Bool(b) => Slot::Bool(b),
                 Value::Char(c) => Slot::Char(c),
@@ -125,15 +135,16 @@ impl Captured {
             store.fields.push((key, slot));
         }
         let thread_name = if thread_name {
-            record.with_thread_name_str(|name| {
-                name.map(|name| {
-                    let start = store.text.len();
+            record.with_thread_name_str(|name| match name {
+                // Longer names are not kept (no thread is named like that).
+                Some(name) if u32::try_from(name.len()).is_ok() => {
                     store.text.push_str(name);
-                    (start, store.text.len())
-                })
+                    name.len() as u32
+                }
+                _ => 0,
             })
         } else {
-            None
+            0
         };
         Captured {
             meta: record.metadata(),
@@ -184,8 +195,8 @@ impl Captured {
             let value = match slot {
                 Slot::I64(n) => Value::I64(n),
                 Slot::U64(n) => Value::U64(n),
-                Slot::I128(n) => Value::I128(n),
-                Slot::U128(n) => Value::U128(n),
+                Slot::I128(hi, lo) => Value::I128(whole(hi, lo) as i128),
+                Slot::U128(hi, lo) => Value::U128(whole(hi, lo)),
                 Slot::F64(n) => Value::F64(n),
                 Slot::Bool(b) => Value::Bool(b),
                 Slot::Char(c) => Value::Char(c),
@@ -205,12 +216,22 @@ impl Captured {
             &Record::new(self.meta, self.level, format_args!("{message}"), &fields)
                 .with_time(self.time)
                 .with_thread(self.thread)
-                .with_thread_name_opt(self.thread_name.map(|(a, b)| &text[a..b])),
+                .with_thread_name_opt(
+                    (self.thread_name > 0).then(|| &text[text.len() - self.thread_name as usize..]),
+                ),
         );
         scratch.fields = relifetime(fields);
         scratch.rendered = relifetime(rendered);
         self.store
     }
+}
+
+fn halves(n: u128) -> (u64, u64) {
+    ((n >> 64) as u64, n as u64)
+}
+
+fn whole(hi: u64, lo: u64) -> u128 {
+    (u128::from(hi) << 64) | u128::from(lo)
 }
 
 /// Already rendered text that displays (and debug-prints) as itself.
@@ -251,4 +272,26 @@ impl<'b> Relifetime<'b> for Field<'_> {
 }
 impl<'b> Relifetime<'b> for Verbatim<'_> {
     type As = Verbatim<'b>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sizes the pool and queue memory figures (README, Sinks) assume.
+    #[test]
+    fn sizes_stay_small() {
+        assert!(std::mem::size_of::<Slot>() <= 24);
+        assert!(std::mem::size_of::<Captured>() <= 104);
+    }
+
+    #[test]
+    fn wide_numbers_round_trip() {
+        for n in [i128::MIN, -1, 0, 1, i128::MAX] {
+            let (hi, lo) = halves(n as u128);
+            assert_eq!(whole(hi, lo) as i128, n);
+        }
+        let (hi, lo) = halves(u128::MAX - 5);
+        assert_eq!(whole(hi, lo), u128::MAX - 5);
+    }
 }
