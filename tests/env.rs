@@ -238,6 +238,101 @@ fn log_dir_and_dot_target_with_a_root() {
     assert!(file.contains("probe info line"), "{file}");
 }
 
+/// `burst seq=<i>` lines of a log, in file order.
+fn burst_seqs(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter_map(|l| {
+            l.split_once(" : burst seq=")
+                .map(|(_, n)| n.parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn log_mode_makes_file_targets_async_or_durable_and_loses_nothing_at_exit() {
+    const N: u64 = 1_000;
+    for mode in ["async", "durable", "sync-durable", "Durable "] {
+        let burst = format!("burst:{N}");
+        let r = probe(
+            &[
+                ("RADICAL_LOG_TGT", "./x.log"),
+                ("RADICAL_LOG_MODE", mode),
+                ("RADICAL_LOG_LVL", "info"),
+            ],
+            &["init", "emit", &burst, "describe:radical"],
+        );
+        assert!(r.warnings().is_empty(), "{mode}: {}", r.stderr);
+        let want = mode.trim().to_lowercase();
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with("LOG_MODE"))
+            .unwrap_or_else(|| panic!("no LOG_MODE in describe:\n{}", r.stdout));
+        assert!(
+            line.contains(&want) && line.contains("from RADICAL_LOG_MODE"),
+            "{line}"
+        );
+        // The guard dropped at the end of main drained the queue: every
+        // line is in the file once the process has exited.
+        let file = fs::read_to_string(r.dir.join("x.log")).expect("x.log");
+        assert!(file.contains("probe info line"), "{mode}: {file}");
+        assert!(!file.contains("probe debug line"), "{mode}");
+        assert_eq!(burst_seqs(&file), (0..N).collect::<Vec<_>>(), "{mode}");
+    }
+}
+
+#[test]
+fn log_mode_follows_the_root_cascade_and_creates_directories() {
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", "."),
+            ("RADICAL_LOG_MODE", "sync-durable"),
+            ("RADICAL_ASYNCFLOW_LOG_MODE", "durable"),
+            ("RADICAL_LOG_LVL", "info"),
+            ("RADICAL_DEFAULT_LOG_DIR", "logs/run2"),
+        ],
+        &[
+            "ns:radical.asyncflow",
+            "burst:100",
+            "describe:radical.asyncflow",
+        ],
+    );
+    assert!(
+        r.stdout.lines().any(|l| l.contains("LOG_MODE ")
+            && l.contains(" durable ")
+            && l.contains("from RADICAL_ASYNCFLOW_LOG_MODE")),
+        "{}",
+        r.stdout
+    );
+    let file = fs::read_to_string(r.dir.join("logs/run2/radical.asyncflow.log")).unwrap();
+    assert_eq!(burst_seqs(&file), (0..100).collect::<Vec<_>>());
+}
+
+#[test]
+fn bad_log_mode_warns_once_and_keeps_the_buffered_file() {
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", "./x.log"),
+            ("RADICAL_LOG_MODE", "fsync-always"),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["init", "emit", "reload", "emit", "describe:radical"],
+    );
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    for part in ["RADICAL_LOG_MODE", "fsync-always", "buffered"] {
+        assert!(warnings[0].contains(part), "{}", warnings[0]);
+    }
+    let file = fs::read_to_string(r.dir.join("x.log")).expect("x.log");
+    assert_eq!(file.matches("probe info line").count(), 2, "{file}");
+    assert!(
+        r.stdout
+            .contains("ignored RADICAL_LOG_MODE=\"fsync-always\""),
+        "{}",
+        r.stdout
+    );
+}
+
 #[test]
 fn unwritable_log_target_warns_once_and_falls_back_to_stderr() {
     let dir = temp_dir();

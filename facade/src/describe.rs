@@ -21,7 +21,8 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// The key: `LOG_LVL`, `DEBUG`, `PROFILE`, `LOG_TGT`, `LOG_DIR` or `PROFILE_DIR`.
+    /// The key: `LOG_LVL`, `DEBUG`, `PROFILE`, `LOG_TGT`, `LOG_MODE`,
+    /// `LOG_DIR` or `PROFILE_DIR`.
     pub fn key(&self) -> &'static str {
         self.key
     }
@@ -160,18 +161,23 @@ pub fn describe_for(namespace: &str) -> Description {
     push("PROFILE", text(cfg.telemetry_decision(&prefix)));
     let d = env::log_targets(snap, root);
     env::report(&d);
+    let mode = env::log_mode(snap, root);
+    env::report(&mode);
     if sinks_from_env {
         push("LOG_TGT", text(d));
+        push("LOG_MODE", text(mode));
     } else {
         let n = dispatch::sinks().len();
+        let api = |value: String| Decided {
+            value,
+            origin: Origin::Api("set_sinks".into()),
+            searched: Vec::new(),
+            rejected: Vec::new(),
+        };
+        push("LOG_TGT", api(format!("{n} sink(s) set through the API")));
         push(
-            "LOG_TGT",
-            Decided {
-                value: format!("{n} sink(s) set through the API"),
-                origin: Origin::Api("set_sinks".into()),
-                searched: Vec::new(),
-                rejected: Vec::new(),
-            },
+            "LOG_MODE",
+            api("not used (sinks set through the API)".into()),
         );
     }
     let d = env::log_dir(snap);

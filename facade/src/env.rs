@@ -32,15 +32,18 @@ use std::sync::Mutex;
 
 use crate::LevelFilter;
 use lookup::{cascade, default_var, resolve, Decided, Warning};
-use parse::{parse_dir, parse_flag, parse_level, parse_targets, Target, Targets};
+use parse::{
+    parse_dir, parse_flag, parse_level, parse_log_mode, parse_targets, LogMode, Target, Targets,
+};
 
 /// The keys elide reads, as they appear after the namespace prefix.
-pub(crate) const KEYS: [&str; 7] = [
+pub(crate) const KEYS: [&str; 8] = [
     "LOG_LVL",
     "VERBOSE",
     "DEBUG",
     "PROFILE",
     "LOG_TGT",
+    "LOG_MODE",
     "PROFILE_DIR",
     "LOG_DIR",
 ];
@@ -238,6 +241,18 @@ pub(crate) fn log_targets(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Ta
     )
 }
 
+/// `LOG_MODE` of the process root namespace (looked up like `LOG_TGT`):
+/// how the file targets of `LOG_TGT` are written. Default: buffered.
+pub(crate) fn log_mode(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<LogMode> {
+    resolve(
+        snap,
+        &[cascade(process_prefix(root), None, "LOG_MODE")],
+        &default_var("LOG_MODE"),
+        parse_log_mode,
+        LogMode(None),
+    )
+}
+
 /// A path that displays itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Shown<T>(pub(crate) T);
@@ -352,6 +367,62 @@ mod tests {
     }
 
     #[test]
+    fn log_mode_cascade_and_values() {
+        use crate::sink::FileMode;
+        let m = |vars: &[(&str, &str)], root: Option<&Root>| log_mode(&snap(vars), root);
+        let d = m(&[], None);
+        assert_eq!((d.value.0, d.origin), (None, Origin::Default));
+        for (text, mode) in [
+            ("async", Some(FileMode::Async)),
+            ("Durable", Some(FileMode::Durable)),
+            (" sync-durable ", Some(FileMode::SyncDurable)),
+            ("buffered", None),
+        ] {
+            assert_eq!(
+                m(&[("RADICAL_LOG_MODE", text)], None).value.0,
+                mode,
+                "{text}"
+            );
+        }
+        // The root's own variable beats RADICAL's; `buffered` undoes it.
+        let root = Root::new("radical.asyncflow");
+        let vars = [
+            ("RADICAL_LOG_MODE", "durable"),
+            ("RADICAL_ASYNCFLOW_LOG_MODE", "buffered"),
+        ];
+        assert_eq!(m(&vars, Some(&root)).value.0, None);
+        assert_eq!(m(&vars, None).value.0, Some(FileMode::Durable));
+        // Empty shadows RADICAL_LOG_MODE and passes to the default variable.
+        let d = m(
+            &[
+                ("RADICAL_LOG_MODE", ""),
+                ("RADICAL_DEFAULT_LOG_MODE", "async"),
+            ],
+            None,
+        );
+        assert_eq!(
+            (d.value.0, d.origin),
+            (
+                Some(FileMode::Async),
+                Origin::Env("RADICAL_DEFAULT_LOG_MODE".into())
+            )
+        );
+        // Garbage: one warning naming variable, value and the fallback.
+        let d = m(&[("RADICAL_LOG_MODE", "fsync")], None);
+        assert_eq!(d.value.0, None);
+        let w = d.warnings();
+        assert_eq!(w.len(), 1);
+        let text = w[0].to_string();
+        for part in [
+            "RADICAL_LOG_MODE",
+            "\"fsync\"",
+            "buffered (the built-in default)",
+        ] {
+            assert!(text.contains(part), "{text}");
+        }
+    }
+
+    #[test]
     fn dirs() {
         assert_eq!(profile_dir(&snap(&[]), None).value.to_string(), "/run");
         let s = snap(&[
@@ -398,7 +469,7 @@ mod tests {
             EnvSnapshot::from_vars([(var.to_string(), v)]).with_process("/run", "probe")
         };
         type Probe = fn(&EnvSnapshot) -> (String, usize);
-        let keys: [(&str, Probe, &str, &str, &str); 6] = [
+        let keys: [(&str, Probe, &str, &str, &str); 7] = [
             (
                 "RADICAL_LOG_LVL",
                 |s| out(level(s, "RADICAL", None, LevelFilter::Error)),
@@ -426,6 +497,13 @@ mod tests {
                 "stderr",
                 " StdOut , NULL ",
                 "stdout,null",
+            ),
+            (
+                "RADICAL_LOG_MODE",
+                |s| out(log_mode(s, None)),
+                "buffered",
+                " DuRaBle ",
+                "durable",
             ),
             (
                 "RADICAL_PROFILE_DIR",
@@ -472,6 +550,8 @@ mod tests {
             ("RADICAL_DEBUG", "2"),
             ("RADICAL_PROFILE", "100"),
             ("RADICAL_LOG_TGT", ","),
+            ("RADICAL_LOG_MODE", "fast"),
+            ("RADICAL_LOG_MODE", "sync durable"),
         ] {
             let s = with(var, garbage.into());
             let n = match var {
@@ -479,6 +559,7 @@ mod tests {
                     .warnings()
                     .len(),
                 "RADICAL_LOG_TGT" => log_targets(&s, None).warnings().len(),
+                "RADICAL_LOG_MODE" => log_mode(&s, None).warnings().len(),
                 key => flag(&s, "RADICAL", None, &key["RADICAL_".len()..])
                     .warnings()
                     .len(),

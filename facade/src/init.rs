@@ -4,8 +4,9 @@
 //! The sinks named by `LOG_TGT` are process-wide, so they are looked up for
 //! the application root namespace: `<ROOT>_LOG_TGT` down to
 //! `RADICAL_LOG_TGT` after [`init_ns`], only `RADICAL_LOG_TGT` without it,
-//! then `RADICAL_DEFAULT_LOG_TGT`, then stderr. They are installed only if
-//! no sinks were installed through the API first.
+//! then `RADICAL_DEFAULT_LOG_TGT`, then stderr. `LOG_MODE` (same cascade)
+//! says how their files are written. They are installed only if no sinks
+//! were installed through the API first.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -13,6 +14,7 @@ use crate::config;
 use crate::dispatch;
 use crate::env::parse::Target;
 use crate::env::{self, EnvSnapshot, Root};
+use crate::sink::FileMode;
 use crate::sink::Sink;
 
 static INIT: OnceLock<()> = OnceLock::new();
@@ -23,12 +25,14 @@ struct EnvSinks {
     /// Whether `LOG_TGT` chose the sinks at all (not if the API came first).
     active: bool,
     targets: Vec<Target>,
+    mode: Option<FileMode>,
     sinks: Vec<Arc<dyn Sink>>,
 }
 
 static ENV_SINKS: Mutex<EnvSinks> = Mutex::new(EnvSinks {
     active: false,
     targets: Vec::new(),
+    mode: None,
     sinks: Vec::new(),
 });
 
@@ -36,10 +40,27 @@ fn env_sinks() -> std::sync::MutexGuard<'static, EnvSinks> {
     ENV_SINKS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// `LOG_TGT` resolved for the current configuration, with the variable and
-/// value that decided it (for warnings about files that cannot be opened).
-fn wanted_targets() -> (Vec<Target>, String, std::ffi::OsString) {
+/// What `LOG_TGT` and `LOG_MODE` ask for in the current configuration.
+struct Wanted {
+    targets: Vec<Target>,
+    mode: Option<FileMode>,
+    /// The variable that decided `LOG_TGT` and its value, for warnings about
+    /// files that cannot be opened.
+    var: String,
+    raw: std::ffi::OsString,
+}
+
+impl Wanted {
+    fn build(&self) -> Vec<Arc<dyn Sink>> {
+        env::sinks::build(&self.targets, self.mode, &self.var, &self.raw)
+    }
+}
+
+/// `LOG_TGT` and `LOG_MODE` resolved for the current configuration.
+fn wanted_targets() -> Wanted {
     let cfg = config::read();
+    let mode = env::log_mode(cfg.snapshot(), cfg.root.as_ref());
+    env::report(&mode);
     let d = env::log_targets(cfg.snapshot(), cfg.root.as_ref());
     env::report(&d);
     let var = d.origin.to_string();
@@ -48,7 +69,12 @@ fn wanted_targets() -> (Vec<Target>, String, std::ffi::OsString) {
         .get(&var)
         .map(|v| v.to_owned())
         .unwrap_or_default();
-    (d.value.0, var, raw)
+    Wanted {
+        targets: d.value.0,
+        mode: mode.value.0,
+        var,
+        raw,
+    }
 }
 
 /// Reads the environment once and installs the `LOG_TGT` sinks if none were
@@ -64,8 +90,8 @@ pub(crate) fn ensure() {
         if dispatch::is_installed() {
             return;
         }
-        let (targets, var, raw) = wanted_targets();
-        let sinks = env::sinks::build(&targets, &var, &raw);
+        let wanted = wanted_targets();
+        let sinks = wanted.build();
         let mut initial = sinks.clone();
         if let Some(prof) = profile_sink() {
             initial.push(prof);
@@ -73,7 +99,8 @@ pub(crate) fn ensure() {
         if dispatch::install_initial(initial) {
             *env_sinks() = EnvSinks {
                 active: true,
-                targets,
+                targets: wanted.targets,
+                mode: wanted.mode,
                 sinks,
             };
         }
@@ -100,22 +127,24 @@ fn profile_sink() -> Option<Arc<dyn Sink>> {
 /// changes (that includes sinks installed through the API before elide
 /// first read the environment). Unless `reopen`, unchanged targets are kept as they are.
 fn refresh_env_sinks(reopen: bool) {
-    let (targets, var, raw) = wanted_targets();
+    let wanted = wanted_targets();
     let mut owned = env_sinks();
     let current = dispatch::sinks();
     let ours = |s: &Arc<dyn Sink>| owned.sinks.iter().any(|o| Arc::ptr_eq(o, s));
     let replaced_by_api = !owned.active
         || (!owned.sinks.is_empty() && !current.is_empty() && !current.iter().any(ours));
-    if replaced_by_api || (!reopen && owned.targets == targets) {
+    if replaced_by_api || (!reopen && owned.targets == wanted.targets && owned.mode == wanted.mode)
+    {
         return;
     }
-    let fresh = env::sinks::build(&targets, &var, &raw);
+    let fresh = wanted.build();
     let mut next = fresh.clone();
     next.extend(current.iter().filter(|s| !ours(s)).cloned());
     dispatch::set_sinks(next);
     *owned = EnvSinks {
         active: true,
-        targets,
+        targets: wanted.targets,
+        mode: wanted.mode,
         sinks: fresh,
     };
 }

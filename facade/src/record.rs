@@ -21,6 +21,8 @@ pub struct Record<'a> {
     /// The emitting thread's number when it is not the current thread
     /// (a record rebuilt on a writer thread); 0 means "the current thread".
     thread: u64,
+    /// The emitting thread's name, for a record rebuilt on another thread.
+    thread_name: Option<&'a str>,
 }
 
 impl<'a> Record<'a> {
@@ -40,6 +42,7 @@ impl<'a> Record<'a> {
             fields,
             time: OnceCell::new(),
             thread: 0,
+            thread_name: None,
         }
     }
 
@@ -53,6 +56,15 @@ impl<'a> Record<'a> {
     /// record rebuilt on another thread.
     pub fn with_thread(mut self, thread: u64) -> Record<'a> {
         self.thread = thread;
+        self
+    }
+    /// Fixes the emitting thread's name, for a record rebuilt on another
+    /// thread (with [`with_thread`](Record::with_thread); ignored without it).
+    pub fn with_thread_name(self, name: &'a str) -> Record<'a> {
+        self.with_thread_name_opt(Some(name))
+    }
+    pub(crate) fn with_thread_name_opt(mut self, name: Option<&'a str>) -> Record<'a> {
+        self.thread_name = name;
         self
     }
     /// The emitting thread's number: the one fixed with
@@ -100,12 +112,31 @@ impl<'a> Record<'a> {
         *self.time.get_or_init(SystemTime::now)
     }
     /// The emitting thread (the caller's thread: records are built there;
-    /// for a record rebuilt elsewhere, its number only).
+    /// for a record rebuilt elsewhere, the number and name it was given).
     pub fn thread(&self) -> ThreadInfo {
         match self.thread {
             0 => ThreadInfo::current(),
-            id => ThreadInfo { id, name: None },
+            id => ThreadInfo {
+                id,
+                name: self.thread_name.map(str::to_owned),
+            },
         }
+    }
+    /// Calls `f` with the emitting thread's name (`None` if it has none),
+    /// without allocating.
+    pub(crate) fn with_thread_name_str<R>(&self, f: impl FnOnce(Option<&str>) -> R) -> R {
+        match self.thread {
+            0 => f(std::thread::current().name()),
+            _ => f(self.thread_name),
+        }
+    }
+    /// Writes the emitting thread's label: its name, or its number if it
+    /// has none. Allocation-free, for sinks that print it on every line.
+    pub(crate) fn write_thread_label(&self, out: &mut impl fmt::Write) {
+        let _ = self.with_thread_name_str(|name| match name {
+            Some(name) => out.write_str(name),
+            None => write!(out, "{}", self.thread_id()),
+        });
     }
 }
 

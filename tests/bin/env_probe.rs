@@ -3,6 +3,7 @@
 //! line each, on stdout.
 //!
 //! Commands: `init`, `ns:<root>` (init_ns), `report`, `emit`,
+//! `burst:<n>` (n info lines `burst seq=<i>` under `radical_asyncflow::engine`),
 //! `set:<VAR>=<value>` (changes this process's environment),
 //! `reload`, `api-level:<level>` (set_level), `describe:<namespace>`,
 //! `telemetry` (one event under `radical_asyncflow::engine`).
@@ -30,6 +31,12 @@ mod engine {
         let before = RAN.load(Ordering::Relaxed);
         check!(target: "radical_asyncflow::engine", RAN.fetch_add(1, Ordering::Relaxed) < usize::MAX);
         RAN.load(Ordering::Relaxed) > before
+    }
+
+    pub fn burst(n: u64) {
+        for seq in 0..n {
+            elide::info!(target: "radical_asyncflow::engine", seq, "burst");
+        }
     }
 
     pub fn emit() {
@@ -107,6 +114,7 @@ fn main() {
             "ns" => guards.push(elide::init_ns(param)),
             "report" => report(),
             "emit" => engine::emit(),
+            "burst" => engine::burst(param.parse().expect("burst:<count>")),
             "telemetry" => {
                 elide::telemetry!(target: "radical_asyncflow::engine", "probe.event", uid = "u.1")
             }

@@ -7,6 +7,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::sink::FileMode;
 use crate::LevelFilter;
 
 /// What a level must look like, for the warning.
@@ -265,4 +266,29 @@ mod tests {
             "stderr,/a.log"
         );
     }
+}
+
+/// How `LOG_TGT` file targets are written: `None` is the plain buffered
+/// [`FileSink`](crate::sink::FileSink).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LogMode(pub(crate) Option<FileMode>);
+
+impl fmt::Display for LogMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.map_or("buffered", FileMode::as_str))
+    }
+}
+
+/// Parses `LOG_MODE`: `async`, `durable`, `sync-durable` (see
+/// [`FileMode::parse`]), or `buffered` for the default, so a specific
+/// namespace can undo a general setting.
+pub(crate) fn parse_log_mode(text: &str) -> Result<LogMode, String> {
+    if text.trim().eq_ignore_ascii_case("buffered") {
+        return Ok(LogMode(None));
+    }
+    FileMode::parse(text)
+        .map(|m| LogMode(Some(m)))
+        .ok_or_else(|| {
+            "not a log mode (expected buffered, async, durable or sync-durable)".to_owned()
+        })
 }

@@ -1,16 +1,25 @@
 //! Turning the `LOG_TGT` targets into sinks (the one impure step: files are
-//! opened here).
+//! opened here), written as `LOG_MODE` says.
 
 use std::ffi::OsString;
 use std::sync::Arc;
 
 use super::lookup::Warning;
 use super::parse::Target;
-use crate::sink::{ConsoleSink, FileSink, Sink};
+use crate::format::Format;
+use crate::sink::{ConsoleSink, FileMode, FileSink, Sink};
+use crate::LevelFilter;
 
-/// One sink per target. `null` adds none. A file that cannot be opened is
-/// reported once (naming `var` and its `raw` value) and replaced by stderr.
-pub(crate) fn build(targets: &[Target], var: &str, raw: &OsString) -> Vec<Arc<dyn Sink>> {
+/// One sink per target. `null` adds none. Files are a buffered
+/// [`FileSink`] without a `mode`, else opened in that [`FileMode`]. A file
+/// that cannot be opened is reported once (naming `var` and its `raw`
+/// value) and replaced by stderr.
+pub(crate) fn build(
+    targets: &[Target],
+    mode: Option<FileMode>,
+    var: &str,
+    raw: &OsString,
+) -> Vec<Arc<dyn Sink>> {
     let mut sinks: Vec<Arc<dyn Sink>> = Vec::new();
     let mut stderr = false;
     let mut add_stderr = |sinks: &mut Vec<Arc<dyn Sink>>| {
@@ -23,8 +32,8 @@ pub(crate) fn build(targets: &[Target], var: &str, raw: &OsString) -> Vec<Arc<dy
             Target::Stdout => sinks.push(Arc::new(ConsoleSink::stdout())),
             Target::Stderr => add_stderr(&mut sinks),
             Target::Null => {}
-            Target::File(path) => match FileSink::open(path) {
-                Ok(f) => sinks.push(Arc::new(f)),
+            Target::File(path) => match open(path, mode) {
+                Ok(f) => sinks.push(f),
                 Err(e) => {
                     super::warn_once(&Warning {
                         var: var.to_owned(),
@@ -38,4 +47,11 @@ pub(crate) fn build(targets: &[Target], var: &str, raw: &OsString) -> Vec<Arc<dy
         }
     }
     sinks
+}
+
+fn open(path: &std::path::Path, mode: Option<FileMode>) -> std::io::Result<Arc<dyn Sink>> {
+    match mode {
+        None => Ok(Arc::new(FileSink::open(path)?)),
+        Some(mode) => mode.open(path, Format::Radical, LevelFilter::Trace),
+    }
 }

@@ -4,8 +4,9 @@
 //! The caller keeps only what borrows its data or changes with time: the
 //! message and `Display`/`Debug` fields are rendered into a text buffer,
 //! typed fields are copied, time and thread are read. The layout (time
-//! formatting, pid, level, escaping) is left to the writer. Buffers come
-//! from a pool the writer refills, so steady state allocates nothing.
+//! formatting, pid, level, escaping) is left to the writer, or the whole
+//! record is rebuilt there and handed to a wrapped sink. Buffers come from a
+//! pool the writer refills, so steady state allocates nothing.
 
 use std::fmt::Write;
 use std::time::SystemTime;
@@ -21,20 +22,26 @@ const MAX_POOLED_TEXT: usize = 4 * 1024;
 /// Field buffers longer than this are freed rather than pooled.
 const MAX_POOLED_FIELDS: usize = 64;
 
-/// A field value without borrows: text lives in [`Store::text`].
+/// A field value without borrows: text lives in [`Store::text`]. 128-bit
+/// numbers are kept as two halves: 8-byte alignment keeps a slot at 24
+/// bytes instead of 32, and every pooled store holds some.
 #[derive(Clone, Copy)]
 enum Slot {
     I64(i64),
     U64(u64),
-    I128(i128),
-    U128(u128),
+    /// An `i128`, as its bits' (high, low) halves.
+    I128(u64, u64),
+    /// A `u128`, as (high, low) halves.
+    U128(u64, u64),
     F64(f64),
     Bool(bool),
     Char(char),
     /// A string field, `text[start..end]`.
     Str(usize, usize),
-    /// A rendered `Display` or `Debug` field, `text[start..end]`.
-    Rendered(usize, usize),
+    /// A rendered `Display` field, `text[start..end]`.
+    Display(usize, usize),
+    /// A rendered `Debug` field, `text[start..end]`.
+    Debug(usize, usize),
 }
 
 /// Reusable storage of a captured record.
@@ -77,13 +84,17 @@ pub(crate) struct Captured {
     level: Level,
     time: SystemTime,
     thread: u64,
+    /// Length of the thread's name, kept at the end of the text (0: none).
+    thread_name: u32,
     message: Message,
     store: Store,
 }
 
 impl Captured {
-    /// Captures `record` into `store` (which must be empty).
-    pub(crate) fn capture(record: &Record<'_>, mut store: Store) -> Captured {
+    /// Captures `record` into `store` (which must be empty); with
+    /// `thread_name`, the emitting thread's name too (a wrapped sink may
+    /// print it; the built-in line formats only use the number).
+    pub(crate) fn capture(record: &Record<'_>, mut store: Store, thread_name: bool) -> Captured {
         let message = match record.args().as_str() {
             Some(s) => Message::Static(s),
             None => {
@@ -97,8 +108,14 @@ impl Captured {
             let slot = match value {
                 Value::I64(n) => Slot::I64(n),
                 Value::U64(n) => Slot::U64(n),
-                Value::I128(n) => Slot::I128(n),
-                Value::U128(n) => Slot::U128(n),
+                Value::I128(n) => {
+                    let (hi, lo) = halves(n as u128);
+                    Slot::I128(hi, lo)
+                }
+                Value::U128(n) => {
+                    let (hi, lo) = halves(n);
+                    Slot::U128(hi, lo)
+                }
                 Value::F64(n) => Slot::F64(n),
                 Value::Bool(b) => Slot::Bool(b),
                 Value::Char(c) => Slot::Char(c),
@@ -108,20 +125,33 @@ impl Captured {
                 }
                 Value::Display(d) => {
                     let _ = write!(text, "{d}");
-                    Slot::Rendered(start, text.len())
+                    Slot::Display(start, text.len())
                 }
                 Value::Debug(d) => {
                     let _ = write!(text, "{d:?}");
-                    Slot::Rendered(start, text.len())
+                    Slot::Debug(start, text.len())
                 }
             };
             store.fields.push((key, slot));
         }
+        let thread_name = if thread_name {
+            record.with_thread_name_str(|name| match name {
+                // Longer names are not kept (no thread is named like that).
+                Some(name) if u32::try_from(name.len()).is_ok() => {
+                    store.text.push_str(name);
+                    name.len() as u32
+                }
+                _ => 0,
+            })
+        } else {
+            0
+        };
         Captured {
             meta: record.metadata(),
             level: record.level(),
             time: record.time(),
             thread: record.thread_id(),
+            thread_name,
             message,
             store,
         }
@@ -135,21 +165,27 @@ impl Captured {
     /// Appends the formatted line to `out` and gives the storage back.
     /// `scratch` keeps its allocations from record to record.
     pub(crate) fn write(self, format: Format, out: &mut String, scratch: &mut Scratch) -> Store {
+        self.replay(scratch, |record| format.write(record, out))
+    }
+
+    /// Rebuilds the record (the caller's metadata, level, message, typed
+    /// fields, time and thread), hands it to `f`, and gives the storage back.
+    pub(crate) fn replay(self, scratch: &mut Scratch, f: impl FnOnce(&Record<'_>)) -> Store {
         let text = self.store.text.as_str();
         let message = match self.message {
             Message::Static(s) => s,
             Message::Text(end) => &text[..end],
         };
-        // Rendered fields are passed as `Display` of their text, which gives
-        // the same bytes as the original in every format; `dyn Display`
-        // needs a sized referent, hence the list of `&str`.
-        let mut rendered: Vec<&str> = relifetime(std::mem::take(&mut scratch.rendered));
+        // Rendered fields are passed as `Display`/`Debug` of their text
+        // verbatim, which gives the same bytes as the original in every
+        // format; `dyn Display` needs a sized referent, hence the list.
+        let mut rendered: Vec<Verbatim<'_>> = relifetime(std::mem::take(&mut scratch.rendered));
         rendered.extend(
             self.store
                 .fields
                 .iter()
                 .filter_map(|&(_, slot)| match slot {
-                    Slot::Rendered(a, b) => Some(&text[a..b]),
+                    Slot::Display(a, b) | Slot::Debug(a, b) => Some(Verbatim(&text[a..b])),
                     _ => None,
                 }),
         );
@@ -159,24 +195,30 @@ impl Captured {
             let value = match slot {
                 Slot::I64(n) => Value::I64(n),
                 Slot::U64(n) => Value::U64(n),
-                Slot::I128(n) => Value::I128(n),
-                Slot::U128(n) => Value::U128(n),
+                Slot::I128(hi, lo) => Value::I128(whole(hi, lo) as i128),
+                Slot::U128(hi, lo) => Value::U128(whole(hi, lo)),
                 Slot::F64(n) => Value::F64(n),
                 Slot::Bool(b) => Value::Bool(b),
                 Slot::Char(c) => Value::Char(c),
                 Slot::Str(a, b) => Value::Str(&text[a..b]),
-                Slot::Rendered(..) => match next_rendered.next() {
+                Slot::Display(..) => match next_rendered.next() {
                     Some(s) => Value::Display(s),
+                    None => Value::Str(""),
+                },
+                Slot::Debug(..) => match next_rendered.next() {
+                    Some(s) => Value::Debug(s),
                     None => Value::Str(""),
                 },
             };
             (key, value)
         }));
-        format.write(
+        f(
             &Record::new(self.meta, self.level, format_args!("{message}"), &fields)
                 .with_time(self.time)
-                .with_thread(self.thread),
-            out,
+                .with_thread(self.thread)
+                .with_thread_name_opt(
+                    (self.thread_name > 0).then(|| &text[text.len() - self.thread_name as usize..]),
+                ),
         );
         scratch.fields = relifetime(fields);
         scratch.rendered = relifetime(rendered);
@@ -184,11 +226,34 @@ impl Captured {
     }
 }
 
+fn halves(n: u128) -> (u64, u64) {
+    ((n >> 64) as u64, n as u64)
+}
+
+fn whole(hi: u64, lo: u64) -> u128 {
+    (u128::from(hi) << 64) | u128::from(lo)
+}
+
+/// Already rendered text that displays (and debug-prints) as itself.
+struct Verbatim<'a>(&'a str);
+
+impl std::fmt::Display for Verbatim<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::fmt::Debug for Verbatim<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
 /// The writer's reusable lists for rebuilding records.
 #[derive(Default)]
 pub(crate) struct Scratch {
     fields: Vec<Field<'static>>,
-    rendered: Vec<&'static str>,
+    rendered: Vec<Verbatim<'static>>,
 }
 
 /// Empties a list and lets it hold items of another lifetime, keeping its
@@ -205,6 +270,28 @@ trait Relifetime<'b> {
 impl<'b> Relifetime<'b> for Field<'_> {
     type As = Field<'b>;
 }
-impl<'b> Relifetime<'b> for &str {
-    type As = &'b str;
+impl<'b> Relifetime<'b> for Verbatim<'_> {
+    type As = Verbatim<'b>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sizes the pool and queue memory figures (README, Sinks) assume.
+    #[test]
+    fn sizes_stay_small() {
+        assert!(std::mem::size_of::<Slot>() <= 24);
+        assert!(std::mem::size_of::<Captured>() <= 104);
+    }
+
+    #[test]
+    fn wide_numbers_round_trip() {
+        for n in [i128::MIN, -1, 0, 1, i128::MAX] {
+            let (hi, lo) = halves(n as u128);
+            assert_eq!(whole(hi, lo) as i128, n);
+        }
+        let (hi, lo) = halves(u128::MAX - 5);
+        assert_eq!(whole(hi, lo), u128::MAX - 5);
+    }
 }

@@ -55,13 +55,18 @@ impl FileMode {
         }
     }
 
-    /// Opens `path` (appending, created if needed) as a sink of this mode.
+    /// Opens `path` (appending; the file and its parent directories are
+    /// created if needed) as a sink of this mode.
     pub fn open(
         self,
         path: impl AsRef<Path>,
         format: Format,
         level: LevelFilter,
     ) -> io::Result<Arc<dyn Sink>> {
+        let path = path.as_ref();
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)?;
+        }
         Ok(match self {
             FileMode::Async => {
                 Arc::new(AsyncSink::file(path)?.with_format(format).with_level(level))

@@ -15,7 +15,9 @@ pub use file::FileSink;
 pub use file_mode::FileMode;
 pub use memory::{MemorySink, OwnedRecord, OwnedValue};
 pub use null::NullSink;
-pub use r#async::{install_panic_hook, AsyncSink, AsyncStats, Overflow, DEFAULT_CAPACITY};
+pub use r#async::{
+    install_panic_hook, AsyncSink, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_PREALLOCATED,
+};
 
 use crate::record::Record;
 use crate::LevelFilter;

@@ -6,7 +6,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use super::{thread_label, write_epoch_7};
+use super::write_epoch_7;
 use crate::format::{json_fields, json_str};
 use crate::record::Record;
 use crate::sink::Sink;
@@ -80,13 +80,13 @@ impl JsonSink {
         json_str(record.target(), out);
         out.push_str(",\"thread\":");
         let mut thread = String::new();
-        thread_label(record.thread_id(), &mut thread);
+        record.write_thread_label(&mut thread);
         json_str(&thread, out);
         let _ = write!(
             out,
             ",\"tid\":{},\"pid\":{},\"fields\":",
             record.thread_id(),
-            std::process::id()
+            crate::format::pid()
         );
         json_fields(record.fields(), out);
         out.push_str("}\n");

@@ -122,17 +122,15 @@ pub(crate) fn write_epoch_7(t: SystemTime, out: &mut String) {
     let _ = write!(out, "{sign}{}.{:07}", d.as_secs(), d.subsec_nanos() / 100);
 }
 
-/// A thread's label: its name, or its elide thread number. The name is
-/// known only on the thread itself, so a record written by another thread
-/// (an async writer) is labelled by number.
-pub(crate) fn thread_label(thread: u64, out: &mut impl std::fmt::Write) {
-    let current = std::thread::current();
-    match current.name() {
-        Some(name) if thread == crate::thread_number() => {
+/// The calling thread's label (for the header and `END` lines): its name,
+/// or its elide thread number. Records carry their own (`Record::thread`).
+pub(crate) fn thread_label(out: &mut impl std::fmt::Write) {
+    match std::thread::current().name() {
+        Some(name) => {
             let _ = out.write_str(name);
         }
-        _ => {
-            let _ = write!(out, "{thread}");
+        None => {
+            let _ = write!(out, "{}", crate::thread_number());
         }
     }
 }

@@ -93,7 +93,7 @@ impl ProfSink {
         head.push_str(",sync_abs,");
         let _ = Clean(&mut head).write_str(name);
         head.push(',');
-        thread_label(crate::thread_number(), &mut Clean(&mut head));
+        thread_label(&mut Clean(&mut head));
         let _ = writeln!(head, ",,,{host}:{ip}:{t}:{t}:sys");
         out.write_all(head.as_bytes())?;
         // To the OS now: a process that dies early still leaves a header.
@@ -136,7 +136,7 @@ impl ProfSink {
         line.push_str(",END,");
         let _ = Clean(&mut line).write_str(self.component.as_deref().unwrap_or(&self.name));
         line.push(',');
-        thread_label(crate::thread_number(), &mut Clean(&mut line));
+        thread_label(&mut Clean(&mut line));
         line.push_str(",,,\n");
         out.write_all(line.as_bytes())?;
         out.flush()?;
@@ -167,7 +167,7 @@ impl ProfSink {
             }
         }
         out.push(',');
-        thread_label(record.thread_id(), &mut Clean(out));
+        record.write_thread_label(&mut Clean(out));
         for column in ["uid", "state"] {
             out.push(',');
             if let Some(v) = record.field(column) {

@@ -1,0 +1,355 @@
+//! `AsyncSink::wrap`: any sink behind the async queue. Records arrive in
+//! order and unchanged (typed fields, the caller's time and thread), drops
+//! are counted exactly and announced, flush waits, telemetry passes, and a
+//! panicking inner sink is contained.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, SystemTime};
+
+use elide::sink::{AsyncSink, MemorySink, Overflow, OwnedValue};
+use elide::telemetry::ProfSink;
+use elide::{Level, LevelFilter, Record, Sink};
+
+/// These tests replace the process-wide sinks: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn install(sink: Arc<dyn Sink>) {
+    elide::set_sinks([sink]);
+    elide::set_level(LevelFilter::Info);
+}
+
+/// A gate the inner sink waits at until the test opens it.
+#[derive(Default)]
+struct Gate {
+    open: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Gate {
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap();
+        while !*open {
+            open = self.cv.wait(open).unwrap();
+        }
+    }
+    fn open(&self) {
+        *self.open.lock().unwrap() = true;
+        self.cv.notify_all();
+    }
+}
+
+/// An inner sink that is slow on purpose: it waits at a gate, then sleeps
+/// a little per record, then keeps the record (and the thread name it was
+/// given) in a `MemorySink`. It remembers how many records it had when it
+/// was flushed.
+struct Slow {
+    gate: Gate,
+    pause: Duration,
+    mem: MemorySink,
+    thread_names: Mutex<Vec<Option<String>>>,
+    flushed_at: Mutex<Vec<usize>>,
+}
+
+impl Slow {
+    fn new(pause: Duration, open: bool) -> Arc<Slow> {
+        let slow = Arc::new(Slow {
+            gate: Gate::default(),
+            pause,
+            mem: MemorySink::new(),
+            thread_names: Mutex::new(Vec::new()),
+            flushed_at: Mutex::new(Vec::new()),
+        });
+        if open {
+            slow.gate.open();
+        }
+        slow
+    }
+}
+
+impl Sink for Slow {
+    fn max_level(&self) -> LevelFilter {
+        LevelFilter::Debug
+    }
+    fn emit(&self, record: &Record<'_>) {
+        self.gate.wait();
+        std::thread::sleep(self.pause);
+        self.thread_names.lock().unwrap().push(record.thread().name);
+        self.mem.emit(record);
+    }
+    fn flush(&self) {
+        self.flushed_at.lock().unwrap().push(self.mem.len());
+    }
+}
+
+#[test]
+fn wrapped_sink_gets_the_callers_records_in_order_and_unchanged() {
+    let _serial = serial();
+    let inner = Slow::new(Duration::ZERO, false);
+    let sink = Arc::new(AsyncSink::wrap(inner.clone()));
+    assert_eq!(
+        sink.max_level(),
+        LevelFilter::Debug,
+        "level of the inner sink"
+    );
+    install(sink.clone());
+
+    let start = SystemTime::now();
+    let path = std::path::Path::new("/tmp/a b");
+    let name = String::from("quoted \"name\"");
+    for i in 0..5i64 {
+        elide::info!(
+            i,
+            x = -1.5,
+            ok = true,
+            c = 'q',
+            s = name.as_str(),
+            "main {i}"
+        );
+    }
+    elide::warn!(p = %path.display(), d = ?name, big = u128::MAX, "rendered");
+    let worker = std::thread::Builder::new()
+        .name("caller-7".into())
+        .spawn(|| {
+            elide::info!(n = 1u64, "from worker");
+            elide::thread_number()
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    // Everything was emitted before this instant; the inner sink has seen
+    // nothing yet (it waits at the gate), so a time read by the writer
+    // would be later.
+    let emitted = SystemTime::now();
+    inner.gate.open();
+    elide::flush();
+
+    let records = inner.mem.records();
+    let messages: Vec<&str> = records.iter().map(|r| r.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "main 0",
+            "main 1",
+            "main 2",
+            "main 3",
+            "main 4",
+            "rendered",
+            "from worker"
+        ]
+    );
+    for r in &records {
+        assert!(start <= r.time && r.time <= emitted, "caller's time: {r:?}");
+        assert_eq!(r.target, module_path!());
+    }
+    let r = &records[3];
+    assert_eq!(r.level, Level::Info);
+    assert_eq!(
+        r.fields,
+        [
+            ("i", OwnedValue::I64(3)),
+            ("x", OwnedValue::F64(-1.5)),
+            ("ok", OwnedValue::Bool(true)),
+            ("c", OwnedValue::Char('q')),
+            ("s", OwnedValue::Str(name.clone())),
+        ]
+    );
+    let r = &records[5];
+    assert_eq!(r.level, Level::Warn);
+    assert_eq!(
+        r.fields,
+        [
+            ("p", OwnedValue::Display("/tmp/a b".into())),
+            ("d", OwnedValue::Debug(format!("{name:?}"))),
+            ("big", OwnedValue::U128(u128::MAX)),
+        ]
+    );
+    let me = elide::thread_number();
+    assert!(records[..6].iter().all(|r| r.thread == me));
+    assert_eq!(records[6].thread, worker);
+    assert_ne!(worker, me);
+    let names = inner.thread_names.lock().unwrap().clone();
+    let my_name = std::thread::current().name().map(str::to_owned);
+    assert_eq!(names[0], my_name, "main thread's name");
+    assert_eq!(names[6].as_deref(), Some("caller-7"));
+
+    let stats = sink.stats();
+    assert_eq!((stats.written, stats.dropped, stats.failed), (7, 0, 0));
+}
+
+#[test]
+fn drop_accounting_is_exact_with_a_slow_inner_sink() {
+    let _serial = serial();
+    const THREADS: u64 = 4;
+    const PER_THREAD: u64 = 2_000;
+    let inner = Slow::new(Duration::from_micros(20), false);
+    let sink = Arc::new(
+        AsyncSink::wrap(inner.clone())
+            .with_capacity(8)
+            .with_policy(Overflow::Drop),
+    );
+    install(sink.clone());
+    // The inner sink is stuck at its gate, so the tiny queue overflows.
+    let handles: Vec<_> = (0..THREADS)
+        .map(|t| {
+            std::thread::spawn(move || {
+                for seq in 0..PER_THREAD {
+                    elide::info!(t, seq, "r");
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    inner.gate.open();
+    elide::flush();
+
+    let stats = sink.stats();
+    assert_eq!(stats.failed, 0);
+    assert!(stats.dropped > 0, "{stats:?}");
+    assert_eq!(stats.written + stats.dropped, THREADS * PER_THREAD);
+    let records = inner.mem.records();
+    let (notices, user): (Vec<_>, Vec<_>) = records
+        .iter()
+        .partition(|r| r.message.ends_with(" records dropped"));
+    assert_eq!(user.len() as u64, stats.written);
+    assert!(!notices.is_empty());
+    let mut announced = 0;
+    for n in &notices {
+        assert_eq!(n.level, Level::Warn);
+        let Some(OwnedValue::U64(count)) = n.field("dropped") else {
+            panic!("notice without a dropped count: {n:?}");
+        };
+        assert_eq!(n.message, format!("{count} records dropped"));
+        announced += count;
+    }
+    assert_eq!(announced, stats.dropped);
+    // What got through is still in per-thread order.
+    let mut last = std::collections::HashMap::new();
+    for r in user {
+        let (Some(OwnedValue::U64(t)), Some(OwnedValue::U64(seq))) = (r.field("t"), r.field("seq"))
+        else {
+            panic!("fields missing: {r:?}");
+        };
+        if let Some(prev) = last.insert(*t, *seq) {
+            assert!(*seq > prev, "thread {t}: {seq} after {prev}");
+        }
+    }
+}
+
+#[test]
+fn flush_waits_for_the_drain_then_flushes_the_inner_sink() {
+    let _serial = serial();
+    let inner = Slow::new(Duration::from_millis(1), true);
+    let sink = Arc::new(AsyncSink::wrap(inner.clone()).with_policy(Overflow::Block));
+    install(sink.clone());
+    for seq in 0..50u64 {
+        elide::info!(seq, "slow");
+    }
+    elide::flush();
+    // Returned only after all 50 reached the inner sink and it was flushed
+    // with all of them.
+    assert_eq!(inner.mem.len(), 50);
+    assert_eq!(inner.flushed_at.lock().unwrap().last(), Some(&50));
+    assert_eq!(sink.stats().written, 50);
+}
+
+#[test]
+fn wrapped_prof_sink_gets_telemetry_with_the_callers_thread() {
+    let _serial = serial();
+    let dir = std::env::temp_dir().join(format!("elide-wrap-prof-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let prof = Arc::new(ProfSink::create(&dir, "wrapped").unwrap());
+    let sink = Arc::new(AsyncSink::wrap(prof.clone()));
+    assert!(sink.wants_telemetry());
+    assert_eq!(sink.max_level(), LevelFilter::Off);
+    elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
+    elide::set_telemetry(true);
+
+    elide::telemetry!(target: "radical.asyncflow.engine", "task.start", uid = "task.1", state = "RUNNING");
+    std::thread::Builder::new()
+        .name("worker-3".into())
+        .spawn(|| elide::telemetry!(target: "radical.asyncflow.engine", "task.stop", uid = "task.1", n = 2))
+        .unwrap()
+        .join()
+        .unwrap();
+    elide::flush();
+    prof.close().unwrap();
+    let text = std::fs::read_to_string(dir.join("wrapped.prof")).unwrap();
+    let events: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[1].starts_with("task."))
+        .collect();
+    let me = std::thread::current()
+        .name()
+        .map(str::to_owned)
+        .unwrap_or_else(|| elide::thread_number().to_string());
+    assert_eq!(events.len(), 2, "{text}");
+    assert_eq!(
+        events[0][1..6],
+        [
+            "task.start",
+            "radical.asyncflow.engine",
+            &me,
+            "task.1",
+            "RUNNING"
+        ]
+    );
+    assert_eq!(
+        events[1][1..7],
+        [
+            "task.stop",
+            "radical.asyncflow.engine",
+            "worker-3",
+            "task.1",
+            "",
+            "n=2"
+        ]
+    );
+    assert_eq!(sink.stats().written, 2);
+    elide::set_telemetry(false);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Panics on records with `boom = true`, keeps the others.
+struct Fragile {
+    kept: AtomicU64,
+}
+
+impl Sink for Fragile {
+    fn emit(&self, record: &Record<'_>) {
+        if let Some(elide::Value::Bool(true)) = record.field("boom") {
+            panic!("fragile sink");
+        }
+        self.kept.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn a_panicking_inner_sink_is_counted_not_fatal() {
+    let _serial = serial();
+    let inner = Arc::new(Fragile {
+        kept: AtomicU64::new(0),
+    });
+    let sink = Arc::new(AsyncSink::wrap(inner.clone()));
+    install(sink.clone());
+    let before = elide::stats().sink_panics;
+    for i in 0..10u64 {
+        elide::info!(i, boom = i % 3 == 0, "maybe");
+    }
+    elide::flush();
+    let stats = sink.stats();
+    assert_eq!((stats.written, stats.failed), (6, 4));
+    assert_eq!(inner.kept.load(Ordering::Relaxed), 6);
+    assert!(elide::stats().sink_panics >= before + 4);
+    // The writer is still alive.
+    elide::info!(boom = false, "after");
+    elide::flush();
+    assert_eq!(sink.stats().written, 7);
+}
