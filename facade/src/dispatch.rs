@@ -285,3 +285,77 @@ fn emit_contained(sink: &dyn Sink, record: &Record<'_>) {
         stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metadata::Metadata;
+    use crate::{Kind, Level};
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Weak;
+
+    struct Counting(AtomicUsize);
+    impl Sink for Counting {
+        fn emit(&self, _: &Record<'_>) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    static META: Metadata = Metadata::new(
+        Kind::Log,
+        Level::Error,
+        "elide::dispatch::tests",
+        "elide::dispatch::tests",
+        file!(),
+        line!(),
+        "",
+    );
+
+    fn emit_one() {
+        dispatch(&Record::new(&META, Level::Error, format_args!("x"), &[]));
+    }
+
+    /// The per-thread cache must never deliver to a replaced set after the
+    /// thread has seen the swap, and must let go of replaced sinks when the
+    /// threads that cached them log again or exit.
+    #[test]
+    fn replaced_sinks_are_released_by_logging_and_exiting_threads() {
+        let old = Arc::new(Counting(AtomicUsize::new(0)));
+        set_sinks([old.clone() as Arc<dyn Sink>]);
+        let weak_old: Weak<Counting> = Arc::downgrade(&old);
+        drop(old);
+
+        // A thread caches the old set, then waits while it is replaced.
+        let (cached_tx, cached_rx) = std::sync::mpsc::channel();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let worker = std::thread::spawn(move || {
+            emit_one();
+            cached_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+        });
+        cached_rx.recv().unwrap();
+
+        let new = Arc::new(Counting(AtomicUsize::new(0)));
+        set_sinks([new.clone() as Arc<dyn Sink>]);
+        assert!(
+            weak_old.upgrade().is_some(),
+            "the idle worker still holds the old set"
+        );
+        go_tx.send(()).unwrap();
+        worker.join().unwrap();
+        assert!(
+            weak_old.upgrade().is_none(),
+            "an exiting thread releases its cached set"
+        );
+
+        // Threads that log after the swap use the new set only.
+        let threads: Vec<_> = (0..2)
+            .map(|_| std::thread::spawn(|| (0..50).for_each(|_| emit_one())))
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(new.0.load(Ordering::Relaxed), 100);
+        set_sinks(Vec::<Arc<dyn Sink>>::new());
+    }
+}
