@@ -58,6 +58,21 @@ fn every_record_is_on_disk_after_the_guard_drops_and_the_process_exits() {
 }
 
 #[test]
+fn process_exit_without_a_guard_still_writes_every_record() {
+    for sink in ["async-durable", "buffered-file"] {
+        let path = temp_path(&format!("no-guard-{sink}"));
+        let out = run(child()
+            .arg("exit-no-guard")
+            .arg(&path)
+            .arg(sink)
+            .arg("20000"));
+        assert!(out.status.success(), "{sink}: {out:?}");
+        assert_all_records(&path, 20_000);
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+#[test]
 fn panic_hook_flushes_before_the_process_dies() {
     let path = temp_path("panic");
     // Without the hook the abort loses the last batches (checked by hand

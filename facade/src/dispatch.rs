@@ -142,6 +142,11 @@ pub fn flush() {
     }
 }
 
+/// Whether this thread is inside [`dispatch`] (a sink is running).
+pub(crate) fn in_dispatch() -> bool {
+    LOCAL.try_with(|l| l.emitting.get()).unwrap_or(false)
+}
+
 /// Installs `sinks` if nothing is installed yet, without touching sites
 /// (used while the process configuration is first read). Returns whether
 /// they were installed.

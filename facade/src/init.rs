@@ -85,6 +85,7 @@ fn wanted_targets() -> Wanted {
 /// installs the first sink set.
 pub(crate) fn ensure() {
     INIT.get_or_init(|| {
+        crate::exit::flush_at_exit();
         let snap = Arc::new(EnvSnapshot::capture());
         config::write().env.get_or_insert(snap);
         if dispatch::is_installed() {

@@ -55,6 +55,7 @@ mod counter;
 mod describe;
 mod dispatch;
 mod env;
+mod exit;
 pub mod format;
 mod init;
 mod level;

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::Write;
 use std::sync::Arc;
 
-use elide::sink::{AsyncSink, DurableFile, DurableFileSink};
+use elide::sink::{AsyncSink, DurableFile, DurableFileSink, FileSink};
 use elide::{LevelFilter, Sink};
 
 /// A durable file that takes 20 ms more per sync.
@@ -49,6 +49,19 @@ fn main() {
             let guard = elide::init();
             log_n(n);
             drop(guard);
+            std::process::exit(0);
+        }
+        // Logs N records and leaves through `std::process::exit` without a
+        // guard: only the exit handler can write the queued/buffered tail.
+        "exit-no-guard" => {
+            let n: u64 = arg(4).parse().unwrap_or(10_000);
+            let sink: Arc<dyn Sink> = match arg(3) {
+                "async-durable" => Arc::new(AsyncSink::durable_file(arg(2)).expect("open log")),
+                "buffered-file" => Arc::new(FileSink::open(arg(2)).expect("open log")),
+                other => panic!("unknown sink {other:?}"),
+            };
+            install(sink);
+            log_n(n);
             std::process::exit(0);
         }
         // A thread logs then panics; main aborts right after: only the

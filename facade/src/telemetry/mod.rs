@@ -95,9 +95,9 @@ fn exe_name() -> String {
 }
 
 /// Closes every `.prof` sink installed by [`enable`] / [`enable_prof`]:
-/// each gets its `END` line, a flush and an fsync. Call it (or keep the
-/// handle and drop it) before the process exits: sinks held by the global
-/// set are never dropped, so without it a `.prof` file has no `END`.
+/// each gets its `END` line, a flush and an fsync. The `init` guard and, on
+/// Unix, elide's exit handler call it, so a `.prof` file ends with `END`
+/// even though sinks held by the global set are never dropped.
 /// Events emitted afterwards to a closed sink are discarded.
 pub fn close() {
     let sinks: Vec<_> = lock_enabled().drain(..).collect();
