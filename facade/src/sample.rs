@@ -5,7 +5,9 @@
 //! other threads write: `sample` counts per thread, `first` stops writing
 //! once its quota is spent, and `every` reads a coarse clock kept by a
 //! background ticker (started on the first `every` hit) instead of calling
-//! the OS clock.
+//! the OS clock. The ticker parks after [`TICKER_IDLE`] without an admitted
+//! hit, so an idle process gets no timer wake-ups; the next hit wakes it
+//! and reads the clock itself that once.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -64,38 +66,71 @@ impl Default for First {
 /// Resolution of the coarse clock used by `every`.
 pub const TICK: Duration = Duration::from_millis(1);
 
+/// The ticker parks after this long without an admitted `every` hit, so an
+/// idle process has no timer wake-ups; the next hit wakes it.
+pub const TICKER_IDLE: Duration = Duration::from_secs(1);
+
+/// Coarse milliseconds since `EPOCH`, plus one; 0 = no ticker running (not
+/// started yet, or parked).
 static COARSE_MS: AtomicU64 = AtomicU64::new(0);
+/// The coarse time of the last admitted hit or ticker wake-up.
+static LAST_ACTIVE_MS: AtomicU64 = AtomicU64::new(0);
 static EPOCH: OnceLock<Instant> = OnceLock::new();
+/// The ticker thread, once spawned (`None` if it could not be).
+static TICKER: OnceLock<Option<std::thread::Thread>> = OnceLock::new();
 
 /// Milliseconds since the ticker started (always >= 1 once running).
 #[inline(always)]
 fn coarse_ms() -> u64 {
     match COARSE_MS.load(Ordering::Relaxed) {
-        0 => start_ticker(),
+        0 => wake_ticker(),
         ms => ms,
     }
 }
 
+fn precise_ms(epoch: Instant) -> u64 {
+    epoch.elapsed().as_millis() as u64 + 1
+}
+
+fn tick(epoch: Instant) {
+    let idle = TICKER_IDLE.as_millis() as u64;
+    loop {
+        std::thread::sleep(TICK);
+        let now = precise_ms(epoch);
+        if now.saturating_sub(LAST_ACTIVE_MS.load(Ordering::Relaxed)) > idle {
+            // Readers that see 0 wake us (and read the clock themselves
+            // until we run again); a wake-up that races with this store
+            // leaves the park token set, so `park` returns at once.
+            COARSE_MS.store(0, Ordering::Relaxed);
+            std::thread::park();
+            continue;
+        }
+        COARSE_MS.store(now, Ordering::Relaxed);
+    }
+}
+
+/// Starts the ticker on the first `every` hit, or wakes it after it parked;
+/// returns the precise time meanwhile.
 #[cold]
 #[inline(never)]
-fn start_ticker() -> u64 {
-    let epoch = *EPOCH.get_or_init(|| {
-        let epoch = Instant::now();
-        let spawned = std::thread::Builder::new()
+fn wake_ticker() -> u64 {
+    let epoch = *EPOCH.get_or_init(Instant::now);
+    let now = precise_ms(epoch);
+    LAST_ACTIVE_MS.fetch_max(now, Ordering::Relaxed);
+    let ticker = TICKER.get_or_init(|| {
+        std::thread::Builder::new()
             .name("elide-ticker".into())
-            .spawn(move || loop {
-                std::thread::sleep(TICK);
-                COARSE_MS.store(epoch.elapsed().as_millis() as u64 + 1, Ordering::Relaxed);
-            });
-        if spawned.is_err() {
-            // No thread: fall back to reading the clock on every hit.
-            return epoch;
-        }
-        // fetch_max: the ticker may already have stored a later time.
-        COARSE_MS.fetch_max(1, Ordering::Relaxed);
-        epoch
+            .spawn(move || tick(epoch))
+            .ok()
+            .map(|h| h.thread().clone())
     });
-    epoch.elapsed().as_millis() as u64 + 1
+    if let Some(t) = ticker {
+        // fetch_max: the ticker may already have stored a later time.
+        COARSE_MS.fetch_max(now, Ordering::Relaxed);
+        t.unpark();
+    }
+    // Without a thread, every hit reads the clock here.
+    now
 }
 
 /// `every = period`: at most one hit per period passes (the first hit does).
@@ -126,14 +161,53 @@ impl Every {
     #[inline(never)]
     fn claim(&self, next: u64, now: u64, period: Duration) -> bool {
         let until = now.saturating_add((period.as_millis() as u64).max(1));
-        self.0
+        let claimed = self
+            .0
             .compare_exchange(next, until, Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok()
+            .is_ok();
+        if claimed {
+            LAST_ACTIVE_MS.fetch_max(now, Ordering::Relaxed);
+        }
+        claimed
     }
 }
 
 impl Default for Every {
     fn default() -> Self {
         Every::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ticker parks when `every` sites go quiet and comes back on the
+    /// next hit, which still sees a correct clock.
+    #[test]
+    fn ticker_parks_when_idle_and_wakes_on_the_next_hit() {
+        static SITE: Every = Every::new();
+        assert!(SITE.admit(Duration::from_secs(3600)), "first hit passes");
+        assert!(!SITE.admit(Duration::from_secs(3600)));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while COARSE_MS.load(Ordering::Relaxed) != 0 {
+            assert!(Instant::now() < deadline, "ticker never parked");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // Parked: the next hit reads the clock, wakes the ticker, and the
+        // period is still honoured.
+        let before = precise_ms(*EPOCH.get().unwrap());
+        assert!(!SITE.admit(Duration::from_secs(3600)));
+        assert!(
+            COARSE_MS.load(Ordering::Relaxed) >= before,
+            "woken with a fresh time"
+        );
+        static SHORT: Every = Every::new();
+        assert!(SHORT.admit(Duration::from_millis(1)));
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(
+            SHORT.admit(Duration::from_millis(1)),
+            "the woken clock advances"
+        );
     }
 }
