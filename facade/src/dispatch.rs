@@ -269,13 +269,32 @@ pub fn dispatch(record: &Record<'_>) {
 
 #[inline(always)]
 fn deliver(set: &SinkSet, record: &Record<'_>) {
+    match &set.entries[..] {
+        // One sink is the common case: checked inline, with no loop state
+        // (and no registers to save for one).
+        [e] => {
+            let wanted = if record.kind() == Kind::Telemetry {
+                e.telemetry
+            } else {
+                record.level() <= e.max_level
+            };
+            if wanted {
+                emit_contained(e.sink(), record);
+            }
+        }
+        entries => deliver_each(entries, record),
+    }
+}
+
+#[inline(never)]
+fn deliver_each(entries: &[Entry], record: &Record<'_>) {
     if record.kind() == Kind::Telemetry {
-        for e in set.entries.iter().filter(|e| e.telemetry) {
+        for e in entries.iter().filter(|e| e.telemetry) {
             emit_contained(e.sink(), record);
         }
     } else {
         let level = record.level();
-        for e in &set.entries {
+        for e in entries {
             if level <= e.max_level {
                 emit_contained(e.sink(), record);
             }
