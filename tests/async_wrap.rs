@@ -353,3 +353,33 @@ fn a_panicking_inner_sink_is_counted_not_fatal() {
     elide::flush();
     assert_eq!(sink.stats().written, 7);
 }
+
+/// An inner sink that logs from inside `emit`, on the writer thread.
+struct Chatty(AtomicU64);
+
+impl Sink for Chatty {
+    fn emit(&self, _: &Record<'_>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        elide::warn!("logged by the wrapped sink");
+    }
+}
+
+#[test]
+fn a_wrapped_sink_that_logs_does_not_feed_its_own_queue() {
+    let _s = serial();
+    let chatty = Arc::new(Chatty(AtomicU64::new(0)));
+    let sink = Arc::new(AsyncSink::wrap(chatty.clone()));
+    install(sink.clone());
+    let nested_before = elide::stats().nested_dropped;
+    elide::error!("one record from the caller");
+    sink.flush();
+    std::thread::sleep(Duration::from_millis(50));
+    sink.flush();
+    assert_eq!(
+        chatty.0.load(Ordering::SeqCst),
+        1,
+        "only the caller's record reaches the sink"
+    );
+    assert_eq!(elide::stats().nested_dropped, nested_before + 1);
+    elide::set_sinks(Vec::<Arc<dyn Sink>>::new());
+}

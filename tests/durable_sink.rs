@@ -72,6 +72,40 @@ fn process_exit_without_a_guard_still_writes_every_record() {
     }
 }
 
+#[cfg(unix)]
+#[test]
+fn a_forked_child_neither_hangs_on_the_async_sink_nor_freezes_every() {
+    let path = temp_path("fork");
+    let mut proc = child()
+        .arg("fork")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn sink_child");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while proc.try_wait().expect("poll child").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = proc.kill();
+            panic!("the forked child (or its parent) hung at exit");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = proc.wait_with_output().expect("child output");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout.contains("child_waited=true status=0"), "{stdout}");
+    let every: u64 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("child_every="))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no child_every line in {stdout}"));
+    // 300 ms of hits at one per 10 ms: a frozen clock lets only one through.
+    assert!(every >= 3, "every = 10ms passed {every} hits in the child");
+    assert_all_records(&path, 20);
+    let _ = std::fs::remove_file(&path);
+}
+
 #[test]
 fn panic_hook_flushes_before_the_process_dies() {
     let path = temp_path("panic");

@@ -524,6 +524,16 @@ fn reload_reinstalls_log_targets() {
 }
 
 #[test]
+fn sinks_chosen_through_the_api_survive_a_reload_even_when_empty() {
+    let r = probe(
+        &[("RADICAL_LOG_LVL", "info")],
+        &["init", "api-no-sinks", "reload", "count-sinks", "emit"],
+    );
+    assert!(r.stdout.contains("probe sinks=0"), "{}", r.stdout);
+    assert!(!r.stderr.contains("probe info line"), "{}", r.stderr);
+}
+
+#[test]
 fn api_beats_environment() {
     let r = probe(
         &[("RADICAL_ASYNCFLOW_LOG_LVL", "trace")],
@@ -572,6 +582,16 @@ fn profile_on_writes_a_prof_file_in_profile_dir() {
     // Off: no file, and the event's fields are never built.
     let r = probe(&[("RADICAL_PROFILE_DIR", "prof")], &["init", "telemetry"]);
     assert!(!r.dir.join("prof/env-probe.prof").exists());
+
+    // A PROFILE variable no site reads (another tool's) creates no file.
+    let r = probe(
+        &[("SOMETOOL_PROFILE", "1"), ("RADICAL_PROFILE_DIR", "prof")],
+        &["init", "telemetry"],
+    );
+    assert!(
+        !r.dir.join("prof").exists(),
+        "no .prof for SOMETOOL_PROFILE"
+    );
 }
 
 #[test]

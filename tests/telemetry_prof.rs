@@ -302,6 +302,9 @@ fn init_guard_drop_ends_enabled_files() {
     let guard = elide::init();
     let prof = telemetry::enable_prof(&dir, "guarded").unwrap();
     telemetry!("work", uid = "w.1");
+    // A guard taken and dropped in a helper scope is not the last one.
+    drop(elide::init());
+    assert!(!prof.is_closed(), "an inner guard must not end telemetry");
     drop(guard);
     assert!(prof.is_closed());
     let lines = read_prof(prof.path());

@@ -110,21 +110,38 @@ fn store(set: Option<Arc<SinkSet>>) -> Option<Arc<SinkSet>> {
 /// assert_eq!(mem.messages(), ["hello"]);
 /// ```
 pub fn set_sinks<I: IntoIterator<Item = Arc<dyn Sink>>>(sinks: I) {
-    let set = Arc::new(SinkSet::new(sinks.into_iter().collect()));
+    // The application chose: `LOG_TGT` no longer manages the sinks.
+    crate::init::sinks_chosen_by_api();
+    replace_sinks(|_| sinks.into_iter().collect());
+}
+
+/// Replaces the sink set with `f(current sinks)`, read and stored under the
+/// rebuild lock so a concurrent [`add_sink`] cannot be lost; flushes the
+/// sinks that left the set.
+pub(crate) fn replace_sinks(f: impl FnOnce(Vec<Arc<dyn Sink>>) -> Vec<Arc<dyn Sink>>) {
     let mut old = None;
-    callsite::reconfigure(|| old = store(Some(set)));
-    if let Some(old) = old {
-        old.entries.iter().for_each(|e| e.sink.flush());
+    let mut new = None;
+    callsite::reconfigure(|| {
+        let current = SINKS.load().as_ref().map(|s| s.sinks()).unwrap_or_default();
+        let set = Arc::new(SinkSet::new(f(current)));
+        new = Some(set.clone());
+        old = store(Some(set));
+    });
+    if let (Some(old), Some(new)) = (old, new) {
+        let kept = |s: &Arc<dyn Sink>| new.entries.iter().any(|e| Arc::ptr_eq(&e.sink, s));
+        old.entries
+            .iter()
+            .filter(|e| !kept(&e.sink))
+            .for_each(|e| e.sink.flush());
     }
 }
 
 /// Adds a sink to the installed set.
 pub fn add_sink(sink: Arc<dyn Sink>) {
     crate::init::ensure();
-    callsite::reconfigure(|| {
-        let mut sinks = SINKS.load().as_ref().map(|s| s.sinks()).unwrap_or_default();
+    replace_sinks(|mut sinks| {
         sinks.push(sink);
-        store(Some(Arc::new(SinkSet::new(sinks))));
+        sinks
     });
 }
 
@@ -140,6 +157,13 @@ pub fn flush() {
     if let Some(set) = SINKS.load_full() {
         set.entries.iter().for_each(|e| e.sink.flush());
     }
+}
+
+/// Marks the calling thread as a writer for good: records it emits (from a
+/// sink it drives that logs) are dropped and counted like any nested
+/// emission, instead of looping back into the queue it drains.
+pub(crate) fn mark_writer_thread() {
+    let _ = LOCAL.try_with(|l| l.emitting.set(true));
 }
 
 /// Whether this thread is inside [`dispatch`] (a sink is running).
@@ -279,7 +303,7 @@ fn deliver(set: &SinkSet, record: &Record<'_>) {
                 record.level() <= e.max_level
             };
             if wanted {
-                emit_contained(e.sink(), record);
+                let _ = emit_contained(e.sink(), record);
             }
         }
         entries => deliver_each(entries, record),
@@ -290,24 +314,27 @@ fn deliver(set: &SinkSet, record: &Record<'_>) {
 fn deliver_each(entries: &[Entry], record: &Record<'_>) {
     if record.kind() == Kind::Telemetry {
         for e in entries.iter().filter(|e| e.telemetry) {
-            emit_contained(e.sink(), record);
+            let _ = emit_contained(e.sink(), record);
         }
     } else {
         let level = record.level();
         for e in entries {
             if level <= e.max_level {
-                emit_contained(e.sink(), record);
+                let _ = emit_contained(e.sink(), record);
             }
         }
     }
 }
 
-/// Calls a sink, containing a panic so it never reaches the caller.
+/// Calls a sink, containing a panic so it never reaches the caller; a panic
+/// is counted in [`stats`](crate::stats). Whether `emit` returned normally.
 #[inline(always)]
-fn emit_contained(sink: &dyn Sink, record: &Record<'_>) {
-    if catch_unwind(AssertUnwindSafe(|| sink.emit(record))).is_err() {
+pub(crate) fn emit_contained(sink: &dyn Sink, record: &Record<'_>) -> bool {
+    let ok = catch_unwind(AssertUnwindSafe(|| sink.emit(record))).is_ok();
+    if !ok {
         stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
     }
+    ok
 }
 
 #[cfg(test)]

@@ -222,16 +222,23 @@ pub(crate) fn profile_dir(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Sh
     )
 }
 
+/// The process's name for files it writes (`LOG_TGT=.`, the start-up
+/// `.prof`): the root namespace in lower case (`::` written as `.`), else
+/// the executable's file stem, else `elide`.
+pub(crate) fn process_name(snap: &EnvSnapshot, root: Option<&Root>) -> String {
+    match root {
+        Some(r) if !r.name.is_empty() => r.name.replace("::", ".").to_lowercase(),
+        _ if !snap.exe_name.is_empty() => snap.exe_name.clone(),
+        _ => "elide".to_owned(),
+    }
+}
+
 /// `LOG_TGT` of the process root namespace, default stderr. `.` means
 /// `<log dir>/<name>.log`, the name being the root namespace in lower case
 /// (`::` written as `.`) or, without a root, the executable's file stem.
 pub(crate) fn log_targets(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Targets> {
     let dir = log_dir(snap).value.0;
-    let name = match root {
-        Some(r) if !r.name.is_empty() => r.name.replace("::", ".").to_lowercase(),
-        _ if !snap.exe_name.is_empty() => snap.exe_name.clone(),
-        _ => "elide".to_owned(),
-    };
+    let name = process_name(snap, root);
     resolve(
         snap,
         &[cascade(process_prefix(root), None, "LOG_TGT")],

@@ -119,8 +119,9 @@ fn fork_hook_installed() -> bool {
         ) -> std::ffi::c_int;
     }
     extern "C" fn forget_pid() {
-        // Async-signal-safe: one atomic store.
+        // Async-signal-safe: atomic stores only.
         PID.store(0, Ordering::Relaxed);
+        crate::sample::forget_ticker_after_fork();
     }
     static INSTALLED: OnceLock<bool> = OnceLock::new();
     // SAFETY: registers a handler that only stores to an atomic; the

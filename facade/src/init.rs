@@ -118,8 +118,8 @@ fn profile_sink() -> Option<Arc<dyn Sink>> {
     }
     let dir = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
     env::report(&dir);
-    drop(cfg);
-    crate::telemetry::startup_sink(&dir.value.0)
+    let name = env::process_name(cfg.snapshot(), cfg.root.as_ref());
+    Some(crate::telemetry::startup_sink(&dir.value.0, &name))
 }
 
 /// Re-installs the `LOG_TGT` sinks after the root or the environment
@@ -130,24 +130,29 @@ fn profile_sink() -> Option<Arc<dyn Sink>> {
 fn refresh_env_sinks(reopen: bool) {
     let wanted = wanted_targets();
     let mut owned = env_sinks();
-    let current = dispatch::sinks();
-    let ours = |s: &Arc<dyn Sink>| owned.sinks.iter().any(|o| Arc::ptr_eq(o, s));
-    let replaced_by_api = !owned.active
-        || (!owned.sinks.is_empty() && !current.is_empty() && !current.iter().any(ours));
-    if replaced_by_api || (!reopen && owned.targets == wanted.targets && owned.mode == wanted.mode)
-    {
+    if !owned.active || (!reopen && owned.targets == wanted.targets && owned.mode == wanted.mode) {
         return;
     }
     let fresh = wanted.build();
-    let mut next = fresh.clone();
-    next.extend(current.iter().filter(|s| !ours(s)).cloned());
-    dispatch::set_sinks(next);
+    let previous = std::mem::take(&mut owned.sinks);
+    let ours = |s: &Arc<dyn Sink>| previous.iter().any(|o| Arc::ptr_eq(o, s));
+    dispatch::replace_sinks(|current| {
+        let mut next = fresh.clone();
+        next.extend(current.into_iter().filter(|s| !ours(s)));
+        next
+    });
     *owned = EnvSinks {
         active: true,
         targets: wanted.targets,
         mode: wanted.mode,
         sinks: fresh,
     };
+}
+
+/// Called by [`set_sinks`](crate::set_sinks): from now on the application
+/// owns the sink set, and a reload or a new root leaves it alone.
+pub(crate) fn sinks_chosen_by_api() {
+    env_sinks().active = false;
 }
 
 /// Initialises elide now instead of at the first call site, and returns a
@@ -160,7 +165,7 @@ fn refresh_env_sinks(reopen: bool) {
 #[must_use = "dropping the guard flushes the sinks; keep it until the end of main"]
 pub fn init() -> Guard {
     ensure();
-    Guard { _private: () }
+    Guard::new()
 }
 
 /// Like [`init`], and sets the application root namespace
@@ -190,7 +195,7 @@ pub fn init_ns(root: &str) -> Guard {
         refresh_env_sinks(false);
     }
     config::update(|_| {});
-    Guard { _private: () }
+    Guard::new()
 }
 
 /// Reads the environment again and rebuilds every site's cache, and the
@@ -207,28 +212,37 @@ pub fn reload_from_env() {
     refresh_env_sinks(true);
 }
 
-/// Flushes all sinks when dropped, and closes the `.prof` sinks installed
-/// by [`telemetry::enable`](crate::telemetry::enable) and friends.
+/// Flushes all sinks when dropped. When the last live guard drops, it also
+/// closes the `.prof` sinks installed by
+/// [`telemetry::enable`](crate::telemetry::enable) and friends (END line,
+/// flush, fsync); a guard taken and dropped in a helper scope while `main`
+/// holds another leaves telemetry running.
 #[derive(Debug)]
 pub struct Guard {
     _private: (),
 }
 
+/// Guards alive now.
+static LIVE_GUARDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl Guard {
+    fn new() -> Guard {
+        LIVE_GUARDS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Guard { _private: () }
+    }
+}
+
 impl Drop for Guard {
     fn drop(&mut self) {
         crate::dispatch::flush();
-        // `.prof` files get their END line, flush and fsync.
-        crate::telemetry::close();
+        if LIVE_GUARDS.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+            // `.prof` files get their END line, flush and fsync.
+            crate::telemetry::close();
+        }
     }
 }
 
 /// Whether the installed sinks are (still) the ones `LOG_TGT` chose.
 pub(crate) fn sinks_from_env() -> bool {
-    let owned = env_sinks();
-    let current = dispatch::sinks();
-    owned.active
-        && (owned.sinks.is_empty()
-            || current
-                .iter()
-                .any(|s| owned.sinks.iter().any(|o| Arc::ptr_eq(o, s))))
+    env_sinks().active
 }

@@ -11,7 +11,7 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::thread::LocalKey;
 use std::time::{Duration, Instant};
 
@@ -76,8 +76,14 @@ static COARSE_MS: AtomicU64 = AtomicU64::new(0);
 /// The coarse time of the last admitted hit or ticker wake-up.
 static LAST_ACTIVE_MS: AtomicU64 = AtomicU64::new(0);
 static EPOCH: OnceLock<Instant> = OnceLock::new();
-/// The ticker thread, once spawned (`None` if it could not be).
-static TICKER: OnceLock<Option<std::thread::Thread>> = OnceLock::new();
+/// The ticker thread and the process it runs in (a forked child has none).
+static TICKER: Mutex<Option<(u32, std::thread::Thread)>> = Mutex::new(None);
+
+/// In a forked child (called from the fork handler, so only an atomic
+/// store): the clock is stale and no ticker runs; the next hit starts one.
+pub(crate) fn forget_ticker_after_fork() {
+    COARSE_MS.store(0, Ordering::Relaxed);
+}
 
 /// Milliseconds since the ticker started (always >= 1 once running).
 #[inline(always)]
@@ -117,17 +123,23 @@ fn wake_ticker() -> u64 {
     let epoch = *EPOCH.get_or_init(Instant::now);
     let now = precise_ms(epoch);
     LAST_ACTIVE_MS.fetch_max(now, Ordering::Relaxed);
-    let ticker = TICKER.get_or_init(|| {
-        std::thread::Builder::new()
-            .name("elide-ticker".into())
-            .spawn(move || tick(epoch))
-            .ok()
-            .map(|h| h.thread().clone())
-    });
-    if let Some(t) = ticker {
-        // fetch_max: the ticker may already have stored a later time.
-        COARSE_MS.fetch_max(now, Ordering::Relaxed);
-        t.unpark();
+    let pid = crate::format::pid(); // also arms the fork handler
+                                    // try_lock: another hit is starting the ticker (or, in a forked child,
+                                    // the lock was copied held); this hit just uses the precise time.
+    if let Ok(mut ticker) = TICKER.try_lock() {
+        let running = matches!(&*ticker, Some((p, _)) if *p == pid);
+        if !running {
+            *ticker = std::thread::Builder::new()
+                .name("elide-ticker".into())
+                .spawn(move || tick(epoch))
+                .ok()
+                .map(|h| (pid, h.thread().clone()));
+        }
+        if let Some((_, t)) = &*ticker {
+            // fetch_max: the ticker may already have stored a later time.
+            COARSE_MS.fetch_max(now, Ordering::Relaxed);
+            t.unpark();
+        }
     }
     // Without a thread, every hit reads the clock here.
     now
@@ -160,7 +172,8 @@ impl Every {
     #[cold]
     #[inline(never)]
     fn claim(&self, next: u64, now: u64, period: Duration) -> bool {
-        let until = now.saturating_add((period.as_millis() as u64).max(1));
+        let period_ms = u64::try_from(period.as_millis()).unwrap_or(u64::MAX);
+        let until = now.saturating_add(period_ms.max(1));
         let claimed = self
             .0
             .compare_exchange(next, until, Ordering::Relaxed, Ordering::Relaxed)

@@ -6,7 +6,8 @@
 //! `burst:<n>` (n info lines `burst seq=<i>` under `radical_asyncflow::engine`),
 //! `set:<VAR>=<value>` (changes this process's environment),
 //! `reload`, `api-level:<level>` (set_level), `describe:<namespace>`,
-//! `telemetry` (one event under `radical_asyncflow::engine`).
+//! `telemetry` (one event under `radical_asyncflow::engine`), `api-no-sinks`
+//! (`set_sinks([])`), `count-sinks`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -124,6 +125,8 @@ fn main() {
             }
             "reload" => elide::reload_from_env(),
             "api-level" => elide::set_level(param.parse::<LevelFilter>().expect("a level")),
+            "api-no-sinks" => elide::set_sinks(Vec::<std::sync::Arc<dyn elide::Sink>>::new()),
+            "count-sinks" => println!("probe sinks={}", elide::sinks().len()),
             "describe" => print!("{}", elide::describe_for(param)),
             other => panic!("unknown probe command {other:?}"),
         }

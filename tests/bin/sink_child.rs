@@ -38,6 +38,52 @@ fn print_stats(extra: &str) {
     println!("write_errors={} {extra}", s.write_errors);
 }
 
+/// A site sampled by time, for the fork test.
+fn every_10ms(i: u64) {
+    elide::info!(every = std::time::Duration::from_millis(10), i, "tick");
+}
+
+#[cfg(unix)]
+fn fork_test(path: &str) {
+    use std::time::{Duration, Instant};
+    extern "C" {
+        fn fork() -> i32;
+        fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
+    }
+    install(Arc::new(AsyncSink::file(path).expect("open log")));
+    log_n(10);
+    every_10ms(0); // starts the ticker in the parent
+    elide::flush();
+    // SAFETY: the child only logs, swaps sinks and exits; glibc keeps
+    // malloc usable in the child of a threaded process.
+    let child = unsafe { fork() };
+    if child == 0 {
+        // The async sink has no writer here: this record is dropped, and
+        // neither this nor exit's flush may wait for a writer.
+        elide::info!("from the child");
+        let mem = Arc::new(elide::sink::MemorySink::new());
+        elide::set_sinks([mem.clone() as Arc<dyn Sink>]);
+        let start = Instant::now();
+        let mut i = 0;
+        while start.elapsed() < Duration::from_millis(300) {
+            i += 1;
+            every_10ms(i);
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        println!("child_every={}", mem.len());
+        std::process::exit(0);
+    }
+    let mut status = 0;
+    // SAFETY: waits for the child forked above.
+    let waited = unsafe { waitpid(child, &mut status, 0) };
+    println!("child_waited={} status={status}", waited == child);
+    for seq in 10..20 {
+        elide::info!(seq, "record {seq}");
+    }
+    let guard = elide::init();
+    drop(guard);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
@@ -64,6 +110,10 @@ fn main() {
             log_n(n);
             std::process::exit(0);
         }
+        // Forks after logging through an async sink: the child must exit
+        // promptly and its `every` clock must run; the parent goes on.
+        #[cfg(unix)]
+        "fork" => fork_test(arg(2)),
         // A thread logs then panics; main aborts right after: only the
         // panic hook's flush can have written the records.
         "panic-hook" => {

@@ -168,6 +168,9 @@ fn on_writer() -> bool {
 /// assert_eq!(s.written + s.dropped, 1);
 /// ```
 pub struct AsyncSink {
+    /// The process whose writer thread drains the queue: a forked child
+    /// has no writer, so it must neither queue nor wait for one.
+    pid: u32,
     tx: Sender<Msg>,
     /// The wrapped sink, for [`wrap`](AsyncSink::wrap).
     inner: Option<Arc<dyn Sink>>,
@@ -285,6 +288,7 @@ impl AsyncSink {
             crate::report_write_error("async sink (writer thread)", &e);
         }
         AsyncSink {
+            pid: crate::format::pid(),
             tx,
             inner: None,
             telemetry: false,
@@ -414,6 +418,22 @@ impl AsyncSink {
         }
     }
 
+    /// Whether this is a forked child of the process that made the sink: no
+    /// writer thread exists here to take records or answer a flush.
+    fn in_forked_child(&self) -> bool {
+        crate::format::pid() != self.pid
+    }
+
+    /// A record emitted in a forked child: counted as dropped and reported.
+    #[cold]
+    fn drop_in_child(&self) {
+        self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+        crate::report_write_error(
+            &format!("{} (in a forked child)", lock(&self.shared.name)),
+            &io::Error::other("no writer thread after fork; the record is dropped"),
+        );
+    }
+
     /// Records accepted but not yet written (approximate while callers run).
     fn left(&self) -> u64 {
         let taken = self.shared.taken.load(Ordering::Relaxed);
@@ -440,6 +460,9 @@ impl Sink for AsyncSink {
         self.telemetry
     }
     fn emit(&self, record: &Record<'_>) {
+        if self.in_forked_child() {
+            return self.drop_in_child();
+        }
         // The writer empties stores before returning them to the pool.
         // An empty pool (a burst larger than the preallocation) allocates
         // here, sized like a pooled store so the record need not regrow it.
@@ -447,7 +470,7 @@ impl Sink for AsyncSink {
         self.enqueue(Captured::capture(record, store, self.inner.is_some()));
     }
     fn flush(&self) {
-        if on_writer() {
+        if on_writer() || self.in_forked_child() {
             return;
         }
         let (ack_tx, ack_rx) = bounded(1);
@@ -514,6 +537,8 @@ struct Writer {
 impl Writer {
     fn run(mut self) {
         ON_WRITER.with(|w| w.set(true));
+        // A wrapped sink or writer that logs must not feed its own queue.
+        crate::dispatch::mark_writer_thread();
         let mut acks: Vec<Sender<()>> = Vec::new();
         // Made here: its lists hold borrowed values, so it never crosses threads.
         let mut scratch = Scratch::default();
@@ -562,7 +587,9 @@ impl Writer {
             }
             Output::Sink(inner) => {
                 let mut emitted = false;
-                let store = record.replay(scratch, |r| emitted = emit_contained(&**inner, r));
+                let store = record.replay(scratch, |r| {
+                    emitted = crate::dispatch::emit_contained(&**inner, r)
+                });
                 if emitted {
                     self.shared.written.fetch_add(1, Ordering::Relaxed);
                 } else {
@@ -580,9 +607,9 @@ impl Writer {
         }
     }
 
-    /// Counts a panic of the wrapped sink and reports the first on stderr.
+    /// Reports the first panic of the wrapped sink on stderr (the panic is
+    /// already counted where it was contained).
     fn report_panic(&self, what: &str) {
-        crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
         if !self.shared.panic_reported.swap(true, Ordering::Relaxed) {
             let name = lock(&self.shared.name).clone();
             let _ = writeln!(
@@ -597,6 +624,7 @@ impl Writer {
     fn flush_inner(&self) {
         if let Output::Sink(inner) = &self.out {
             if catch_unwind(AssertUnwindSafe(|| inner.flush())).is_err() {
+                crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
                 self.report_panic("flush");
             }
         }
@@ -641,7 +669,10 @@ impl Writer {
                 ),
                 Output::Sink(inner) => {
                     if Level::Warn <= inner.max_level()
-                        && !emit_contained(&**inner, &notice(format_args!("{n} records dropped")))
+                        && !crate::dispatch::emit_contained(
+                            &**inner,
+                            &notice(format_args!("{n} records dropped")),
+                        )
                     {
                         self.report_panic("emit");
                     }
@@ -666,11 +697,6 @@ impl Writer {
     }
 }
 
-/// Calls `sink.emit`, containing a panic; whether it returned normally.
-fn emit_contained(sink: &dyn Sink, record: &Record<'_>) -> bool {
-    catch_unwind(AssertUnwindSafe(|| sink.emit(record))).is_ok()
-}
-
 /// Installs a panic hook that, after the previous hook has printed the
 /// panic, flushes every installed sink, so the records logged before a
 /// panic are written even if the process then aborts or exits. Installing
@@ -682,7 +708,11 @@ pub fn install_panic_hook() {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             previous(info);
-            crate::dispatch::flush();
+            // Not from inside a sink: its flush could need the lock the
+            // panicking emit holds, and dispatch contains that panic anyway.
+            if !crate::dispatch::in_dispatch() {
+                crate::dispatch::flush();
+            }
         }));
     });
 }

@@ -63,25 +63,64 @@ pub fn enable_prof(dir: impl AsRef<Path>, name: &str) -> io::Result<Arc<ProfSink
 }
 
 /// The `.prof` sink for process start-up when the environment turns
-/// telemetry on (`PROFILE`): `<dir>/<exe>.prof`, registered so [`close`]
-/// (and the [`init`](crate::init) guard) ends it. It is returned rather than
-/// added, because start-up runs while sites resolve and must hand it to the
-/// initial sink set. A failure to open gives one warning on stderr naming
-/// the directory and the fallback (no `.prof` output).
-pub(crate) fn startup_sink(dir: &Path) -> Option<Arc<dyn crate::Sink>> {
-    let name = exe_name();
-    match ProfSink::create(dir, &name) {
-        Ok(sink) => {
-            let sink = Arc::new(sink);
-            lock_enabled().push(Arc::downgrade(&sink));
-            Some(sink)
+/// telemetry on (`PROFILE`): `<dir>/<name>.prof`. It is returned rather
+/// than added, because start-up runs while sites resolve and must hand it
+/// to the initial sink set. The file is opened on the first event, so a
+/// `PROFILE` variable that no site reads leaves no file behind; once open it
+/// is registered so [`close`] (the last `init` guard, the exit handler) ends
+/// it. A failure to open gives one warning on stderr naming the directory
+/// and the fallback (no `.prof` output).
+pub(crate) fn startup_sink(dir: &Path, name: &str) -> Arc<dyn crate::Sink> {
+    Arc::new(LazyProf {
+        dir: dir.to_owned(),
+        name: name.to_owned(),
+        sink: std::sync::OnceLock::new(),
+    })
+}
+
+struct LazyProf {
+    dir: std::path::PathBuf,
+    name: String,
+    sink: std::sync::OnceLock<Option<Arc<ProfSink>>>,
+}
+
+impl LazyProf {
+    fn open(&self) -> Option<&Arc<ProfSink>> {
+        self.sink
+            .get_or_init(|| match ProfSink::create(&self.dir, &self.name) {
+                Ok(sink) => {
+                    let sink = Arc::new(sink);
+                    lock_enabled().push(Arc::downgrade(&sink));
+                    Some(sink)
+                }
+                Err(e) => {
+                    eprintln!(
+                        "elide: cannot open {}/{}.prof for telemetry ({e}); telemetry events will not be written to a .prof file",
+                        self.dir.display(),
+                        self.name
+                    );
+                    None
+                }
+            })
+            .as_ref()
+    }
+}
+
+impl crate::Sink for LazyProf {
+    fn max_level(&self) -> crate::LevelFilter {
+        crate::LevelFilter::Off
+    }
+    fn wants_telemetry(&self) -> bool {
+        true
+    }
+    fn emit(&self, record: &crate::Record<'_>) {
+        if let Some(sink) = self.open() {
+            sink.emit(record);
         }
-        Err(e) => {
-            eprintln!(
-                "elide: cannot open {}/{name}.prof for telemetry ({e}); telemetry events will not be written to a .prof file",
-                dir.display()
-            );
-            None
+    }
+    fn flush(&self) {
+        if let Some(Some(sink)) = self.sink.get() {
+            sink.flush();
         }
     }
 }
