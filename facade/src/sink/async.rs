@@ -305,11 +305,18 @@ impl AsyncSink {
         .prefilled()
     }
 
-    /// Tops the buffer pool up to `preallocated` (bounded by the capacity).
+    /// Brings the buffer pool to `preallocated` (bounded by the capacity):
+    /// tops it up, or frees the surplus when a builder call lowered it.
     fn prefilled(self) -> AsyncSink {
         let want = self.preallocated.min(self.capacity);
-        for _ in self.pool_rx.len()..want {
+        let have = self.pool_rx.len();
+        for _ in have..want {
             if self.pool_tx.try_send(Store::sized()).is_err() {
+                break;
+            }
+        }
+        for _ in want..have {
+            if self.pool_rx.try_recv().is_err() {
                 break;
             }
         }
@@ -352,7 +359,7 @@ impl AsyncSink {
     }
     /// Sets how many record buffers are allocated up front (default
     /// [`DEFAULT_PREALLOCATED`], at most the capacity; about 170 bytes
-    /// each). A burst of more records in flight than this allocates (and
+    /// each); lowering it frees the surplus the constructor allocated. A burst of more records in flight than this allocates (and
     /// page-faults) on the callers' threads until the pool has grown;
     /// after that, no record allocates.
     pub fn with_preallocated(mut self, buffers: usize) -> AsyncSink {
@@ -715,4 +722,21 @@ pub fn install_panic_hook() {
             }
         }));
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pool_follows_the_builder() {
+        let sink = AsyncSink::new(io::sink()).with_capacity(64);
+        assert_eq!(sink.pool_rx.len(), 64, "topped up to the capacity");
+        let sink = sink.with_preallocated(8);
+        assert_eq!(sink.pool_rx.len(), 8, "surplus freed");
+        let sink = sink.with_preallocated(0);
+        assert_eq!(sink.pool_rx.len(), 0);
+        let sink = sink.with_preallocated(32);
+        assert_eq!(sink.pool_rx.len(), 32);
+    }
 }
