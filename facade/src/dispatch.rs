@@ -84,8 +84,36 @@ static SINKS: ArcSwapOption<SinkSet> = ArcSwapOption::const_empty();
 /// is stale.
 static SINKS_GENERATION: AtomicUsize = AtomicUsize::new(0);
 
+/// Replaced sets some idle thread may still hold (and write into after they
+/// were flushed): flushed again at exit.
+static RETIRED: std::sync::Mutex<Vec<std::sync::Weak<SinkSet>>> = std::sync::Mutex::new(Vec::new());
+
+fn retire(set: &Arc<SinkSet>) {
+    let mut retired = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
+    retired.retain(|w| w.strong_count() > 0);
+    retired.push(Arc::downgrade(set));
+}
+
+/// Flushes the sinks of replaced sets that are still alive (held by a
+/// thread's cache): for the exit handler, so a record written into an old
+/// set after it was replaced is not left in a buffer.
+pub(crate) fn flush_retired() {
+    let retired: Vec<Arc<SinkSet>> = RETIRED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .filter_map(std::sync::Weak::upgrade)
+        .collect();
+    for set in retired {
+        set.entries.iter().for_each(|e| e.sink.flush());
+    }
+}
+
 fn store(set: Option<Arc<SinkSet>>) -> Option<Arc<SinkSet>> {
     let old = SINKS.swap(set);
+    if let Some(old) = &old {
+        retire(old);
+    }
     let generation = SINKS_GENERATION.fetch_add(1, Ordering::Release) + 1;
     // The replacing thread lets go of the old set at once; other threads do
     // when they next emit (or exit).
@@ -352,6 +380,18 @@ mod tests {
         }
     }
 
+    #[derive(Default)]
+    struct Flushes(AtomicUsize);
+    impl Sink for Flushes {
+        fn emit(&self, _: &Record<'_>) {}
+        fn flush(&self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The tests swap the process-wide sinks: one at a time.
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     static META: Metadata = Metadata::new(
         Kind::Log,
         Level::Error,
@@ -371,6 +411,7 @@ mod tests {
     /// threads that cached them log again or exit.
     #[test]
     fn replaced_sinks_are_released_by_logging_and_exiting_threads() {
+        let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let old = Arc::new(Counting(AtomicUsize::new(0)));
         set_sinks([old.clone() as Arc<dyn Sink>]);
         let weak_old: Weak<Counting> = Arc::downgrade(&old);
@@ -408,5 +449,35 @@ mod tests {
         }
         assert_eq!(new.0.load(Ordering::Relaxed), 100);
         set_sinks(Vec::<Arc<dyn Sink>>::new());
+    }
+
+    /// A replaced set that an idle thread still holds is flushed again by
+    /// the exit path; once nobody holds it, it is forgotten.
+    #[test]
+    fn retired_sets_still_held_are_flushed_at_exit() {
+        let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let old = Arc::new(Flushes::default());
+        set_sinks([old.clone() as Arc<dyn Sink>]);
+        let (cached_tx, cached_rx) = std::sync::mpsc::channel();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let worker = std::thread::spawn(move || {
+            emit_one();
+            cached_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+        });
+        cached_rx.recv().unwrap();
+        set_sinks(Vec::<Arc<dyn Sink>>::new());
+        let after_replace = old.0.load(Ordering::Relaxed);
+        assert!(after_replace >= 1, "replacing flushes the old sinks");
+        flush_retired();
+        assert_eq!(old.0.load(Ordering::Relaxed), after_replace + 1);
+        go_tx.send(()).unwrap();
+        worker.join().unwrap();
+        flush_retired();
+        assert_eq!(
+            old.0.load(Ordering::Relaxed),
+            after_replace + 1,
+            "a set nobody holds is not flushed again"
+        );
     }
 }

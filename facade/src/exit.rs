@@ -15,6 +15,7 @@ fn flush_everything() {
         return;
     }
     crate::dispatch::flush();
+    crate::dispatch::flush_retired();
     crate::telemetry::close();
 }
 
