@@ -259,19 +259,12 @@ fn live_fn(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> Toke
         .filter(|c| c.side == Side::Ensures)
         .map(|c| condition(c, &name))
         .collect();
-    let cs = quote! {
-        static __ELIDE_CS: ::elide::__private::Callsite = ::elide::__private::Callsite::new(
-            ::elide::__private::Metadata::new(
-                ::elide::__private::Kind::Check,
-                ::elide::Level::Error,
-                ::core::module_path!(),
-                ::core::module_path!(),
-                ::core::file!(),
-                ::core::line!(),
-                #name,
-            )
-        );
-    };
+    let cs = crate::site::callsite(
+        "Check",
+        "Error",
+        &quote!(::core::module_path!()),
+        &quote!(#name),
+    );
     let enter = quote! {
         1u8 <= ::elide::__private::Callsite::interest(&__ELIDE_CS)
             && ::elide::__private::checked_enter(&__ELIDE_CS, || { #(#pre)* })
@@ -318,20 +311,19 @@ fn condition(c: &Clause, fn_name: &str) -> TokenStream {
         ),
     };
     let text = &c.text;
+    let meta = crate::site::metadata(
+        "Check",
+        "Error",
+        &quote!(::core::module_path!()),
+        &quote!(#text),
+        c.span,
+    );
     let message = &c.message;
     quote_spanned! {c.span=>
         {
             let __elide_ok: bool = #value;
             if !__elide_ok {
-                static __ELIDE_META: ::elide::__private::Metadata = ::elide::__private::Metadata::new(
-                    ::elide::__private::Kind::Check,
-                    ::elide::Level::Error,
-                    ::core::module_path!(),
-                    ::core::module_path!(),
-                    ::core::file!(),
-                    ::core::line!(),
-                    #text,
-                );
+                static __ELIDE_META: ::elide::__private::Metadata = #meta;
                 ::elide::__private::fail(
                     &__ELIDE_META,
                     #what,

@@ -1,7 +1,7 @@
 //! Code generation for each kind of call site.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::parse::{ParseStream, Parser};
 use syn::{Expr, LitStr, Token};
 
@@ -21,21 +21,33 @@ fn expand(
 }
 
 /// `static __ELIDE_CS: Callsite = ...;` for a site.
-fn callsite(kind: &str, level: &str, target: &TokenStream, name: &TokenStream) -> TokenStream {
-    let kind = syn::Ident::new(kind, Span::call_site());
-    let level = syn::Ident::new(level, Span::call_site());
+pub fn callsite(kind: &str, level: &str, target: &TokenStream, name: &TokenStream) -> TokenStream {
+    let meta = metadata(kind, level, target, name, Span::call_site());
     quote! {
-        static __ELIDE_CS: ::elide::__private::Callsite = ::elide::__private::Callsite::new(
-            ::elide::__private::Metadata::new(
-                ::elide::__private::Kind::#kind,
-                ::elide::Level::#level,
-                #target,
-                ::core::module_path!(),
-                ::core::file!(),
-                ::core::line!(),
-                #name,
-            )
-        );
+        static __ELIDE_CS: ::elide::__private::Callsite = ::elide::__private::Callsite::new(#meta);
+    }
+}
+
+/// `Metadata::new(..)` for a site; `file!()`/`line!()` resolve at `span`.
+pub fn metadata(
+    kind: &str,
+    level: &str,
+    target: &TokenStream,
+    name: &TokenStream,
+    span: Span,
+) -> TokenStream {
+    let kind = syn::Ident::new(kind, span);
+    let level = syn::Ident::new(level, span);
+    quote_spanned! {span=>
+        ::elide::__private::Metadata::new(
+            ::elide::__private::Kind::#kind,
+            ::elide::Level::#level,
+            #target,
+            ::core::module_path!(),
+            ::core::file!(),
+            ::core::line!(),
+            #name,
+        )
     }
 }
 
