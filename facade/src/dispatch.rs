@@ -406,6 +406,21 @@ mod tests {
         dispatch(&Record::new(&META, Level::Error, format_args!("x"), &[]));
     }
 
+    /// A thread that has emitted (so caches the current set) and then waits
+    /// until the returned sender is used; join the handle afterwards.
+    fn idle_thread_holding_the_current_set(
+    ) -> (std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>) {
+        let (cached_tx, cached_rx) = std::sync::mpsc::channel();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let worker = std::thread::spawn(move || {
+            emit_one();
+            cached_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+        });
+        cached_rx.recv().unwrap();
+        (go_tx, worker)
+    }
+
     /// The per-thread cache must never deliver to a replaced set after the
     /// thread has seen the swap, and must let go of replaced sinks when the
     /// threads that cached them log again or exit.
@@ -418,14 +433,7 @@ mod tests {
         drop(old);
 
         // A thread caches the old set, then waits while it is replaced.
-        let (cached_tx, cached_rx) = std::sync::mpsc::channel();
-        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
-        let worker = std::thread::spawn(move || {
-            emit_one();
-            cached_tx.send(()).unwrap();
-            go_rx.recv().unwrap();
-        });
-        cached_rx.recv().unwrap();
+        let (go_tx, worker) = idle_thread_holding_the_current_set();
 
         let new = Arc::new(Counting(AtomicUsize::new(0)));
         set_sinks([new.clone() as Arc<dyn Sink>]);
@@ -458,14 +466,7 @@ mod tests {
         let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let old = Arc::new(Flushes::default());
         set_sinks([old.clone() as Arc<dyn Sink>]);
-        let (cached_tx, cached_rx) = std::sync::mpsc::channel();
-        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
-        let worker = std::thread::spawn(move || {
-            emit_one();
-            cached_tx.send(()).unwrap();
-            go_rx.recv().unwrap();
-        });
-        cached_rx.recv().unwrap();
+        let (go_tx, worker) = idle_thread_holding_the_current_set();
         set_sinks(Vec::<Arc<dyn Sink>>::new());
         let after_replace = old.0.load(Ordering::Relaxed);
         assert!(after_replace >= 1, "replacing flushes the old sinks");
