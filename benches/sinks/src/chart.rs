@@ -93,6 +93,7 @@ pub fn svg(series: &[Series], note: &str) -> String {
         LEFT + PLOT_W / 2.0,
         TOP + PLOT_H + 36.0
     );
+    let mut legend_y = TOP + 10.0;
     for (k, s) in series.iter().enumerate() {
         let c = COLOURS[k % COLOURS.len()];
         let points: Vec<String> =
@@ -115,23 +116,24 @@ pub fn svg(series: &[Series], note: &str) -> String {
                 labels[i]
             );
         }
-        // Legend, right of the plot, one entry per sink.
-        let ly = TOP + 10.0 + 34.0 * k as f64;
+        // Legend, right of the plot, one entry per sink, below the last.
         let lx = LEFT + PLOT_W + 24.0;
         let _ = writeln!(
             out,
-            r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{c}" stroke-width="3"/>"#,
+            r#"<line x1="{lx}" y1="{legend_y}" x2="{}" y2="{legend_y}" stroke="{c}" stroke-width="3"/>"#,
             lx + 18.0
         );
-        for (j, part) in wrap(&s.name, 42).iter().enumerate() {
+        let parts = wrap(&s.name, 42);
+        for (j, part) in parts.iter().enumerate() {
             let _ = writeln!(
                 out,
                 r#"<text x="{}" y="{:.1}">{}</text>"#,
                 lx + 24.0,
-                ly + 4.0 + 13.0 * j as f64,
+                legend_y + 4.0 + 13.0 * j as f64,
                 escape(part)
             );
         }
+        legend_y += 13.0 * parts.len() as f64 + 12.0;
     }
     out.push_str("</svg>\n");
     out
