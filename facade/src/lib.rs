@@ -30,7 +30,7 @@
 //! info!(uid, state = "RUNNING", "task {uid} started");
 //! debug!("not built: {}", expensive());      // Info < Debug: never evaluated
 //! check!(uid.starts_with("task."));            // debug mode is off: skipped
-//! counter!("tasks.started");                    // always on, a few instructions
+//! counter!("tasks.started");                    // no run-time switch, a few instructions
 //!
 //! assert_eq!(mem.messages(), ["task task.000001 started"]);
 //! assert_eq!(elide::counters()["tasks.started"], 1);

@@ -4,6 +4,8 @@
 
 use std::fmt::Write;
 
+use crate::svg::{self, escape};
+
 /// One bar: the table row, the library, and its cost over the bare loop.
 pub struct Bar {
     pub row: String,
@@ -20,12 +22,6 @@ fn colour(lib: &str) -> &'static str {
         "metrics" => "#3f9a5a",
         _ => "#888888",
     }
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 fn label(v: f64) -> String {
@@ -71,25 +67,10 @@ pub fn svg(bars: &[Bar], unit: &str, note: &str) -> String {
             .sum::<f64>()
         + 40.0;
 
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, Verdana, sans-serif" font-size="11">"#
+    let title = format!(
+        "Cost of one call site in a hot loop: {unit} per iteration over the bare loop (log scale)"
     );
-    let _ = writeln!(
-        out,
-        r##"<rect width="100%" height="100%" fill="#ffffff"/>"##
-    );
-    let _ = writeln!(
-        out,
-        r#"<text x="12" y="22" font-size="15" font-weight="bold">Cost of one call site in a hot loop: {} per iteration over the bare loop (log scale)</text>"#,
-        escape(unit)
-    );
-    let _ = writeln!(
-        out,
-        r##"<text x="12" y="40" fill="#555555">{}</text>"##,
-        escape(note)
-    );
+    let mut out = svg::open(WIDTH, height, &title, note);
     // Legend: the libraries in order of first appearance.
     let mut libs: Vec<&str> = Vec::new();
     for b in bars {

@@ -21,6 +21,8 @@ mod child;
 mod consumers;
 mod report;
 mod sites;
+#[path = "../../svg.rs"]
+mod svg;
 mod variants;
 mod workload;
 

@@ -3,6 +3,8 @@
 
 use std::fmt::Write;
 
+use crate::svg::{self, escape};
+
 /// The percentiles drawn, with their axis labels.
 pub const PERCENTILES: [(f64, &str); 4] = [
     (0.50, "p50"),
@@ -22,12 +24,6 @@ const COLOURS: [&str; 6] = [
     "#888888", "#d62728", "#1b6ac9", "#17becf", "#e08a1e", "#3f9a5a",
 ];
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 /// Renders the series as an SVG document; `note` goes under the title.
 pub fn svg(series: &[Series], note: &str) -> String {
     const WIDTH: f64 = 900.0;
@@ -44,23 +40,11 @@ pub fn svg(series: &[Series], note: &str) -> String {
     let x = |i: usize| LEFT + PLOT_W * i as f64 / (labels.len() - 1) as f64;
     let height = TOP + PLOT_H + 60.0;
 
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, Verdana, sans-serif" font-size="11">"#
-    );
-    let _ = writeln!(
-        out,
-        r##"<rect width="100%" height="100%" fill="#ffffff"/>"##
-    );
-    let _ = writeln!(
-        out,
-        r#"<text x="12" y="22" font-size="15" font-weight="bold">Caller latency per log line, microseconds (log scale)</text>"#
-    );
-    let _ = writeln!(
-        out,
-        r##"<text x="12" y="40" fill="#555555">{}</text>"##,
-        escape(note)
+    let mut out = svg::open(
+        WIDTH,
+        height,
+        "Caller latency per log line, microseconds (log scale)",
+        note,
     );
     for d in d0 as i32..=d1 as i32 {
         let v = 10f64.powi(d);

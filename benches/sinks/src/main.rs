@@ -19,6 +19,8 @@
 //! latencies do not depend on the count.
 
 mod chart;
+#[path = "../../svg.rs"]
+mod svg;
 
 use std::fs::File;
 use std::io::{self, Write};
