@@ -36,7 +36,9 @@ pub fn svg(series: &[Series], note: &str) -> String {
     let lo = values.clone().fold(f64::INFINITY, f64::min).max(1e-3);
     let hi = values.fold(0.0, f64::max).max(lo * 10.0);
     let (d0, d1) = (lo.log10().floor(), hi.log10().ceil());
-    let y = |v: f64| TOP + PLOT_H * (1.0 - (v.max(lo).log10() - d0) / (d1 - d0));
+    // Clamped to the bottom of the axis (a 0 latency), not to the data minimum,
+    // so the grid line of the lowest decade sits where it belongs.
+    let y = |v: f64| TOP + PLOT_H * (1.0 - (v.max(10f64.powf(d0)).log10() - d0) / (d1 - d0));
     let x = |i: usize| LEFT + PLOT_W * i as f64 / (labels.len() - 1) as f64;
     let height = TOP + PLOT_H + 60.0;
 
