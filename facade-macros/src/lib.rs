@@ -3,88 +3,104 @@
 //! directly: the expansions name `::elide::__private`.
 //!
 //! Each call site expands into three gates:
-//! 1. the **static gate**, decided here from cargo features: a site above the
-//!    static level becomes `if false { .. }`, which only type-checks;
+//! 1. the **static gate**, decided here from cargo features and the
+//!    build-time filters (`ELIDE_STATIC_LEVEL`, ...): a site above the static
+//!    level becomes `if false { .. }`, which only type-checks;
 //! 2. the **runtime gate**: one relaxed load of the site's own `static`
 //!    interest byte, compared with a constant;
 //! 3. the **cold path**: a closure handed to a `#[cold]` function in `elide`,
 //!    which is the only place the arguments are evaluated.
 //!
 //! This crate knows syntax only; every run-time decision lives in `elide`.
+//! One module per macro (its arguments' parser and its code generation);
+//! `callsite`, `fields`, `gate` and `level` hold what they share.
+
+#![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
 
 mod args;
+mod callsite;
+mod check;
 mod checked;
+mod counter;
+mod debug_mode;
+mod describe;
+mod enabled;
+mod expand;
+mod fields;
 mod gate;
-mod site;
+mod level;
+mod log_site;
 mod source_text;
+mod static_filter;
+mod telemetry;
 
 use proc_macro::TokenStream;
 
 /// Logs at error level. Documented at `elide::error!`; use it from there.
 #[proc_macro]
 pub fn error(input: TokenStream) -> TokenStream {
-    site::log_fixed(1, "Error", input.into()).into()
+    log_site::log_fixed(level::ERROR, input.into()).into()
 }
 
 /// Logs at warn level. Documented at `elide::warn!`; use it from there.
 #[proc_macro]
 pub fn warn(input: TokenStream) -> TokenStream {
-    site::log_fixed(2, "Warn", input.into()).into()
+    log_site::log_fixed(level::WARN, input.into()).into()
 }
 
 /// Logs at info level. Documented at `elide::info!`; use it from there.
 #[proc_macro]
 pub fn info(input: TokenStream) -> TokenStream {
-    site::log_fixed(3, "Info", input.into()).into()
+    log_site::log_fixed(level::INFO, input.into()).into()
 }
 
 /// Logs at debug level. Documented at `elide::debug!`; use it from there.
 #[proc_macro]
 pub fn debug(input: TokenStream) -> TokenStream {
-    site::log_fixed(4, "Debug", input.into()).into()
+    log_site::log_fixed(level::DEBUG, input.into()).into()
 }
 
 /// Logs at trace level. Documented at `elide::trace!`; use it from there.
 #[proc_macro]
 pub fn trace(input: TokenStream) -> TokenStream {
-    site::log_fixed(5, "Trace", input.into()).into()
+    log_site::log_fixed(level::TRACE_LEVEL, input.into()).into()
 }
 
 /// Logs at a given level. Documented at `elide::log!`; use it from there.
 #[proc_macro]
 pub fn log(input: TokenStream) -> TokenStream {
-    site::log_any(input.into()).into()
+    log_site::log_any(input.into()).into()
 }
 
 /// Whether a site at this level would emit. Documented at `elide::enabled!`; use it from there.
 #[proc_macro]
 pub fn enabled(input: TokenStream) -> TokenStream {
-    site::enabled(input.into()).into()
+    enabled::enabled(input.into()).into()
 }
 
 /// A debug check. Documented at `elide::check!`; use it from there.
 #[proc_macro]
 pub fn check(input: TokenStream) -> TokenStream {
-    site::check(input.into(), site::CheckKind::True).into()
+    check::check(input.into(), check::CheckKind::True).into()
 }
 
 /// A debug equality check. Documented at `elide::check_eq!`; use it from there.
 #[proc_macro]
 pub fn check_eq(input: TokenStream) -> TokenStream {
-    site::check(input.into(), site::CheckKind::Eq).into()
+    check::check(input.into(), check::CheckKind::Eq).into()
 }
 
 /// A debug inequality check. Documented at `elide::check_ne!`; use it from there.
 #[proc_macro]
 pub fn check_ne(input: TokenStream) -> TokenStream {
-    site::check(input.into(), site::CheckKind::Ne).into()
+    check::check(input.into(), check::CheckKind::Ne).into()
 }
 
 /// Whether debug mode is on for the calling module. Documented at
 /// `elide::debug_mode!`; use it from there.
 #[proc_macro]
 pub fn debug_mode(input: TokenStream) -> TokenStream {
-    site::debug_mode(input.into()).into()
+    debug_mode::debug_mode(input.into()).into()
 }
 
 /// Pre- and postconditions on a function. Documented at `elide::checked`;
@@ -97,11 +113,19 @@ pub fn checked(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// A telemetry event. Documented at `elide::telemetry!`; use it from there.
 #[proc_macro]
 pub fn telemetry(input: TokenStream) -> TokenStream {
-    site::telemetry(input.into()).into()
+    telemetry::telemetry(input.into()).into()
 }
 
 /// An always-on counter. Documented at `elide::counter!`; use it from there.
 #[proc_macro]
 pub fn counter(input: TokenStream) -> TokenStream {
-    site::counter(input.into()).into()
+    counter::counter(input.into()).into()
+}
+
+/// What the static gate of this build is: the features and the parsed
+/// build-time filters, as data for `elide::describe`. Not public API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __static_gate(input: TokenStream) -> TokenStream {
+    describe::static_gate(input.into()).into()
 }

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::__private::static_gate::StaticGate;
 use crate::config;
 use crate::dispatch;
 use crate::env::lookup::Decided;
@@ -59,6 +60,7 @@ pub struct Description {
     root: Option<String>,
     entries: Vec<Entry>,
     sinks_max: LevelFilter,
+    static_gate: StaticGate,
 }
 
 impl Description {
@@ -78,6 +80,30 @@ impl Description {
             .and_then(|e| e.value.parse().ok())
             .unwrap_or(LevelFilter::Off);
         lvl.min(self.sinks_max)
+    }
+    /// The most verbose level whose sites for this namespace are compiled
+    /// into this build at all (the static gate: cargo features and
+    /// `ELIDE_STATIC_LEVEL`/`ELIDE_RELEASE_STATIC_LEVEL`); above it, no
+    /// run-time setting brings a site back.
+    ///
+    /// ```
+    /// let d = elide::describe_for("my_app::db");
+    /// assert!(d.effective_level() <= elide::LevelFilter::Trace);
+    /// println!("compiled in up to {}", d.static_level());
+    /// ```
+    pub fn static_level(&self) -> LevelFilter {
+        self.static_gate.level()
+    }
+    /// Whether this namespace's check sites are compiled into this build
+    /// (`checks_off`, `release_checks_off`, `ELIDE_STATIC_CHECKS`).
+    pub fn static_checks(&self) -> bool {
+        self.static_gate.checks()
+    }
+    /// Whether this namespace's telemetry and counter sites are compiled
+    /// into this build (`telemetry_off`, `release_telemetry_off`,
+    /// `ELIDE_STATIC_TELEMETRY`).
+    pub fn static_telemetry(&self) -> bool {
+        self.static_gate.telemetry()
     }
 }
 
@@ -106,7 +132,8 @@ impl fmt::Display for Description {
             "  log sites emit up to {} (LOG_LVL capped by the most verbose sink, {})",
             self.effective_level(),
             self.sinks_max
-        )
+        )?;
+        write!(f, "{}", self.static_gate)
     }
 }
 
@@ -192,5 +219,6 @@ pub fn describe_for(namespace: &str) -> Description {
         root: root.map(|r| r.name.clone()),
         entries,
         sinks_max,
+        static_gate: StaticGate::of(namespace),
     }
 }
