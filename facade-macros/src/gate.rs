@@ -31,8 +31,8 @@ fn most_restrictive(flags: [(bool, u8); 6]) -> Option<u8> {
     flags.iter().filter(|(on, _)| *on).map(|(_, n)| *n).min()
 }
 
-/// The plain `max_level_*` feature (trace when none is set).
-pub(crate) fn feature_max() -> u8 {
+/// The most restrictive `max_level_*` feature set, if any.
+fn max_feature() -> Option<u8> {
     most_restrictive([
         (cfg!(feature = "max_level_off"), level::OFF),
         (cfg!(feature = "max_level_error"), level::ERROR.number),
@@ -41,13 +41,10 @@ pub(crate) fn feature_max() -> u8 {
         (cfg!(feature = "max_level_debug"), level::DEBUG.number),
         (cfg!(feature = "max_level_trace"), TRACE),
     ])
-    .unwrap_or(TRACE)
 }
 
-/// The feature that decides in release builds: a `release_max_level_*`
-/// feature when one is set (it overrides `max_level_*`, as in `log`),
-/// otherwise the plain one.
-pub(crate) fn feature_release_max() -> u8 {
+/// The most restrictive `release_max_level_*` feature set, if any.
+fn release_feature() -> Option<u8> {
     most_restrictive([
         (cfg!(feature = "release_max_level_off"), level::OFF),
         (
@@ -62,7 +59,23 @@ pub(crate) fn feature_release_max() -> u8 {
         ),
         (cfg!(feature = "release_max_level_trace"), TRACE),
     ])
-    .unwrap_or_else(feature_max)
+}
+
+/// The level limit of debug builds: the `max_level_*` feature (trace when
+/// none is set).
+pub(crate) fn feature_max() -> u8 {
+    max_feature().unwrap_or(TRACE)
+}
+
+/// The level limit of release builds.
+pub(crate) fn feature_release_max() -> u8 {
+    release_limit(max_feature(), release_feature())
+}
+
+/// In a build without `debug_assertions`, a `release_max_level_*` feature
+/// decides over `max_level_*` (as in `log`); without one, `max_level_*`.
+fn release_limit(max: Option<u8>, release: Option<u8>) -> u8 {
+    release.or(max).unwrap_or(TRACE)
 }
 
 /// Checks compiled in by the features: (debug builds, release builds).
@@ -298,4 +311,30 @@ pub(crate) fn static_max_tokens(target: &Option<Expr>) -> syn::Result<TokenStrea
     } else {
         quote!(if ::core::cfg!(debug_assertions) { #dt } else { #rt })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn release_feature_decides_in_release_builds_like_log() {
+        // Every pair where the release feature is less restrictive than the
+        // plain one: the release feature decides (it used to lose).
+        for max in level::OFF..TRACE {
+            for release in max + 1..=TRACE {
+                assert_eq!(
+                    release_limit(Some(max), Some(release)),
+                    release,
+                    "{max} x {release}"
+                );
+            }
+        }
+        // More restrictive: it decides too.
+        assert_eq!(release_limit(Some(TRACE), Some(level::WARN.number)), 2);
+        // Only one of the two set, or neither.
+        assert_eq!(release_limit(Some(level::INFO.number), None), 3);
+        assert_eq!(release_limit(None, Some(level::ERROR.number)), 1);
+        assert_eq!(release_limit(None, None), TRACE);
+    }
 }
