@@ -168,7 +168,16 @@ fn cargo(b: &Build) -> Output {
 }
 
 fn build(b: &Build) -> Built {
+    let start = Instant::now();
     let out = cargo(b);
+    eprintln!(
+        "fixture build (release={}, features={:?}, env={:?}, config={:?}): {:.1?}",
+        b.release,
+        b.features,
+        b.env,
+        b.config_env,
+        start.elapsed()
+    );
     assert!(
         out.status.success(),
         "fixture build failed:\n{}",

@@ -15,8 +15,8 @@
 //! by `cfg!(debug_assertions)` of the crate using the macro. When a filter
 //! has rules below the calling crate (`my_app::db=trace`), the answer depends
 //! on `module_path!()`, which only the compiler knows: the site then tests
-//! `if const { static_on(module_path!(), rules, ..) }`, evaluated at compile
-//! time, which also leaves no code for the dead branch.
+//! `if const { LEVEL_DEBUG <= static_limit(module_path!(), rules, ..) }`,
+//! evaluated at compile time, which also leaves no code for the dead branch.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -162,32 +162,35 @@ impl<T: Copy> Ceiling<T> {
     }
 }
 
-impl Ceiling<bool> {
-    fn verdict(&self) -> Verdict {
-        if self.rules.iter().all(|(_, v)| *v == self.fallback) {
-            return Verdict::Known(self.fallback);
+impl<T: Copy> Ceiling<T> {
+    /// Whether a site with this limit exists: decided now when every rule
+    /// agrees, else `needed <= static_limit(module_path!(), rules, ..)`.
+    fn verdict(
+        &self,
+        exists: impl Fn(T) -> bool,
+        needed: TokenStream,
+        name: impl Fn(T) -> TokenStream,
+    ) -> Verdict {
+        let fallback = exists(self.fallback);
+        if self.rules.iter().all(|(_, v)| exists(*v) == fallback) {
+            return Verdict::Known(fallback);
         }
-        let rules = self.rules.iter().map(|(p, v)| quote!((#p, #v)));
-        let fallback = self.fallback;
-        Verdict::Const(quote! {
-            ::elide::__private::static_on(::core::module_path!(), &[#(#rules),*], #fallback)
-        })
+        let limit = self.limit_tokens(name);
+        Verdict::Const(quote!(#needed <= #limit))
     }
-}
 
-impl Ceiling<u8> {
-    /// A `u8` expression (constant) for the limit.
-    fn tokens(&self) -> TokenStream {
-        let fallback = level::number_tokens(self.fallback);
+    /// The limit as a `u8` expression that is constant at compile time.
+    fn limit_tokens(&self, name: impl Fn(T) -> TokenStream) -> TokenStream {
+        let fallback = name(self.fallback);
         if self.rules.is_empty() {
             return fallback;
         }
         let rules = self.rules.iter().map(|(p, v)| {
-            let v = level::number_tokens(*v);
+            let v = name(*v);
             quote!((#p, #v))
         });
         quote! {
-            const { ::elide::__private::static_max(::core::module_path!(), &[#(#rules),*], #fallback) }
+            ::elide::__private::static_limit(::core::module_path!(), &[#(#rules),*], #fallback)
         }
     }
 }
@@ -235,9 +238,13 @@ fn level_ceilings(ns: &Namespace) -> syn::Result<(Ceiling<u8>, Ceiling<u8>)> {
 fn switch(target: &Option<Expr>, var: &str, features: (bool, bool)) -> syn::Result<Presence> {
     let ns = Namespace::of(target);
     let c = Ceiling::new(read(var, &filter::SWITCH)?.as_ref(), true, &ns);
+    let verdict = |feature: bool| {
+        c.map(|v| v && feature)
+            .verdict(|v| v, level::interest_on(), level::switch_tokens)
+    };
     Ok(Presence {
-        debug: c.map(|v| v && features.0).verdict(),
-        release: c.map(|v| v && features.1).verdict(),
+        debug: verdict(features.0),
+        release: verdict(features.1),
     })
 }
 
@@ -251,10 +258,16 @@ impl Presence {
     /// A log site (or `enabled!`) with a fixed level.
     pub(crate) fn for_level(level: Level, target: &Option<Expr>) -> syn::Result<Presence> {
         let (d, r) = level_ceilings(&Namespace::of(target))?;
-        let n = level.number;
+        let verdict = |c: Ceiling<u8>| {
+            c.verdict(
+                |v| level.number <= v,
+                level.number_tokens(),
+                level::number_tokens,
+            )
+        };
         Ok(Presence {
-            debug: d.map(|v| n <= v).verdict(),
-            release: r.map(|v| n <= v).verdict(),
+            debug: verdict(d),
+            release: verdict(r),
         })
     }
 
@@ -305,12 +318,16 @@ impl Presence {
 /// a constant `u8` the site compares against.
 pub(crate) fn static_max_tokens(target: &Option<Expr>) -> syn::Result<TokenStream> {
     let (d, r) = level_ceilings(&Namespace::of(target))?;
-    let (dt, rt) = (d.tokens(), r.tokens());
-    Ok(if dt.to_string() == rt.to_string() {
+    let (dt, rt) = (
+        d.limit_tokens(level::number_tokens),
+        r.limit_tokens(level::number_tokens),
+    );
+    let limit = if dt.to_string() == rt.to_string() {
         dt
     } else {
         quote!(if ::core::cfg!(debug_assertions) { #dt } else { #rt })
-    })
+    };
+    Ok(quote!(const { #limit }))
 }
 
 #[cfg(test)]

@@ -78,6 +78,16 @@ pub(crate) fn interest_on() -> TokenStream {
     quote!(::elide::__private::INTEREST_ON)
 }
 
+/// The `::elide::__private` constant for an on/off limit: `INTEREST_ON`
+/// or `INTEREST_OFF`.
+pub(crate) fn switch_tokens(on: bool) -> TokenStream {
+    if on {
+        interest_on()
+    } else {
+        quote!(::elide::__private::INTEREST_OFF)
+    }
+}
+
 /// Parses a threshold in a static filter: `off`, `error`, `warn`, `info`,
 /// `debug`, `trace` (case-insensitive; `warning` and `critical` as in the
 /// run-time configuration).

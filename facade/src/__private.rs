@@ -13,7 +13,7 @@ pub use crate::sample::{sample_nth, sample_undo, Every, First};
 pub use crate::value::ToValue;
 pub use linkme;
 pub use static_gate::{
-    static_max, static_on, INTEREST_ON, LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF,
+    static_limit, INTEREST_OFF, INTEREST_ON, LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF,
     LEVEL_TRACE, LEVEL_WARN,
 };
 

@@ -23,6 +23,8 @@ pub const LEVEL_TRACE: u8 = 5;
 /// The interest byte of a check, `debug_mode!` or telemetry site that is
 /// on (`true as u8`); such a site runs when `INTEREST_ON <= interest`.
 pub const INTEREST_ON: u8 = 1;
+/// The interest byte of a check or telemetry site that is off.
+pub const INTEREST_OFF: u8 = 0;
 
 /// Whether filter path `rule` covers `path`: equal, or a prefix that ends
 /// at a `::`.
@@ -51,25 +53,13 @@ const fn better(name: &str, path: &str, best: Option<usize>) -> bool {
         }
 }
 
-/// Whether a site in module `path` exists: the value of the longest rule
-/// covering it, else `fallback`. Evaluated at compile time by expansions
-/// (`if const { static_on(module_path!(), ..) } { site } else { dead }`).
-pub const fn static_on(path: &str, rules: &[(&str, bool)], fallback: bool) -> bool {
-    let (mut best, mut value, mut i) = (None, fallback, 0);
-    while i < rules.len() {
-        if better(rules[i].0, path, best) {
-            best = Some(rules[i].0.len());
-            value = rules[i].1;
-        }
-        i += 1;
-    }
-    value
-}
-
-/// The static level limit of a site in module `path` whose level is known
-/// only at run time (`log!(lvl, ..)`): the longest covering rule's, else
-/// `fallback`.
-pub const fn static_max(path: &str, rules: &[(&str, u8)], fallback: u8) -> u8 {
+/// The static limit of a site in module `path`: the value of the longest
+/// rule covering it, else `fallback`. Evaluated at compile time by
+/// expansions whose crate has rules below it (`my_app::db=trace`):
+/// `if const { LEVEL_DEBUG <= static_limit(module_path!(), ..) } { site }`
+/// (levels), or with [`INTEREST_ON`] and [`INTEREST_OFF`] for checks and
+/// telemetry.
+pub const fn static_limit(path: &str, rules: &[(&str, u8)], fallback: u8) -> u8 {
     let (mut best, mut value, mut i) = (None, fallback, 0);
     while i < rules.len() {
         if better(rules[i].0, path, best) {
@@ -268,29 +258,26 @@ mod tests {
         assert_eq!(LEVEL_DEBUG, Level::Debug as u8);
         assert_eq!(LEVEL_TRACE, Level::Trace as u8);
         assert_eq!(INTEREST_ON, true as u8);
+        assert_eq!(INTEREST_OFF, false as u8);
     }
 
     #[test]
     fn longest_rule_on_a_module_boundary_decides() {
         let rules = [
-            ("app", false),
-            ("app::db", true),
-            ("app::db", false),
-            ("app::db::pool", true),
+            ("app", 0),
+            ("app::db", 5),
+            ("app::db", 2),
+            ("app::db::pool", 4),
         ];
-        assert!(!static_on("app", &rules, true));
-        assert!(!static_on("app::dbx", &rules, true));
+        assert_eq!(static_limit("app", &rules, 3), 0);
+        assert_eq!(static_limit("app::dbx", &rules, 3), 0);
         // Later of equal rules wins, as in the filter.
-        assert!(!static_on("app::db::x", &rules, true));
-        assert!(static_on("app::db::pool::y", &rules, false));
-        assert!(static_on("other", &rules, true));
-        assert!(!static_on("appx", &rules, false));
-        assert!(!static_on("app:", &[("app", true)], false));
-        const C: u8 = static_max("dep::a", &[("dep", LEVEL_OFF)], LEVEL_INFO);
+        assert_eq!(static_limit("app::db::x", &rules, 3), 2);
+        assert_eq!(static_limit("app::db::pool::y", &rules, 3), 4);
+        assert_eq!(static_limit("other", &rules, 3), 3);
+        assert_eq!(static_limit("appx", &rules, 3), 3);
+        assert_eq!(static_limit("app:", &[("app", 1)], 3), 3);
+        const C: u8 = static_limit("dep::a", &[("dep", LEVEL_OFF)], LEVEL_INFO);
         assert_eq!(C, LEVEL_OFF);
-        assert_eq!(
-            static_max("depx", &[("dep", LEVEL_OFF)], LEVEL_INFO),
-            LEVEL_INFO
-        );
     }
 }
