@@ -292,6 +292,9 @@ impl Presence {
     /// A constant `bool` expression: whether the site exists in this build.
     pub(crate) fn condition(&self) -> TokenStream {
         let (d, r) = (self.debug.tokens(), self.release.tokens());
+        if d.to_string() == r.to_string() {
+            return quote!(const { #d });
+        }
         quote!(const { if ::core::cfg!(debug_assertions) { #d } else { #r } })
     }
 
