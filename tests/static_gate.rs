@@ -47,8 +47,9 @@ const FILTER: [(&str, &str); 3] = [
     ("ELIDE_STATIC_CHECKS", "dep=off"),
     ("ELIDE_STATIC_TELEMETRY", "app::quiet=off"),
 ];
-const FILTER_REMOVES: [&str; 6] = [
+const FILTER_REMOVES: [&str; 7] = [
     "elide_marker_dep_info",
+    "elide_marker_target_dep",
     "elide_marker_debug_arg",
     "elide_marker_trace_field",
     "elide_marker_quiet_info",
@@ -229,6 +230,7 @@ fn profile(release: bool) {
     filtered.assert_none(&FILTER_REMOVES, &what);
     filtered.assert_all(&FILTER_KEEPS, &what);
     filtered.assert_prints("quiet_dynamic=0", &what);
+    filtered.assert_prints("quiet_enabled=false", &what);
     filtered.assert_prints("static dep: level=off checks=false telemetry=true", &what);
     filtered.assert_prints("static app: level=info checks=true telemetry=true", &what);
     filtered.assert_prints(
@@ -248,6 +250,7 @@ fn profile(release: bool) {
     control.assert_all(&FILTER_KEEPS, &what);
     control.assert_prints("evaluated=5", &what);
     control.assert_prints("quiet_dynamic=1", &what);
+    control.assert_prints("quiet_enabled=true", &what);
     control.assert_prints("static dep: level=trace checks=true telemetry=true", &what);
 
     // The features (max_level_info + release_max_level_warn, checks_off,
