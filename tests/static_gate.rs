@@ -15,7 +15,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Markers of sites that the `gate` features remove.
-const GATED: [&str; 9] = [
+const GATED: [&str; 10] = [
+    "elide_marker_quiet_checked",
     "elide_marker_debug_arg",
     "elide_marker_trace_field",
     "elide_marker_check_cond",
@@ -27,7 +28,8 @@ const GATED: [&str; 9] = [
     "elide_marker_dep_check",
 ];
 /// Check-site markers (removed by `release_checks_off` in release builds).
-const CHECKS: [&str; 5] = [
+const CHECKS: [&str; 6] = [
+    "elide_marker_quiet_checked",
     "elide_marker_check_cond",
     "elide_marker_checked_requires",
     "elide_marker_checked_ensures",
@@ -37,17 +39,18 @@ const CHECKS: [&str; 5] = [
 
 /// The build-time filter under test: `dep` off, the application at info,
 /// its module `db` at trace, its module `quiet` off (rules below the crate,
-/// decided by the compile-time matcher), dep's checks and quiet's telemetry
-/// off.
+/// decided by the compile-time matcher), dep's and quiet's checks and
+/// quiet's telemetry off.
 const FILTER: [(&str, &str); 3] = [
     (
         "ELIDE_STATIC_LEVEL",
         "info,dep=off,app::db=trace,app::quiet=off",
     ),
-    ("ELIDE_STATIC_CHECKS", "dep=off"),
+    ("ELIDE_STATIC_CHECKS", "dep=off,app::quiet=off"),
     ("ELIDE_STATIC_TELEMETRY", "app::quiet=off"),
 ];
-const FILTER_REMOVES: [&str; 7] = [
+const FILTER_REMOVES: [&str; 8] = [
+    "elide_marker_quiet_checked",
     "elide_marker_dep_info",
     "elide_marker_target_dep",
     "elide_marker_debug_arg",
@@ -56,7 +59,8 @@ const FILTER_REMOVES: [&str; 7] = [
     "elide_marker_quiet_telemetry",
     "elide_marker_dep_check",
 ];
-const FILTER_KEEPS: [&str; 4] = [
+const FILTER_KEEPS: [&str; 5] = [
+    "elide_marker_checked_requires",
     "elide_marker_app_info",
     "elide_marker_db_debug",
     "elide_marker_check_cond",
