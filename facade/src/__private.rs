@@ -12,6 +12,15 @@ pub use crate::metadata::{Kind, Metadata};
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
 pub use crate::value::ToValue;
 pub use linkme;
+pub use static_gate::{
+    static_limit, INTEREST_OFF, INTEREST_ON, LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF,
+    LEVEL_TRACE, LEVEL_WARN,
+};
+
+// The static gate's file sits beside the other modules; it is declared here
+// so that `__private` (the expansions' view) owns it.
+#[path = "static_gate.rs"]
+pub(crate) mod static_gate;
 
 /// The cold path of a site: resolves it if needed, re-checks the threshold
 /// and runs `f`, which evaluates the arguments and dispatches the record.

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::__private::static_gate::StaticGate;
 use crate::config;
 use crate::dispatch;
 use crate::env::lookup::Decided;
@@ -59,6 +60,7 @@ pub struct Description {
     root: Option<String>,
     entries: Vec<Entry>,
     sinks_max: LevelFilter,
+    static_gate: StaticGate,
 }
 
 impl Description {
@@ -78,6 +80,49 @@ impl Description {
             .and_then(|e| e.value.parse().ok())
             .unwrap_or(LevelFilter::Off);
         lvl.min(self.sinks_max)
+    }
+    /// The most verbose level whose sites for this namespace are compiled
+    /// into this build at all; above it, no run-time setting brings a site
+    /// back. This is the static gate, decided while the macros expand; for
+    /// each kind of build the most restrictive of two controls wins:
+    ///
+    /// | control | debug builds | release builds (no `debug_assertions`) | `log` |
+    /// |---|---|---|---|
+    /// | feature `max_level_*` | decides | decides unless a `release_max_level_*` is set | same |
+    /// | feature `release_max_level_*` | ignored | decides, over `max_level_*` | same |
+    /// | `ELIDE_STATIC_LEVEL` | per crate/module | per crate/module, unless the next is set | none |
+    /// | `ELIDE_RELEASE_STATIC_LEVEL` | ignored | per crate/module | none |
+    ///
+    /// The variables take env_logger's directives:
+    /// `ELIDE_STATIC_LEVEL="info,my_app::db=trace,noisy_dep=off"` (a bare
+    /// level is the default; `path=level` covers a crate or module path, or a
+    /// site's literal `target:`; the longest path matching on a `::` boundary
+    /// wins). They are read at compile time, from the environment or
+    /// `.cargo/config.toml` `[env]`; changing one rebuilds the crates that
+    /// use the macros, and a malformed directive is a compile error.
+    /// Checks and telemetry have the same per-crate control with `on`/`off`:
+    /// see [`static_checks`](Self::static_checks).
+    ///
+    /// ```
+    /// let d = elide::describe_for("my_app::db");
+    /// println!("compiled in up to {}", d.static_level());
+    /// ```
+    pub fn static_level(&self) -> LevelFilter {
+        self.static_gate.level()
+    }
+    /// Whether this namespace's check sites (`check!`, `#[checked]`,
+    /// `debug_mode!`) are compiled into this build: off with feature
+    /// `checks_off`, in release builds also with `release_checks_off`, and
+    /// per crate or module with `ELIDE_STATIC_CHECKS="on,noisy_dep=off"`.
+    pub fn static_checks(&self) -> bool {
+        self.static_gate.checks()
+    }
+    /// Whether this namespace's telemetry and counter sites are compiled
+    /// into this build: off with feature `telemetry_off`, in release builds
+    /// also with `release_telemetry_off`, and per crate or module with
+    /// `ELIDE_STATIC_TELEMETRY` (same syntax as `ELIDE_STATIC_CHECKS`).
+    pub fn static_telemetry(&self) -> bool {
+        self.static_gate.telemetry()
     }
 }
 
@@ -106,7 +151,8 @@ impl fmt::Display for Description {
             "  log sites emit up to {} (LOG_LVL capped by the most verbose sink, {})",
             self.effective_level(),
             self.sinks_max
-        )
+        )?;
+        write!(f, "{}", self.static_gate)
     }
 }
 
@@ -202,5 +248,6 @@ pub fn describe_for(namespace: &str) -> Description {
         root: root.map(|r| r.name.clone()),
         entries,
         sinks_max,
+        static_gate: StaticGate::of(namespace),
     }
 }
