@@ -5,8 +5,10 @@
 //! procedural macro into three gates:
 //!
 //! 1. **Static gate**: cargo features (`max_level_*`, `release_max_level_*`,
-//!    `checks_off`, `telemetry_off`, ...) remove a site entirely. No code is
-//!    generated at any opt-level, but the arguments still type-check.
+//!    `checks_off`, `telemetry_off`, ...) and the per-crate build-time filters
+//!    (`ELIDE_STATIC_LEVEL="info,my_app::db=trace"`, see
+//!    [`guide::features`]) remove a site entirely. No code is generated at
+//!    any opt-level, but the arguments still type-check.
 //! 2. **Runtime gate**: each site owns a `static` caching its threshold for
 //!    the current configuration. A disabled site costs one relaxed load, a
 //!    compare and a branch; its arguments are never evaluated.
