@@ -18,7 +18,7 @@ pub use linkme;
 #[cold]
 #[inline(never)]
 pub fn emit<F: FnOnce(&'static Metadata)>(cs: &'static Callsite, needed: u8, f: F) {
-    if needed <= cs.current() {
+    if needed <= crate::runtime::current(cs) {
         f(cs.metadata())
     }
 }
@@ -34,7 +34,7 @@ pub fn emit_sampled<U: FnOnce(), F: FnOnce(&'static Metadata)>(
     undo: U,
     f: F,
 ) {
-    if needed <= cs.current() {
+    if needed <= crate::runtime::current(cs) {
         f(cs.metadata())
     } else {
         undo()
@@ -45,7 +45,7 @@ pub fn emit_sampled<U: FnOnce(), F: FnOnce(&'static Metadata)>(
 #[inline(always)]
 pub fn enabled(cs: &'static Callsite, level: u8) -> bool {
     let v = cs.interest();
-    level <= v && (v != UNRESOLVED || level <= cs.resolve())
+    level <= v && (v != UNRESOLVED || level <= crate::runtime::resolve(cs))
 }
 
 /// Type-checks `%x` in a statically disabled site.

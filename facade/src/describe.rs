@@ -8,6 +8,7 @@ use crate::dispatch;
 use crate::env::lookup::Decided;
 use crate::env::{self, Origin};
 use crate::namespace::env_prefix;
+use crate::runtime;
 use crate::LevelFilter;
 
 /// One key of the effective configuration.
@@ -126,7 +127,7 @@ fn text<T: fmt::Display>(d: Decided<T>) -> Decided<String> {
 /// print!("{}", elide::describe());
 /// ```
 pub fn describe() -> Description {
-    crate::init::ensure();
+    runtime::ensure();
     let root = config::read().root.as_ref().map(|r| r.name.clone());
     describe_for(root.as_deref().unwrap_or("radical"))
 }
@@ -135,8 +136,8 @@ pub fn describe() -> Description {
 /// `radical.asyncflow`, or a module path), with, for each key, the value in
 /// force and the API call, variable or default that decided it.
 pub fn describe_for(namespace: &str) -> Description {
-    crate::init::ensure();
-    let sinks_from_env = crate::init::sinks_from_env();
+    runtime::ensure();
+    let sinks_from_env = runtime::env_sinks::from_env();
     let sinks_max = dispatch::max_level();
     let cfg = config::read();
     let prefix = env_prefix(namespace);
@@ -167,7 +168,7 @@ pub fn describe_for(namespace: &str) -> Description {
         push("LOG_TGT", text(d));
         push("LOG_MODE", text(mode));
     } else {
-        let n = dispatch::sinks().len();
+        let n = dispatch::installed().map_or(0, |s| s.len());
         let api = |value: String| Decided {
             value,
             origin: Origin::Api("set_sinks".into()),

@@ -21,7 +21,6 @@
 
 pub(crate) mod lookup;
 pub(crate) mod parse;
-pub(crate) mod sinks;
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};

@@ -5,7 +5,6 @@
 //! cannot forge a second log line.
 
 use std::fmt::{self, Write};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::record::Record;
@@ -87,54 +86,6 @@ impl Write for JsonEscaped<'_> {
     }
 }
 
-/// The cached process id; 0 = not read yet (or forgotten in a forked child).
-static PID: AtomicU32 = AtomicU32::new(0);
-
-/// The process id, for every line. `getpid` is a system call (about 130 ns
-/// here, a third of a RADICAL header), so it is read once and kept; on Unix
-/// a `pthread_atfork` child handler forgets it, so a forked child prints its
-/// own id. If the handler cannot be registered, nothing is cached.
-pub(crate) fn pid() -> u32 {
-    match PID.load(Ordering::Relaxed) {
-        0 => {
-            let pid = std::process::id();
-            if fork_hook_installed() {
-                PID.store(pid, Ordering::Relaxed);
-            }
-            pid
-        }
-        pid => pid,
-    }
-}
-
-#[cfg(unix)]
-fn fork_hook_installed() -> bool {
-    use std::sync::OnceLock;
-    extern "C" {
-        // POSIX; in the C library std already links.
-        fn pthread_atfork(
-            prepare: Option<extern "C" fn()>,
-            parent: Option<extern "C" fn()>,
-            child: Option<extern "C" fn()>,
-        ) -> std::ffi::c_int;
-    }
-    extern "C" fn forget_pid() {
-        // Async-signal-safe: atomic stores only.
-        PID.store(0, Ordering::Relaxed);
-        crate::sample::forget_ticker_after_fork();
-    }
-    static INSTALLED: OnceLock<bool> = OnceLock::new();
-    // SAFETY: registers a handler that only stores to an atomic; the
-    // function pointers are valid for the life of the process.
-    *INSTALLED.get_or_init(|| unsafe { pthread_atfork(None, None, Some(forget_pid)) } == 0)
-}
-
-#[cfg(not(unix))]
-fn fork_hook_installed() -> bool {
-    // No fork: the id never changes.
-    true
-}
-
 /// Seconds since the Unix epoch, as a float.
 pub fn epoch_secs(t: SystemTime) -> f64 {
     match t.duration_since(UNIX_EPOCH) {
@@ -209,7 +160,7 @@ fn write_radical(record: &Record<'_>, out: &mut String) {
         "{:.3} : {} : {} : {} : {:<5} : ",
         epoch_secs(record.time()),
         record.target(),
-        pid(),
+        crate::process::pid(),
         record.thread_id(),
         record.level(),
     );
@@ -300,7 +251,7 @@ fn write_json(record: &Record<'_>, out: &mut String) {
     let _ = write!(
         out,
         ",\"pid\":{},\"tid\":{},\"msg\":\"",
-        pid(),
+        crate::process::pid(),
         record.thread_id()
     );
     let _ = JsonEscaped(out).write_fmt(*record.args());

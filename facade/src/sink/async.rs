@@ -53,7 +53,7 @@ use std::io::{self, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
@@ -139,8 +139,9 @@ thread_local! {
     static ON_WRITER: Cell<bool> = const { Cell::new(false) };
 }
 
-fn on_writer() -> bool {
-    ON_WRITER.with(Cell::get)
+/// Whether this thread is an async sink's writer.
+pub(crate) fn on_writer() -> bool {
+    ON_WRITER.try_with(Cell::get).unwrap_or(false)
 }
 
 /// A sink that queues records for a background writer thread, which
@@ -288,7 +289,7 @@ impl AsyncSink {
             crate::report_write_error("async sink (writer thread)", &e);
         }
         AsyncSink {
-            pid: crate::format::pid(),
+            pid: crate::process::pid(),
             tx,
             inner: None,
             telemetry: false,
@@ -327,10 +328,7 @@ impl AsyncSink {
     /// per batch, no fsync. Lines reach the OS, not necessarily the disk.
     pub fn file(path: impl AsRef<Path>) -> io::Result<AsyncSink> {
         let path = path.as_ref();
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
+        let file = crate::sink::open_append(path)?;
         Ok(AsyncSink::new(file).with_name(path.display().to_string()))
     }
 
@@ -428,7 +426,7 @@ impl AsyncSink {
     /// Whether this is a forked child of the process that made the sink: no
     /// writer thread exists here to take records or answer a flush.
     fn in_forked_child(&self) -> bool {
-        crate::format::pid() != self.pid
+        crate::process::pid() != self.pid
     }
 
     /// A record emitted in a forked child: counted as dropped and reported.
@@ -543,9 +541,9 @@ struct Writer {
 
 impl Writer {
     fn run(mut self) {
+        // A wrapped sink or writer that logs must not feed its own queue:
+        // dispatch drops (and counts) records emitted on this thread.
         ON_WRITER.with(|w| w.set(true));
-        // A wrapped sink or writer that logs must not feed its own queue.
-        crate::dispatch::mark_writer_thread();
         let mut acks: Vec<Sender<()>> = Vec::new();
         // Made here: its lists hold borrowed values, so it never crosses threads.
         let mut scratch = Scratch::default();
@@ -594,9 +592,7 @@ impl Writer {
             }
             Output::Sink(inner) => {
                 let mut emitted = false;
-                let store = record.replay(scratch, |r| {
-                    emitted = crate::dispatch::emit_contained(&**inner, r)
-                });
+                let store = record.replay(scratch, |r| emitted = emit_contained(&**inner, r));
                 if emitted {
                     self.shared.written.fetch_add(1, Ordering::Relaxed);
                 } else {
@@ -676,10 +672,7 @@ impl Writer {
                 ),
                 Output::Sink(inner) => {
                     if Level::Warn <= inner.max_level()
-                        && !crate::dispatch::emit_contained(
-                            &**inner,
-                            &notice(format_args!("{n} records dropped")),
-                        )
+                        && !emit_contained(&**inner, &notice(format_args!("{n} records dropped")))
                     {
                         self.report_panic("emit");
                     }
@@ -704,24 +697,14 @@ impl Writer {
     }
 }
 
-/// Installs a panic hook that, after the previous hook has printed the
-/// panic, flushes every installed sink, so the records logged before a
-/// panic are written even if the process then aborts or exits. Installing
-/// it twice has no further effect. Flushing is skipped on async writer
-/// threads (a writer cannot wait for itself).
-pub fn install_panic_hook() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            previous(info);
-            // Not from inside a sink: its flush could need the lock the
-            // panicking emit holds, and dispatch contains that panic anyway.
-            if !crate::dispatch::in_dispatch() {
-                crate::dispatch::flush();
-            }
-        }));
-    });
+/// Calls the wrapped sink, containing a panic (counted in
+/// [`stats`](crate::stats)). Whether `emit` returned normally.
+fn emit_contained(sink: &dyn Sink, record: &Record<'_>) -> bool {
+    let ok = catch_unwind(AssertUnwindSafe(|| sink.emit(record))).is_ok();
+    if !ok {
+        crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
+    }
+    ok
 }
 
 #[cfg(test)]

@@ -64,9 +64,6 @@ impl FileMode {
         level: LevelFilter,
     ) -> io::Result<Arc<dyn Sink>> {
         let path = path.as_ref();
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)?;
-        }
         Ok(match self {
             FileMode::Async => {
                 Arc::new(AsyncSink::file(path)?.with_format(format).with_level(level))
