@@ -38,6 +38,15 @@ thread_local! {
 
 static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
 
+impl std::fmt::Debug for Counter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Counter")
+            .field("name", &self.name)
+            .field("value", &self.value())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Counter {
     /// A counter at zero.
     pub const fn new(

@@ -39,6 +39,8 @@ struct Entry {
 // SAFETY: `target` points into the `Arc` stored beside it, which is Send +
 // Sync (`Sink: Send + Sync`) and lives as long as the entry.
 unsafe impl Send for Entry {}
+// SAFETY: as for `Send`: shared access only reads `target`, and the sink
+// behind it is `Sync`.
 unsafe impl Sync for Entry {}
 
 impl Entry {

@@ -45,6 +45,7 @@ pub(crate) fn with_line_buffer(f: impl FnOnce(&mut String)) {
 }
 
 /// Escapes control characters (and nothing else) while writing to a `String`.
+#[derive(Debug)]
 pub struct Escaped<'a>(pub &'a mut String);
 
 impl Write for Escaped<'_> {

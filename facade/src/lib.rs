@@ -45,8 +45,6 @@
 //! closure on the cold path, so `?` and `return` inside them do not reach the
 //! enclosing function.
 
-#![warn(missing_docs)]
-
 // Layers, lowest first; each calls only downward (checked in CI by
 // `module-cycles`): data (level, metadata, value, record, namespace,
 // stats, counter) -> process -> sample, callsite -> format -> sink ->

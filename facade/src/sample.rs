@@ -36,6 +36,7 @@ pub fn sample_undo(hits: &'static LocalKey<Cell<u32>>) {
 }
 
 /// `first = n` / `once`: the first `n` hits of the site pass, over all threads.
+#[derive(Debug)]
 pub struct First(AtomicU32);
 
 impl First {
@@ -63,6 +64,7 @@ impl Default for First {
 }
 
 /// `every = period`: at most one hit per period passes (the first hit does).
+#[derive(Debug)]
 pub struct Every(AtomicU64);
 
 impl Every {

@@ -14,7 +14,7 @@ use crate::sink::Sink;
 use crate::LevelFilter;
 
 /// The header line's field names, in line order.
-pub const HEADER: &str = "#time,event,comp,thread,uid,state,msg";
+pub(crate) const HEADER: &str = "#time,event,comp,thread,uid,state,msg";
 
 /// Fields that fill a column of their own instead of going into `msg`.
 const COLUMNS: [&str; 4] = ["uid", "state", "msg", "comp"];
