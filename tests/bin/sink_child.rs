@@ -234,7 +234,7 @@ fn main() {
             let n: u64 = arg(3).parse().unwrap_or(1_000);
             // A slow disk, so the queue is never empty when the thread panics.
             let slow = SlowDisk(DurableFile::open(arg(2)).expect("open log"));
-            install(Arc::new(AsyncSink::new(slow).with_capacity(64)));
+            install(Arc::new(AsyncSink::builder(slow).capacity(64).build()));
             if arg(4) != "no-hook" {
                 elide::install_panic_hook();
             }
@@ -283,7 +283,7 @@ fn main() {
                 .write(true)
                 .open("/dev/full")
                 .expect("open /dev/full");
-            let sink = Arc::new(AsyncSink::new(file).with_name("/dev/full"));
+            let sink = Arc::new(AsyncSink::builder(file).name("/dev/full").build());
             install(sink.clone());
             log_n(1_000);
             elide::flush();
@@ -311,7 +311,7 @@ fn main() {
         }
         // stdout is a pipe the parent has closed: every write is EPIPE.
         "closed-pipe" => {
-            let sink = Arc::new(AsyncSink::new(std::io::stdout()).with_name("stdout"));
+            let sink = Arc::new(AsyncSink::builder(std::io::stdout()).name("stdout").build());
             install(sink.clone());
             log_n(2_000);
             elide::flush();

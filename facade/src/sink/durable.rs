@@ -39,7 +39,7 @@ fn sync(file: &File) -> io::Result<()> {
 /// ```no_run
 /// use std::sync::Arc;
 /// use elide::sink::{AsyncSink, DurableFile};
-/// let sink = AsyncSink::new(DurableFile::open("app.log")?).with_name("app.log");
+/// let sink = AsyncSink::builder(DurableFile::open("app.log")?).name("app.log").build();
 /// elide::set_sinks([Arc::new(sink) as Arc<dyn elide::Sink>]);
 /// # Ok::<(), std::io::Error>(())
 /// ```

@@ -65,13 +65,17 @@ impl FileMode {
     ) -> io::Result<Arc<dyn Sink>> {
         let path = path.as_ref();
         Ok(match self {
-            FileMode::Async => {
-                Arc::new(AsyncSink::file(path)?.with_format(format).with_level(level))
-            }
+            FileMode::Async => Arc::new(
+                AsyncSink::file_builder(path)?
+                    .format(format)
+                    .level(level)
+                    .build(),
+            ),
             FileMode::Durable => Arc::new(
-                AsyncSink::durable_file(path)?
-                    .with_format(format)
-                    .with_level(level),
+                AsyncSink::durable_file_builder(path)?
+                    .format(format)
+                    .level(level)
+                    .build(),
             ),
             FileMode::SyncDurable => Arc::new(
                 DurableFileSink::open(path)?

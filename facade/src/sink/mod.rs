@@ -23,7 +23,9 @@ pub use null::NullSink;
 pub(crate) use open::open_append;
 pub use prof::ProfSink;
 pub(crate) use r#async::on_writer as on_writer_thread;
-pub use r#async::{AsyncSink, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_PREALLOCATED};
+pub use r#async::{
+    AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_PREALLOCATED,
+};
 
 use crate::record::Record;
 use crate::LevelFilter;
