@@ -8,7 +8,7 @@ use std::fmt::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::record::Record;
-use crate::value::Value;
+use crate::value::{Value, Visit};
 
 /// A line layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -138,20 +138,31 @@ fn write_fields(record: &Record<'_>, out: &mut String) {
 
 /// `key=value` value: strings that would be ambiguous are quoted.
 pub(crate) fn write_plain_value(v: &Value<'_>, out: &mut String) {
-    match v {
-        Value::Str(s) if s.is_empty() || s.contains([' ', '"', '=']) => {
-            out.push('"');
-            for c in s.chars() {
-                if c == '"' || c == '\\' {
-                    out.push('\\');
-                }
-                let _ = Escaped(out).write_char(c);
+    v.visit(&mut Plain(out));
+}
+
+/// The `key=value` writer of [`write_plain_value`].
+struct Plain<'a>(&'a mut String);
+
+impl Visit for Plain<'_> {
+    fn str(&mut self, s: &str) {
+        if !(s.is_empty() || s.contains([' ', '"', '='])) {
+            return self.display(&s);
+        }
+        self.0.push('"');
+        for c in s.chars() {
+            if c == '"' || c == '\\' {
+                self.0.push('\\');
             }
-            out.push('"');
+            let _ = Escaped(self.0).write_char(c);
         }
-        v => {
-            let _ = write!(Escaped(out), "{v}");
-        }
+        self.0.push('"');
+    }
+    fn display(&mut self, v: &dyn fmt::Display) {
+        let _ = write!(Escaped(self.0), "{v}");
+    }
+    fn debug(&mut self, v: &dyn fmt::Debug) {
+        let _ = write!(Escaped(self.0), "{v:?}");
     }
 }
 
@@ -200,28 +211,50 @@ pub fn json_str(s: &str, out: &mut String) {
 /// A typed JSON value: numbers and bools stay bare, non-finite floats and
 /// everything else become strings, so the output is always valid JSON.
 pub fn json_value(v: &Value<'_>, out: &mut String) {
-    match *v {
-        Value::I64(n) => {
-            let _ = write!(out, "{n}");
+    v.visit(&mut Json(out));
+}
+
+/// The JSON writer of [`json_value`].
+struct Json<'a>(&'a mut String);
+
+impl Json<'_> {
+    fn bare(&mut self, v: &dyn fmt::Display) {
+        let _ = write!(self.0, "{v}");
+    }
+}
+
+impl Visit for Json<'_> {
+    fn i64(&mut self, v: i64) {
+        self.bare(&v)
+    }
+    fn u64(&mut self, v: u64) {
+        self.bare(&v)
+    }
+    fn i128(&mut self, v: i128) {
+        self.bare(&v)
+    }
+    fn u128(&mut self, v: u128) {
+        self.bare(&v)
+    }
+    fn f64(&mut self, v: f64) {
+        if v.is_finite() {
+            let _ = write!(self.0, "{v:?}");
+        } else {
+            self.display(&v)
         }
-        Value::U64(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::I128(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::U128(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::F64(f) if f.is_finite() => {
-            let _ = write!(out, "{f:?}");
-        }
-        Value::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-        ref other => {
-            out.push('"');
-            let _ = write!(JsonEscaped(out), "{other}");
-            out.push('"');
-        }
+    }
+    fn bool(&mut self, v: bool) {
+        self.bare(&v)
+    }
+    fn display(&mut self, v: &dyn fmt::Display) {
+        self.0.push('"');
+        let _ = write!(JsonEscaped(self.0), "{v}");
+        self.0.push('"');
+    }
+    fn debug(&mut self, v: &dyn fmt::Debug) {
+        self.0.push('"');
+        let _ = write!(JsonEscaped(self.0), "{v:?}");
+        self.0.push('"');
     }
 }
 

@@ -94,6 +94,6 @@ pub use record::{thread_number, Record, ThreadInfo};
 pub use runtime::{init, install_panic_hook, Guard};
 pub use sink::Sink;
 pub use stats::{report_write_error, stats, Stats};
-pub use value::{Field, ToValue, Value};
+pub use value::{Field, ToValue, Value, Visit};
 
 pub use macros::*;
