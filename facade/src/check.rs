@@ -1,4 +1,6 @@
 //! What a failed debug check does.
+//!
+//! Statics owned here: `POLICY` (the [`CheckFailure`] in force).
 
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};

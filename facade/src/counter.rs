@@ -5,6 +5,9 @@
 //! threads do not all write one cache line. Sites are collected at link time
 //! (`linkme`), so a hit never checks whether the site is registered; a
 //! snapshot ([`counters`]) sums the shards off the hot path.
+//!
+//! Statics owned here: `COUNTERS` (every site, collected by the linker),
+//! `NEXT_SHARD` and each thread's `SHARD_OFFSET`.
 
 use std::cell::Cell;
 use std::collections::BTreeMap;

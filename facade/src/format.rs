@@ -3,6 +3,8 @@
 //! Every format writes exactly one line per record: newlines and other
 //! control characters inside messages and values are escaped, so a value
 //! cannot forge a second log line.
+//!
+//! Statics owned here: each thread's reusable `LINE` buffer.
 
 use std::fmt::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -8,6 +8,9 @@
 //! the OS clock. The ticker parks after a second without an admitted
 //! hit, so an idle process gets no timer wake-ups; the next hit wakes it
 //! and reads the clock itself that once.
+//!
+//! Statics owned here: none (each site owns its filter; the coarse clock is
+//! `process`'s).
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};

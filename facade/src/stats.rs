@@ -1,4 +1,7 @@
 //! Counters of what the facade could not deliver, for operators.
+//!
+//! Statics owned here: `NESTED_DROPPED`, `SINK_PANICS`, `WRITE_ERRORS` and
+//! `REPORTED` (sinks whose write errors were reported once).
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};

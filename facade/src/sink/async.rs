@@ -47,6 +47,9 @@
 //! [`DurableFile`](crate::sink::DurableFile) that is one `sync_data` per
 //! batch, so durable throughput is batch size x fsync rate, while callers
 //! only ever wait for a queue slot.
+//!
+//! Statics owned here: `ON_WRITER` (set on writer threads) and the
+//! metadata of the writer's own "records dropped" line.
 
 use std::cell::Cell;
 use std::io::{self, Write};
