@@ -206,4 +206,24 @@ mod tests {
         std::thread::sleep(Duration::from_millis(20));
         assert!(coarse_ms() > woken, "the woken clock advances");
     }
+
+    /// While `every` hits keep being admitted, the ticker keeps the coarse
+    /// clock running: readers almost never find it parked.
+    #[test]
+    fn ticker_keeps_running_while_busy() {
+        mark_active(coarse_ms());
+        std::thread::sleep(Duration::from_millis(20));
+        let mut parked = 0;
+        for _ in 0..50 {
+            if COARSE_MS.load(Ordering::Relaxed) == 0 {
+                parked += 1;
+            }
+            mark_active(coarse_ms());
+            std::thread::sleep(Duration::from_millis(4));
+        }
+        assert!(
+            parked <= 5,
+            "found the ticker parked on {parked} of 50 busy reads"
+        );
+    }
 }
