@@ -116,6 +116,11 @@ impl Counter {
 /// A snapshot of every counter: name -> total, sites with the same name
 /// summed. Reads relaxed values; each total is one a reader could have seen.
 ///
+/// Totals wrap around at `u64::MAX`, like a single site's count does, so a
+/// sum over sites never panics (not even in a debug build) and a reader
+/// taking differences of two snapshots with `wrapping_sub` gets the count
+/// in between.
+///
 /// ```
 /// elide::counter!("doc.hits");
 /// elide::counter!("doc.hits", 2);
@@ -124,18 +129,19 @@ impl Counter {
 pub fn counters() -> BTreeMap<&'static str, u64> {
     let mut out = BTreeMap::new();
     for c in COUNTERS.iter() {
-        *out.entry(c.name).or_insert(0u64) += c.value();
+        let total = out.entry(c.name).or_insert(0u64);
+        *total = total.wrapping_add(c.value());
     }
     out
 }
 
-/// The total of one counter name (0 if no such site exists).
+/// The total of one counter name (0 if no such site exists), wrapping
+/// around at `u64::MAX` like [`counters`].
 pub fn counter_value(name: &str) -> u64 {
     COUNTERS
         .iter()
         .filter(|c| c.name == name)
-        .map(Counter::value)
-        .sum()
+        .fold(0u64, |sum, c| sum.wrapping_add(c.value()))
 }
 
 #[cfg(test)]
