@@ -255,3 +255,88 @@ fn async_lines_are_byte_for_byte_the_synchronous_ones() {
         let _ = std::fs::remove_file(&sync_path);
     }
 }
+
+/// A writer over a shared buffer that accepts `budget` more bytes, then
+/// fails (like a full disk) until given more.
+#[derive(Clone, Default)]
+struct Filling {
+    state: Arc<Mutex<(Vec<u8>, usize)>>,
+}
+
+impl Filling {
+    fn give(&self, bytes: usize) {
+        self.state.lock().unwrap().1 = bytes;
+    }
+    fn text(&self) -> String {
+        String::from_utf8(self.state.lock().unwrap().0.clone()).unwrap()
+    }
+}
+
+impl Write for Filling {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut s = self.state.lock().unwrap();
+        if s.1 == 0 {
+            return Err(std::io::Error::other("no space left (test)"));
+        }
+        let n = buf.len().min(s.1);
+        s.1 -= n;
+        s.0.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn thread_seq(line: &str) -> u64 {
+    line.rsplit("seq=").next().unwrap().parse().unwrap()
+}
+
+/// A write that fails part-way through a record never glues the fragment
+/// to a later record: every line is one whole record, and written + failed
+/// = emitted.
+#[test]
+fn a_failed_write_never_tears_a_later_record() {
+    let _s = serial();
+    let out = Filling::default();
+    // Room for the first record and part of the second.
+    out.give(150);
+    let sink = Arc::new(AsyncSink::builder(out.clone()).name("filling").build());
+    install(sink.clone());
+    for seq in 0..10 {
+        elide::info!("record seq={seq}");
+    }
+    elide::flush();
+    out.give(usize::MAX);
+    for seq in 10..20 {
+        elide::info!("record seq={seq}");
+    }
+    elide::flush();
+    let text = out.text();
+    assert!(text.ends_with('\n'), "{text}");
+    let mut seqs = Vec::new();
+    for line in text.lines() {
+        assert_eq!(line.matches("record seq=").count(), 1, "torn: {line:?}");
+        let seq = line.rsplit("seq=").next().unwrap().parse::<u64>();
+        assert!(seq.is_ok(), "torn: {line:?}");
+        assert_eq!(line.matches(" : ").count(), 5, "torn: {line:?}");
+        let time = line.split(" : ").next().unwrap();
+        assert!(
+            time.parse::<f64>().is_ok() && time.len() - time.find('.').unwrap() == 4,
+            "torn: {line:?}"
+        );
+        seqs.push(seq.unwrap());
+    }
+    let s = sink.stats();
+    assert_eq!(s.written, seqs.len() as u64, "{s:?} {seqs:?}");
+    assert_eq!(s.written + s.failed, 20, "{s:?}");
+    assert!(s.failed > 0, "the test filled the writer: {s:?}");
+    // The record that straddled byte 150 was torn, then completed.
+    let before: Vec<&str> = text.lines().filter(|l| thread_seq(l) < 10).collect();
+    let start_of_last: usize = before[..before.len() - 1].iter().map(|l| l.len() + 1).sum();
+    assert!(
+        start_of_last < 150 && start_of_last + before.last().unwrap().len() + 1 > 150,
+        "the torn record is in the output, completed: {before:?}"
+    );
+    assert!((10..20).all(|k| seqs.contains(&k)), "{seqs:?}");
+}

@@ -60,6 +60,9 @@ impl First {
     #[inline(always)]
     pub fn admit(&self, n: u32) -> bool {
         let seen = self.0.load(Ordering::Relaxed);
+        // `claim` checks again; this test only keeps spent sites off the
+        // compare-and-swap (so `<=` here is an equivalent mutant: slower
+        // on a spent site, same answers).
         seen < n && self.claim(seen, n)
     }
 
@@ -200,6 +203,22 @@ mod tests {
         assert!(f.admit(3), "the returned slot");
         assert!(!f.admit(3));
         assert_eq!((0..10).filter(|_| First::new().admit(0)).count(), 0);
+    }
+
+    /// A hit that saw a free slot but lost the race for it to another
+    /// thread (its compare-and-swap finds the quota spent) is refused.
+    #[test]
+    fn a_hit_that_loses_the_last_slot_is_refused() {
+        let f = First::new();
+        assert!(f.admit(1));
+        assert!(
+            !f.claim(0, 1),
+            "saw slot 0 free, but it was taken meanwhile"
+        );
+        let g = First::new();
+        assert!(g.admit(3));
+        assert!(g.claim(0, 3), "slot 0 was taken, slot 1 is still free");
+        assert_eq!(g.0.load(Ordering::Relaxed), 2);
     }
 
     /// Racing threads never let more than `n` through, and never spend a

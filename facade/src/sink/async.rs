@@ -65,6 +65,7 @@ use crate::format::Format;
 use crate::metadata::{Kind, Metadata};
 use crate::record::Record;
 use crate::sink::captured::{Captured, Scratch, Store};
+use crate::sink::whole_lines::WholeLines;
 use crate::sink::{DurableFile, Sink};
 use crate::value::Value;
 use crate::{Level, LevelFilter};
@@ -325,6 +326,9 @@ impl AsyncSinkBuilder {
             batch: String::new(),
             format: self.format,
             batch_lines: 0,
+            notices: Vec::new(),
+            lines: WholeLines::default(),
+            torn_record: false,
             unflushed_lines: 0,
             reported_drops: 0,
             max_batch: self.capacity,
@@ -573,6 +577,12 @@ struct Writer {
     format: Format,
     /// Records in `batch`.
     batch_lines: u64,
+    /// Where the writer's own notice lines start in `batch` (not records).
+    notices: Vec<usize>,
+    /// The rest of a line a failed write tore, written before anything else.
+    lines: WholeLines,
+    /// Whether that torn line is a record (counted as failed until completed).
+    torn_record: bool,
     /// Records handed to `out` but not yet flushed.
     unflushed_lines: u64,
     /// Drops already announced in the output.
@@ -674,7 +684,10 @@ impl Writer {
         crate::report_write_error(&self.shared.name, err);
     }
 
-    /// Hands the batch to `out` (no flush).
+    /// Hands the batch to `out` (no flush), after the rest of a line an
+    /// earlier failure tore: a failed write never glues a fragment to a
+    /// later record (see `whole_lines`). Records the write did not finish
+    /// are counted as failed; a torn one moves to written once completed.
     fn write_batch(&mut self) {
         let Output::Bytes(out) = &mut self.out else {
             return;
@@ -682,13 +695,29 @@ impl Writer {
         if self.batch.is_empty() {
             return;
         }
-        let res = catch_unwind(AssertUnwindSafe(|| out.write_all(self.batch.as_bytes())))
-            .unwrap_or_else(|_| Err(io::Error::other("the writer panicked")));
-        match res {
-            Ok(()) => self.unflushed_lines += self.batch_lines,
-            Err(e) => self.fail(self.batch_lines, &e),
+        let o = self.lines.write(&mut **out, self.batch.as_bytes());
+        if o.completed_torn && std::mem::take(&mut self.torn_record) {
+            self.shared.failed.fetch_sub(1, Ordering::Relaxed);
+            self.unflushed_lines += 1;
+        }
+        let whole = &self.batch.as_bytes()[..o.whole];
+        let notices = |from: usize, to: usize| {
+            self.notices
+                .iter()
+                .filter(|&&at| from <= at && at < to)
+                .count() as u64
+        };
+        let lines = whole.iter().filter(|&&b| b == b'\n').count() as u64;
+        let records = lines - notices(0, o.whole);
+        self.unflushed_lines += records;
+        if let Some(e) = o.error {
+            if o.torn {
+                self.torn_record = !self.notices.contains(&o.whole);
+            }
+            self.fail(self.batch_lines - records, &e);
         }
         self.batch.clear();
+        self.notices.clear();
         self.batch_lines = 0;
     }
 
@@ -702,10 +731,13 @@ impl Writer {
             let fields = [("dropped", Value::U64(n))];
             let notice = |args| Record::new(&DROPPED_META, Level::Warn, args, &fields);
             match &self.out {
-                Output::Bytes(_) => self.format.write(
-                    &notice(format_args!("{n} records dropped")),
-                    &mut self.batch,
-                ),
+                Output::Bytes(_) => {
+                    self.notices.push(self.batch.len());
+                    self.format.write(
+                        &notice(format_args!("{n} records dropped")),
+                        &mut self.batch,
+                    );
+                }
                 Output::Sink(inner) => {
                     if Level::Warn <= inner.max_level()
                         && !emit_contained(&**inner, &notice(format_args!("{n} records dropped")))

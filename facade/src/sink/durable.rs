@@ -19,6 +19,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::format::Format;
 use crate::record::Record;
+use crate::sink::whole_lines::WholeLines;
 use crate::sink::Sink;
 use crate::LevelFilter;
 
@@ -124,7 +125,7 @@ pub struct DurableFileSink {
     name: String,
     format: Format,
     level: LevelFilter,
-    file: Mutex<File>,
+    file: Mutex<Out>,
     pending: Mutex<Pending>,
     committed: Condvar,
     written: AtomicU64,
@@ -138,6 +139,41 @@ impl std::fmt::Debug for DurableFileSink {
             .field("format", &self.format)
             .field("level", &self.level)
             .finish_non_exhaustive()
+    }
+}
+
+/// The file, and the rest of a line a failed write tore.
+struct Out {
+    file: File,
+    lines: WholeLines,
+}
+
+impl Out {
+    /// Writes `text` (whole lines, one per record) and syncs; returns the
+    /// records now durable and the error, if any. A line torn by a failure
+    /// is completed by the next write, so no later record is glued to its
+    /// fragment; it counts as failed (here or, completed later, as written
+    /// with `failed` taken back: the second number is the records to take
+    /// back from `failed`).
+    fn commit(&mut self, text: &str) -> (u64, u64, Option<io::Error>) {
+        let o = self.lines.write(&mut self.file, text.as_bytes());
+        let revived = u64::from(o.completed_torn);
+        let mut whole = text.as_bytes()[..o.whole]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u64
+            + revived;
+        // The whole lines before a failure count only once they are synced.
+        let synced = sync(&self.file);
+        let error = match (o.error, synced) {
+            (Some(e), Ok(())) => Some(e),
+            (e, Err(sync_error)) => {
+                whole = 0;
+                Some(e.unwrap_or(sync_error))
+            }
+            (None, Ok(())) => None,
+        };
+        (whole, revived, error)
     }
 }
 
@@ -161,7 +197,10 @@ impl DurableFileSink {
             name: name.into(),
             format: Format::Radical,
             level: LevelFilter::Trace,
-            file: Mutex::new(file),
+            file: Mutex::new(Out {
+                file,
+                lines: WholeLines::default(),
+            }),
             pending: Mutex::new(Pending {
                 lines: String::new(),
                 spare: String::new(),
@@ -215,17 +254,8 @@ impl DurableFileSink {
             let spare = std::mem::take(&mut p.spare);
             let mut batch = std::mem::replace(&mut p.lines, spare);
             drop(p);
-            let res = {
-                let mut file = lock(&self.file);
-                file.write_all(batch.as_bytes()).and_then(|()| sync(&file))
-            };
-            match res {
-                Ok(()) => self.written.fetch_add(count, Ordering::Relaxed),
-                Err(e) => {
-                    crate::report_write_error(&self.name, &e);
-                    self.failed.fetch_add(count, Ordering::Relaxed)
-                }
-            };
+            let (whole, revived, error) = lock(&self.file).commit(&batch);
+            self.settle(count, whole, revived, error);
             batch.clear();
             p = lock(&self.pending);
             p.spare = batch;
@@ -242,17 +272,23 @@ impl DurableFileSink {
     /// which do not exist here.
     #[cold]
     fn commit_line_in_child(&self, line: &str) {
-        let res = match crate::process::lock(&self.file) {
-            Some(mut file) => file.write_all(line.as_bytes()).and_then(|()| sync(&file)),
-            None => Err(crate::sink::file::held_at_fork()),
+        let (whole, revived, error) = match crate::process::lock(&self.file) {
+            Some(mut out) => out.commit(line),
+            None => (0, 0, Some(crate::sink::file::held_at_fork())),
         };
-        match res {
-            Ok(()) => self.written.fetch_add(1, Ordering::Relaxed),
-            Err(e) => {
-                crate::report_write_error(&self.name, &e);
-                self.failed.fetch_add(1, Ordering::Relaxed)
-            }
-        };
+        self.settle(1, whole, revived, error);
+    }
+
+    /// Counts a commit of `count` records of which `whole` (including
+    /// `revived` completed from an earlier failure) are durable.
+    fn settle(&self, count: u64, whole: u64, revived: u64, error: Option<io::Error>) {
+        self.failed.fetch_sub(revived, Ordering::Relaxed);
+        self.written.fetch_add(whole, Ordering::Relaxed);
+        if let Some(e) = error {
+            crate::report_write_error(&self.name, &e);
+            self.failed
+                .fetch_add(count + revived - whole, Ordering::Relaxed);
+        }
     }
 }
 

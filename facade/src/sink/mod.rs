@@ -12,6 +12,7 @@ mod null;
 mod open;
 mod prof;
 pub(crate) mod profiles;
+mod whole_lines;
 
 pub use console::{ConsoleSink, Stream};
 pub use durable::{DurableFile, DurableFileSink};
