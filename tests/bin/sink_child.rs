@@ -198,6 +198,65 @@ fn fork_exit(kind: &str, path: &str, parent_quiet: bool) {
     println!("exited={exited} hung={}", children.len() - exited);
 }
 
+/// A writer that takes 1 ms per write: about 64 MB/s in 64 KiB batches,
+/// slower than four threads can log 6 KB records.
+struct Throttled;
+
+impl Write for Throttled {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The process's peak resident memory in KiB (`VmHWM`).
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Four threads flood 6 KB records into a throttled async sink under
+/// `Drop` with a byte budget (`max` bytes; 0: the default), then report
+/// the accounting and the peak resident memory.
+fn flood(per_thread: u64, max: usize) {
+    let mut b = AsyncSink::builder(Throttled).overflow(elide::sink::Overflow::Drop);
+    if max > 0 {
+        b = b.max_bytes(max);
+    }
+    let sink = Arc::new(b.build());
+    install(sink.clone());
+    let big = "x".repeat(6 * 1024);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for seq in 0..per_thread {
+                    elide::info!(seq, "{big}");
+                }
+            });
+        }
+    });
+    elide::flush();
+    let st = sink.stats();
+    println!(
+        "emitted={} written={} dropped={} failed={} max_bytes={} peak_rss_kib={}",
+        4 * per_thread,
+        st.written,
+        st.dropped,
+        st.failed,
+        st.max_bytes,
+        peak_rss_kib()
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
@@ -224,6 +283,11 @@ fn main() {
             log_n(n);
             std::process::exit(0);
         }
+        // Floods 6 KB records from 4 threads under Drop: `flood N [max_bytes]`.
+        "flood" => flood(
+            arg(2).parse().unwrap_or(20_000),
+            arg(3).parse().unwrap_or(0),
+        ),
         // Forks after logging through an async sink: the child must exit
         // promptly and its `every` clock must run; the parent goes on.
         #[cfg(unix)]

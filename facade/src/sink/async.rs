@@ -10,6 +10,15 @@
 //! - **Exact accounting under [`Overflow::Drop`]**: a full queue drops the
 //!   new record and counts it; written + dropped + failed = emitted. The
 //!   writer also puts a line `N records dropped` into the output itself.
+//! - **Memory bounded in bytes**: besides its capacity in records, the
+//!   queue holds at most [`max_bytes`](AsyncSinkBuilder::max_bytes) of
+//!   records (default [`DEFAULT_MAX_BYTES`], 64 MiB); a record over the
+//!   budget is treated like one over the capacity (`Block` waits, `Drop`
+//!   drops and counts). Worst case held by the sink: the budget, a quarter
+//!   of it in reusable buffers, the queue's slots and one 64 KiB batch.
+//! - **A failed write tears no later record**: the rest of a line a write
+//!   left half done is written first by the next write, so the output
+//!   holds only whole lines (see `whole_lines`).
 //! - **[`flush`](Sink::flush) waits** until everything accepted before the
 //!   call is written and the writer flushed (for a
 //!   [`DurableFile`](crate::sink::DurableFile): on disk). The
@@ -55,8 +64,8 @@ use std::cell::Cell;
 use std::io::{self, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
@@ -90,6 +99,10 @@ pub const DEFAULT_CAPACITY: usize = 65_536;
 /// few records page-faults, which is what a p99 of 2 us cannot afford.
 pub const DEFAULT_PREALLOCATED: usize = 32_768;
 
+/// Default bound on the bytes of records in flight (queued, not yet taken
+/// by the writer): 64 MiB. See [`AsyncSinkBuilder::max_bytes`].
+pub const DEFAULT_MAX_BYTES: usize = 64 * 1024 * 1024;
+
 /// Bytes gathered before they are handed to the writer, within one batch.
 const CHUNK: usize = 64 * 1024;
 
@@ -105,6 +118,12 @@ pub struct AsyncStats {
     pub failed: u64,
     /// Messages in the queue right now.
     pub queued: u64,
+    /// Bytes of the records in the queue right now (at most
+    /// [`max_bytes`](AsyncStats::max_bytes), or one record when the queue
+    /// was empty).
+    pub queued_bytes: u64,
+    /// The byte budget of the queue ([`AsyncSinkBuilder::max_bytes`]).
+    pub max_bytes: u64,
 }
 
 enum Msg {
@@ -124,6 +143,103 @@ struct Shared {
     taken: AtomicU64,
     /// Whether a panic of the wrapped sink was reported on stderr.
     panic_reported: AtomicBool,
+    /// Bytes of the queued records, bounded by `max_bytes`.
+    queued_bytes: AtomicUsize,
+    max_bytes: usize,
+    /// Bytes held by the pool's stores, bounded by `max_pooled`.
+    pooled_bytes: AtomicUsize,
+    max_pooled: usize,
+    /// Callers waiting for bytes ([`Overflow::Block`]): the writer wakes
+    /// them through `room` only when there are any.
+    byte_waiters: AtomicUsize,
+    room: Mutex<()>,
+    room_freed: Condvar,
+    /// Set when the writer thread ends: nobody frees bytes any more.
+    writer_gone: AtomicBool,
+}
+
+impl Shared {
+    /// Takes `size` bytes of the budget if they fit. A record always fits
+    /// an empty queue, so one record larger than the budget still passes.
+    fn try_reserve(&self, size: usize) -> bool {
+        let mut now = self.queued_bytes.load(Ordering::Relaxed);
+        loop {
+            if now != 0 && now + size > self.max_bytes {
+                return false;
+            }
+            match self.queued_bytes.compare_exchange_weak(
+                now,
+                now + size,
+                Ordering::SeqCst,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(seen) => now = seen,
+            }
+        }
+    }
+
+    /// Takes `size` bytes of the budget, waiting for the writer to free
+    /// them (under [`Overflow::Block`]).
+    #[cold]
+    fn reserve_blocking(&self, size: usize) {
+        self.byte_waiters.fetch_add(1, Ordering::SeqCst);
+        let mut room = self.room.lock().unwrap_or_else(|e| e.into_inner());
+        while !self.try_reserve(size) {
+            if self.writer_gone.load(Ordering::SeqCst) {
+                // Nobody frees bytes any more: let it through; the closed
+                // queue refuses it and it is counted as dropped.
+                self.queued_bytes.fetch_add(size, Ordering::SeqCst);
+                break;
+            }
+            // The timeout only guards against a wake-up the writer skipped.
+            room = match self
+                .room_freed
+                .wait_timeout(room, Duration::from_millis(10))
+            {
+                Ok((room, _)) => room,
+                Err(e) => e.into_inner().0,
+            };
+        }
+        drop(room);
+        self.byte_waiters.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Gives `size` bytes back and wakes callers waiting for them.
+    fn release(&self, size: usize) {
+        self.queued_bytes.fetch_sub(size, Ordering::SeqCst);
+        if self.byte_waiters.load(Ordering::SeqCst) > 0 {
+            let _room = self.room.lock().unwrap_or_else(|e| e.into_inner());
+            self.room_freed.notify_all();
+        }
+    }
+
+    /// Returns a store to the pool, unless it grew too big or the pool
+    /// holds its byte bound already (then it is freed).
+    fn give_back(&self, pool: &Sender<Store>, store: Store) {
+        let Some(store) = store.recycle() else { return };
+        let size = store.bytes();
+        if self.pooled_bytes.load(Ordering::Relaxed) + size > self.max_pooled {
+            return;
+        }
+        self.pooled_bytes.fetch_add(size, Ordering::Relaxed);
+        if let Err(e) = pool.try_send(store) {
+            self.pooled_bytes
+                .fetch_sub(e.into_inner().bytes(), Ordering::Relaxed);
+        }
+    }
+
+    /// A store from the pool, or a new one.
+    fn take_store(&self, pool: &Receiver<Store>) -> Store {
+        match pool.try_recv() {
+            Ok(store) => {
+                self.pooled_bytes
+                    .fetch_sub(store.bytes(), Ordering::Relaxed);
+                store
+            }
+            Err(_) => Store::sized(),
+        }
+    }
 }
 
 /// Where the writer puts records.
@@ -222,6 +338,7 @@ pub struct AsyncSinkBuilder {
     policy: Overflow,
     capacity: usize,
     preallocated: usize,
+    max_bytes: usize,
     shutdown_timeout: Option<Duration>,
 }
 
@@ -234,6 +351,7 @@ impl std::fmt::Debug for AsyncSinkBuilder {
             .field("policy", &self.policy)
             .field("capacity", &self.capacity)
             .field("preallocated", &self.preallocated)
+            .field("max_bytes", &self.max_bytes)
             .field("shutdown_timeout", &self.shutdown_timeout)
             .finish_non_exhaustive()
     }
@@ -251,6 +369,7 @@ impl AsyncSinkBuilder {
             policy: Overflow::Block,
             capacity: DEFAULT_CAPACITY,
             preallocated: DEFAULT_PREALLOCATED,
+            max_bytes: DEFAULT_MAX_BYTES,
             shutdown_timeout: None,
         }
     }
@@ -268,6 +387,20 @@ impl AsyncSinkBuilder {
     /// after that, no record allocates.
     pub fn preallocated(mut self, buffers: usize) -> AsyncSinkBuilder {
         self.preallocated = buffers;
+        self
+    }
+    /// Bounds the bytes of queued records (default [`DEFAULT_MAX_BYTES`],
+    /// 64 MiB): a record that would pass the bound makes the caller wait
+    /// ([`Overflow::Block`]) or is dropped and counted ([`Overflow::Drop`]),
+    /// exactly as a full queue does. A record larger than the bound still
+    /// passes when the queue is empty.
+    ///
+    /// What the sink holds at worst: `max_bytes` of queued records, plus a
+    /// quarter of it in the pool of reusable buffers, plus the queue's slots
+    /// (about 100 bytes x capacity, allocated up front) and the writer's
+    /// batch buffer (64 KiB plus one line).
+    pub fn max_bytes(mut self, bytes: usize) -> AsyncSinkBuilder {
+        self.max_bytes = bytes.max(1);
         self
     }
     /// Sets what happens when the queue is full (default [`Overflow::Block`]).
@@ -306,9 +439,6 @@ impl AsyncSinkBuilder {
     pub fn build(self) -> AsyncSink {
         let (tx, rx) = bounded(self.capacity);
         let (pool_tx, pool_rx) = bounded(self.capacity);
-        for _ in 0..self.preallocated.min(self.capacity) {
-            let _ = pool_tx.try_send(Store::sized());
-        }
         let wrapped = matches!(self.out, Output::Sink(_));
         let shared = Arc::new(Shared {
             name: self.name,
@@ -317,7 +447,18 @@ impl AsyncSinkBuilder {
             failed: AtomicU64::new(0),
             taken: AtomicU64::new(0),
             panic_reported: AtomicBool::new(false),
+            queued_bytes: AtomicUsize::new(0),
+            max_bytes: self.max_bytes,
+            pooled_bytes: AtomicUsize::new(0),
+            max_pooled: self.max_bytes / 4,
+            byte_waiters: AtomicUsize::new(0),
+            room: Mutex::new(()),
+            room_freed: Condvar::new(),
+            writer_gone: AtomicBool::new(false),
         });
+        for _ in 0..self.preallocated.min(self.capacity) {
+            shared.give_back(&pool_tx, Store::sized());
+        }
         let writer = Writer {
             out: self.out,
             rx,
@@ -451,22 +592,36 @@ impl AsyncSink {
             dropped: self.shared.dropped.load(Ordering::Relaxed),
             failed: self.shared.failed.load(Ordering::Relaxed),
             queued: self.tx.len() as u64,
+            queued_bytes: self.shared.queued_bytes.load(Ordering::Relaxed) as u64,
+            max_bytes: self.shared.max_bytes as u64,
         }
     }
 
     fn enqueue(&self, record: Captured) {
+        let size = record.bytes();
+        let block = self.policy == Overflow::Block && !on_writer();
+        if !self.shared.try_reserve(size) {
+            if !block {
+                return self.refuse(record);
+            }
+            self.shared.reserve_blocking(size);
+        }
         let msg = Msg::Record(record);
-        let refused = if self.policy == Overflow::Block && !on_writer() {
+        let refused = if block {
             self.tx.send(msg).err().map(|e| e.into_inner())
         } else {
             self.tx.try_send(msg).err().map(|e| e.into_inner())
         };
         if let Some(Msg::Record(record)) = refused {
-            self.shared.dropped.fetch_add(1, Ordering::Relaxed);
-            if let Some(store) = record.into_store().recycle() {
-                let _ = self.pool_tx.try_send(store);
-            }
+            self.shared.release(size);
+            self.refuse(record);
         }
+    }
+
+    /// Counts a record the queue did not take, and keeps its buffer.
+    fn refuse(&self, record: Captured) {
+        self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+        self.shared.give_back(&self.pool_tx, record.into_store());
     }
 
     /// Whether this is a forked child of the process that made the sink: no
@@ -517,7 +672,7 @@ impl Sink for AsyncSink {
         // The writer empties stores before returning them to the pool.
         // An empty pool (a burst larger than the preallocation) allocates
         // here, sized like a pooled store so the record need not regrow it.
-        let store = self.pool_rx.try_recv().unwrap_or_else(|_| Store::sized());
+        let store = self.shared.take_store(&self.pool_rx);
         self.enqueue(Captured::capture(record, store, self.wrapped));
     }
     fn flush(&self) {
@@ -630,6 +785,7 @@ impl Writer {
 
     fn take_record(&mut self, record: Captured, scratch: &mut Scratch) {
         self.shared.taken.fetch_add(1, Ordering::Relaxed);
+        self.shared.release(record.bytes());
         let store = match &self.out {
             Output::Bytes(_) => {
                 let store = record.write(self.format, &mut self.batch, scratch);
@@ -648,9 +804,7 @@ impl Writer {
                 store
             }
         };
-        if let Some(store) = store.recycle() {
-            let _ = self.pool.try_send(store);
-        }
+        self.shared.give_back(&self.pool, store);
         if self.batch.len() >= CHUNK {
             self.write_batch();
         }
@@ -762,6 +916,15 @@ impl Writer {
             Err(e) => self.fail(self.unflushed_lines, &e),
         }
         self.unflushed_lines = 0;
+    }
+}
+
+impl Drop for Writer {
+    /// However the writer thread ends, callers waiting for bytes stop
+    /// waiting.
+    fn drop(&mut self) {
+        self.shared.writer_gone.store(true, Ordering::SeqCst);
+        self.shared.release(0);
     }
 }
 

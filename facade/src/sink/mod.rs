@@ -25,7 +25,8 @@ pub(crate) use open::open_append;
 pub use prof::ProfSink;
 pub(crate) use r#async::on_writer as on_writer_thread;
 pub use r#async::{
-    AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_PREALLOCATED,
+    AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES,
+    DEFAULT_PREALLOCATED,
 };
 
 use crate::record::Record;
