@@ -104,6 +104,21 @@ pub(crate) fn arm() -> bool {
     true
 }
 
+/// Set once the process is exiting (the exit handler runs).
+static EXITING: AtomicBool = AtomicBool::new(false);
+
+/// Notes that the process is exiting: sinks flushed from now on close for
+/// good (an async sink counts later records as dropped instead of queueing
+/// them for a writer that will not get to them).
+pub(crate) fn begin_exit() {
+    EXITING.store(true, Ordering::SeqCst);
+}
+
+/// Whether the process is exiting.
+pub(crate) fn exiting() -> bool {
+    EXITING.load(Ordering::SeqCst)
+}
+
 /// Resolution of the coarse clock used by `every`.
 pub(crate) const TICK: Duration = Duration::from_millis(1);
 

@@ -257,6 +257,48 @@ fn flood(per_thread: u64, max: usize) {
     );
 }
 
+/// Records the busy threads of `exit-busy` finished emitting.
+static EMITTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static EXIT_SINK: std::sync::OnceLock<Arc<AsyncSink>> = std::sync::OnceLock::new();
+
+/// Three threads log as fast as they can while main calls `exit`: an
+/// `atexit` handler registered before elide's runs after its exit flush
+/// and prints the sink's accounting between two reads of the emitted count.
+#[cfg(unix)]
+fn exit_busy(path: &str) {
+    use std::sync::atomic::Ordering;
+    extern "C" {
+        fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
+    }
+    extern "C" fn after_elide() {
+        let before = EMITTED.load(Ordering::SeqCst);
+        let s = EXIT_SINK.get().expect("sink").stats();
+        let after = EMITTED.load(Ordering::SeqCst);
+        println!(
+            "emitted_before={before} written={} dropped={} failed={} emitted_after={after}",
+            s.written, s.dropped, s.failed
+        );
+    }
+    // SAFETY: registers a valid `extern "C" fn()` that does not unwind
+    // (it only reads atomics and prints).
+    unsafe {
+        atexit(after_elide);
+    }
+    let sink = Arc::new(AsyncSink::file(path).expect("open log"));
+    let _ = EXIT_SINK.set(sink.clone());
+    install(sink);
+    for _ in 0..3 {
+        std::thread::spawn(|| {
+            for seq in 0.. {
+                elide::info!(seq, "busy");
+                EMITTED.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::process::exit(0);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
@@ -283,6 +325,9 @@ fn main() {
             log_n(n);
             std::process::exit(0);
         }
+        // Busy threads log while main exits: `exit-busy PATH`.
+        #[cfg(unix)]
+        "exit-busy" => exit_busy(arg(2)),
         // Floods 6 KB records from 4 threads under Drop: `flood N [max_bytes]`.
         "flood" => flood(
             arg(2).parse().unwrap_or(20_000),

@@ -105,6 +105,10 @@ pub(crate) fn shutdown(why: Shutdown) {
     if dispatch::in_dispatch() {
         return;
     }
+    if why == Shutdown::Exit {
+        // Async sinks close rather than flush: see `AsyncSink::flush`.
+        crate::process::begin_exit();
+    }
     let reach = match why {
         Shutdown::Flush | Shutdown::Guard { .. } => Reach::Installed,
         Shutdown::Panic | Shutdown::Exit => Reach::AlsoRetired,

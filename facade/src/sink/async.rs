@@ -130,6 +130,10 @@ enum Msg {
     Record(Captured),
     /// Answer on the sender once everything queued before is flushed.
     Flush(Sender<()>),
+    /// Like `Flush`, then drop (and count) everything after: the process
+    /// is exiting, and a record written after the answer might be cut off
+    /// half-way, or counted as written and never reach its destination.
+    Close(Sender<()>),
 }
 
 /// State shared by the callers and the writer thread.
@@ -156,6 +160,10 @@ struct Shared {
     room_freed: Condvar,
     /// Set when the writer thread ends: nobody frees bytes any more.
     writer_gone: AtomicBool,
+    /// Set by the exit flush: records are dropped and counted from now on.
+    closed: AtomicBool,
+    /// Records dropped because they came while the exit flush ran.
+    exit_dropped: AtomicU64,
 }
 
 impl Shared {
@@ -229,6 +237,26 @@ impl Shared {
         }
     }
 
+    /// Counts a record that came after the exit flush as dropped, or
+    /// answers a flush request, without writing anything.
+    fn discard(&self, pool: &Sender<Store>, msg: Msg) {
+        match msg {
+            Msg::Record(record) => {
+                self.release(record.bytes());
+                self.count_exit_drop();
+                self.give_back(pool, record.into_store());
+            }
+            Msg::Flush(ack) | Msg::Close(ack) => {
+                let _ = ack.send(());
+            }
+        }
+    }
+
+    fn count_exit_drop(&self) {
+        self.dropped.fetch_add(1, Ordering::Relaxed);
+        self.exit_dropped.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// A store from the pool, or a new one.
     fn take_store(&self, pool: &Receiver<Store>) -> Store {
         match pool.try_recv() {
@@ -296,6 +324,9 @@ pub struct AsyncSink {
     /// has no writer, so it must neither queue nor wait for one.
     pid: u32,
     tx: Sender<Msg>,
+    /// The queue's other end, for the exit flush to empty (and count) what
+    /// the writer will not get to.
+    rx: Receiver<Msg>,
     /// Whether records carry the thread's name (a wrapped sink may print it).
     wrapped: bool,
     telemetry: bool,
@@ -438,6 +469,7 @@ impl AsyncSinkBuilder {
     /// dropped.
     pub fn build(self) -> AsyncSink {
         let (tx, rx) = bounded(self.capacity);
+        let exit_rx = rx.clone();
         let (pool_tx, pool_rx) = bounded(self.capacity);
         let wrapped = matches!(self.out, Output::Sink(_));
         let shared = Arc::new(Shared {
@@ -455,6 +487,8 @@ impl AsyncSinkBuilder {
             room: Mutex::new(()),
             room_freed: Condvar::new(),
             writer_gone: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            exit_dropped: AtomicU64::new(0),
         });
         for _ in 0..self.preallocated.min(self.capacity) {
             shared.give_back(&pool_tx, Store::sized());
@@ -471,6 +505,7 @@ impl AsyncSinkBuilder {
             lines: WholeLines::default(),
             torn_record: false,
             unflushed_lines: 0,
+            closed: false,
             reported_drops: 0,
             max_batch: self.capacity,
         };
@@ -483,6 +518,7 @@ impl AsyncSinkBuilder {
         AsyncSink {
             pid: crate::process::pid(),
             tx,
+            rx: exit_rx,
             wrapped,
             telemetry: self.telemetry,
             pool_rx,
@@ -669,18 +705,59 @@ impl Sink for AsyncSink {
         if self.in_forked_child() {
             return self.drop_in_child();
         }
+        if self.shared.closed.load(Ordering::Relaxed) {
+            return self.shared.count_exit_drop();
+        }
         // The writer empties stores before returning them to the pool.
         // An empty pool (a burst larger than the preallocation) allocates
         // here, sized like a pooled store so the record need not regrow it.
         let store = self.shared.take_store(&self.pool_rx);
         self.enqueue(Captured::capture(record, store, self.wrapped));
     }
+    /// Waits until everything queued before the call is written. When the
+    /// process is exiting (the exit handler's flush), the sink closes:
+    /// records that arrive from threads still running are dropped and
+    /// counted, and one line on stderr reports them, so
+    /// written + dropped + failed = emitted holds at exit too.
     fn flush(&self) {
-        if on_writer() || self.in_forked_child() {
+        if on_writer() || self.in_forked_child() || self.shared.closed.load(Ordering::Relaxed) {
             return;
         }
+        if crate::process::exiting() {
+            return self.close_at_exit();
+        }
+        self.send_and_wait(Msg::Flush);
+    }
+}
+
+impl AsyncSink {
+    /// The exit flush: stop taking records, let the writer write and flush
+    /// what came before, then count what is left in the queue as dropped.
+    fn close_at_exit(&self) {
+        self.shared.closed.store(true, Ordering::SeqCst);
+        self.send_and_wait(Msg::Close);
+        while let Ok(msg) = self.rx.try_recv() {
+            self.shared.discard(&self.pool_tx, msg);
+        }
+        let late = self.shared.exit_dropped.load(Ordering::Relaxed);
+        if late > 0 {
+            let s = self.stats();
+            let _ = crate::process::write_stderr(
+                format!(
+                    "elide: {}: {late} records emitted while the exit flush ran were dropped; \
+                     at exit: written {}, dropped {} (with those), failed {}\n",
+                    self.shared.name, s.written, s.dropped, s.failed
+                )
+                .as_bytes(),
+            );
+        }
+    }
+
+    /// Sends a flush-like request and waits for its answer (within the
+    /// shutdown timeout, if set).
+    fn send_and_wait(&self, request: fn(Sender<()>) -> Msg) {
         let (ack_tx, ack_rx) = bounded(1);
-        let msg = Msg::Flush(ack_tx);
+        let msg = request(ack_tx);
         let Some(timeout) = self.shutdown_timeout else {
             // Err means the writer thread is gone: nothing left to wait for.
             if self.tx.send(msg).is_ok() {
@@ -740,6 +817,8 @@ struct Writer {
     torn_record: bool,
     /// Records handed to `out` but not yet flushed.
     unflushed_lines: u64,
+    /// After an exit flush: records are dropped and counted, not written.
+    closed: bool,
     /// Drops already announced in the output.
     reported_drops: u64,
     /// Most messages taken into one batch, so a busy queue still commits.
@@ -755,12 +834,20 @@ impl Writer {
         // Made here: its lists hold borrowed values, so it never crosses threads.
         let mut scratch = Scratch::default();
         while let Ok(mut msg) = self.rx.recv() {
+            if self.closed {
+                self.shared.discard(&self.pool, msg);
+                continue;
+            }
             let mut taken = 0;
             loop {
                 taken += 1;
                 match msg {
                     Msg::Record(record) => self.take_record(record, &mut scratch),
                     Msg::Flush(ack) => acks.push(ack),
+                    Msg::Close(ack) => {
+                        acks.push(ack);
+                        self.closed = true;
+                    }
                 }
                 // A flush request ends the batch, so flush waits one commit.
                 if !acks.is_empty() || taken >= self.max_batch {
@@ -779,8 +866,10 @@ impl Writer {
                 let _ = ack.send(());
             }
         }
-        self.commit();
-        self.flush_inner();
+        if !self.closed {
+            self.commit();
+            self.flush_inner();
+        }
     }
 
     fn take_record(&mut self, record: Captured, scratch: &mut Scratch) {
