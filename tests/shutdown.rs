@@ -222,3 +222,29 @@ fn records_from_threads_running_at_exit_are_counted() {
     );
     let _ = std::fs::remove_file(&path);
 }
+
+/// A sink that panics on every record is contained, and printed once per
+/// sink: two such sinks over 1,000 records give two panic messages, not
+/// thousands of lines; every panic is counted.
+#[test]
+fn contained_sink_panics_are_printed_once_per_sink() {
+    let out = run_within(
+        child()
+            .arg("panicky-emit")
+            .arg("1000")
+            .env("RUST_BACKTRACE", "1"),
+        Duration::from_secs(60),
+        "panicky-emit",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("sink_panics=2000"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("emit of sink A").count(), 1, "{stderr}");
+    assert_eq!(stderr.matches("emit of sink B").count(), 1, "{stderr}");
+    assert!(
+        stderr.lines().count() < 200,
+        "{} lines of stderr",
+        stderr.lines().count()
+    );
+}

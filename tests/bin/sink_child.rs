@@ -299,6 +299,22 @@ fn exit_busy(path: &str) {
     std::process::exit(0);
 }
 
+/// Sinks whose `emit` panics on every record, each in its own place.
+struct PanickyEmitA;
+struct PanickyEmitB;
+
+impl Sink for PanickyEmitA {
+    fn emit(&self, _: &elide::Record<'_>) {
+        panic!("emit of sink A");
+    }
+}
+
+impl Sink for PanickyEmitB {
+    fn emit(&self, _: &elide::Record<'_>) {
+        panic!("emit of sink B");
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
@@ -324,6 +340,17 @@ fn main() {
             install(sink);
             log_n(n);
             std::process::exit(0);
+        }
+        // Two sinks panic on each of N records: `panicky-emit N`.
+        "panicky-emit" => {
+            let n: u64 = arg(2).parse().unwrap_or(1_000);
+            elide::set_sinks([
+                Arc::new(PanickyEmitA) as Arc<dyn Sink>,
+                Arc::new(PanickyEmitB),
+            ]);
+            elide::set_level(LevelFilter::Info);
+            log_n(n);
+            println!("sink_panics={}", elide::stats().sink_panics);
         }
         // Busy threads log while main exits: `exit-busy PATH`.
         #[cfg(unix)]
