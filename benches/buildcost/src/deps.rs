@@ -51,6 +51,6 @@ mod tests {
         let g = Graph::parse(tree);
         assert_eq!(g.versions("syn"), ["2.0.119", "3.0.10"]);
         assert_eq!(g.versions("crossbeam-channel"), Vec::<&str>::new());
-        assert_eq!(g.packages.len(), 5);
+        assert_eq!(g.packages.len(), 6);
     }
 }

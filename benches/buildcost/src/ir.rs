@@ -5,10 +5,10 @@
 pub struct IrLines {
     /// Every line of the file(s).
     pub total: u64,
-    /// Lines inside function definitions (`define ... {` to `}`), the
-    /// quantity `cargo llvm-lines` sums; declarations, globals, metadata
-    /// and attributes are left out.
-    pub in_functions: u64,
+    /// Instruction lines inside function definitions: indented by exactly
+    /// two spaces, which leaves out labels, the `define`/`}` lines and debug
+    /// records (indented deeper). The quantity `cargo llvm-lines` sums.
+    pub instructions: u64,
     /// Number of function definitions.
     pub functions: u64,
 }
@@ -16,7 +16,7 @@ pub struct IrLines {
 impl std::ops::AddAssign for IrLines {
     fn add_assign(&mut self, o: Self) {
         self.total += o.total;
-        self.in_functions += o.in_functions;
+        self.instructions += o.instructions;
         self.functions += o.functions;
     }
 }
@@ -27,17 +27,13 @@ pub fn count(ll: &str) -> IrLines {
     let mut inside = false;
     for line in ll.lines() {
         n.total += 1;
-        if inside {
-            n.in_functions += 1;
-            if line == "}" {
-                inside = false;
-            }
-        } else if line.starts_with("define ") {
+        if line.starts_with("define ") {
             n.functions += 1;
-            n.in_functions += 1;
-            // A body-less `define` cannot exist, but one-line oddities must
-            // not swallow the rest of the file.
-            inside = line.trim_end().ends_with('{');
+            inside = true;
+        } else if line == "}" {
+            inside = false;
+        } else if inside && line.starts_with("  ") && !line.starts_with("   ") {
+            n.instructions += 1;
         }
     }
     n
@@ -54,6 +50,7 @@ source_filename = \"x\"
 
 define internal void @f() unnamed_addr #0 {
 start:
+    #dbg_declare(ptr %x, !10, !DIExpression(), !12)
   ret void
 }
 
@@ -62,18 +59,21 @@ declare void @g()
 define i64 @h(i64 %x) {
 start:
   %0 = add i64 %x, 1
+  br label %bb1
+
+bb1:
   ret i64 %0
 }
 attributes #0 = { nounwind }
 ";
 
     #[test]
-    fn counts_function_bodies_apart_from_declarations_and_globals() {
+    fn counts_instructions_not_labels_debug_records_or_declarations() {
         let n = count(SAMPLE);
-        assert_eq!(n.total, 17);
+        assert_eq!(n.total, 21);
         assert_eq!(n.functions, 2);
-        // f: define, label, ret, } = 4; h: define, label, add, ret, } = 5.
-        assert_eq!(n.in_functions, 9);
+        // f: ret; h: add, br, ret.
+        assert_eq!(n.instructions, 4);
     }
 
     #[test]

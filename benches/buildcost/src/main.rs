@@ -201,7 +201,15 @@ fn ir_lines(cargo: &Cargo, c: &Crate) -> Result<ir::IrLines, String> {
         let _ = std::fs::remove_file(stale);
     }
     touch(&c.lib_rs()).map_err(|e| e.to_string())?;
-    cargo.time(&c.dir, &["rustc", "--lib"], &["--", "--emit=llvm-ir"])?;
+    // The flags of `cargo llvm-lines`: the IR as rustc hands it to LLVM,
+    // before any pass (at opt-level 0 the always-inliner would run).
+    let flags = [
+        "--",
+        "--emit=llvm-ir",
+        "-Cno-prepopulate-passes",
+        "-Cpasses=name-anon-globals",
+    ];
+    cargo.time(&c.dir, &["rustc", "--lib"], &flags)?;
     let files = ll_files();
     if files.is_empty() {
         return Err(format!("no {prefix}*.ll in {}", deps.display()));
@@ -212,6 +220,24 @@ fn ir_lines(cargo: &Cargo, c: &Crate) -> Result<ir::IrLines, String> {
         n += ir::count(&text);
     }
     Ok(n)
+}
+
+fn touch_lib(c: &Crate) -> std::io::Result<()> {
+    touch(&c.lib_rs())
+}
+
+/// Removes the library's incremental caches (build and check) in its own
+/// scratch target dir and touches lib.rs: the next build compiles the whole
+/// library again, its dependencies stay built.
+fn forget_incremental(c: &Crate) -> std::io::Result<()> {
+    let dir = c.dir.join("target/debug/incremental");
+    let prefix = format!("{}-", c.package());
+    for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            std::fs::remove_dir_all(entry.path())?;
+        }
+    }
+    touch_lib(c)
 }
 
 fn graph(cargo: &Cargo, dir: &Path) -> Result<deps::Graph, String> {
@@ -271,31 +297,49 @@ fn compare(o: &Options) -> Result<(), String> {
             cargo.time(&c.dir, &["check", "--lib"], &[])?;
         }
 
-        // (b), (c) after touching lib.rs; libraries interleaved per run so
-        // a slow phase of the machine hits all three alike.
-        let mut samples = vec![(Vec::new(), Vec::new()); crates.len()];
+        // (b), (c) dev builds and checks of the library, dependencies
+        // reused, libraries interleaved per run so a slow phase of the
+        // machine hits all three alike. "touch": the content is unchanged,
+        // so incremental compilation re-expands the macros and reuses nearly
+        // everything else. "full": the library's incremental cache is
+        // removed first, so every function is compiled and code-generated
+        // again (what a real edit of a file full of sites tends to cost).
+        type Step = (
+            &'static str,
+            fn(&Crate) -> std::io::Result<()>,
+            &'static str,
+        );
+        let steps: [Step; 4] = [
+            ("incr_touch_s", touch_lib, "build"),
+            ("check_touch_s", touch_lib, "check"),
+            ("full_s", forget_incremental, "build"),
+            ("check_full_s", forget_incremental, "check"),
+        ];
+        let mut samples = vec![vec![Vec::new(); steps.len()]; crates.len()];
         for run in 1..=o.runs {
             progress(&format!(
-                "N={n}: incremental build and check, run {run}/{}",
+                "N={n}: incremental builds and checks, run {run}/{}",
                 o.runs
             ));
-            for (c, (builds, checks)) in crates.iter().zip(&mut samples) {
-                touch(&c.lib_rs()).map_err(|e| e.to_string())?;
-                builds.push(cargo.time(&c.dir, &["build", "--lib"], &[])?.as_secs_f64());
-                touch(&c.lib_rs()).map_err(|e| e.to_string())?;
-                checks.push(cargo.time(&c.dir, &["check", "--lib"], &[])?.as_secs_f64());
+            for ((key, change, command), step) in steps.iter().zip(0..) {
+                for (c, lib_samples) in crates.iter().zip(&mut samples) {
+                    change(c).map_err(|e| format!("{key}: {e}"))?;
+                    let t = cargo.time(&c.dir, &[command, "--lib"], &[])?;
+                    lib_samples[step].push(t.as_secs_f64());
+                }
             }
         }
-        for (c, (builds, checks)) in crates.iter().zip(samples) {
-            r.put(n, c.lib, "incr_s", median(builds));
-            r.put(n, c.lib, "check_s", median(checks));
+        for (c, lib_samples) in crates.iter().zip(samples) {
+            for ((key, _, _), xs) in steps.iter().zip(lib_samples) {
+                r.put(n, c.lib, key, median(xs));
+            }
         }
 
         // (d) LLVM IR of the library crate, dev profile.
         for c in &crates {
             progress(&format!("N={n} {}: LLVM IR", c.lib.name()));
             let lines = ir_lines(&cargo, c)?;
-            r.put(n, c.lib, "ir_fn_lines", lines.in_functions as f64);
+            r.put(n, c.lib, "ir_fn_lines", lines.instructions as f64);
             r.put(n, c.lib, "ir_total_lines", lines.total as f64);
             r.put(n, c.lib, "ir_functions", lines.functions as f64);
         }
@@ -332,9 +376,13 @@ fn compare(o: &Options) -> Result<(), String> {
          `debug!(\"step {{}}\", i)` (log 0.4 without its `kv` feature has no fields: they \
          go into its message). Default dev and release profiles, -j{}, each crate its own \
          workspace. Clean = one `cargo build --lib` from an empty target dir; incremental / \
-         check = median of {} `cargo build --lib` / `cargo check --lib` after touching lib.rs, \
-         libraries interleaved. IR = lines inside `define`s of the library's .ll \
-         (`cargo rustc --lib -- --emit=llvm-ir`, dev). .text from the ELF section table of a \
+         check = median of {} `cargo build --lib` / `cargo check --lib` after touching lib.rs \
+         (content unchanged: incremental reuse), or with the library's incremental cache removed \
+         first (full: the whole library compiled again, dependencies reused), libraries \
+         interleaved. IR = instruction lines inside `define`s \
+         of the library's .ll (`cargo rustc --lib -- --emit=llvm-ir -Cno-prepopulate-passes \
+         -Cpasses=name-anon-globals`, dev profile, as `cargo llvm-lines` counts; `run_all` \
+         adds about 4 lines per function to every library). .text from the ELF section table of a \
          release binary calling all N functions (no logger/subscriber/init installed), \
          minus the same program without sites: per site = (Δ(N) - Δ(1)) / (N-1), \
          fixed = Δ(1) - per site.",
@@ -392,4 +440,15 @@ fn fixed_only(o: &Options) -> Result<(), String> {
     println!("| (all functions) | {} | {total} |", with.functions.len());
     println!("(substring of the mangled name: a std generic instantiated for an elide type counts as elide)");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn median_of_odd_and_even_samples() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
+    }
 }
