@@ -127,6 +127,38 @@ pub fn parse(data: &[u8]) -> Result<Image, ElfError> {
     Ok(Image { text, functions })
 }
 
+/// The crate a legacy-mangled Rust symbol belongs to, as far as its name
+/// says: the first path segment (`_ZN5elide4sink...` -> `elide`), or for an
+/// impl (`_ZN<n>_$LT$std..io..Stderr$u20$as$u20$...`) the crate of the
+/// self type; for v0 mangling (`_R...Cs<hash>_5alloc...`, how the
+/// prebuilt std names some symbols) the first crate root. `None` for
+/// anything else (C symbols).
+pub fn crate_of(symbol: &str) -> Option<&str> {
+    if symbol.starts_with("_R") {
+        return v0_first_crate(symbol);
+    }
+    let rest = symbol.strip_prefix("_ZN")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let len: usize = rest[..digits].parse().ok()?;
+    let first = rest.get(digits..digits + len)?;
+    let first = first.strip_prefix("_$LT$").unwrap_or(first);
+    let end = first
+        .find("..")
+        .or_else(|| first.find('$'))
+        .unwrap_or(first.len());
+    Some(&first[..end]).filter(|c| !c.is_empty())
+}
+
+/// First `Cs<disambiguator>_<len><name>` crate root of a v0 symbol.
+fn v0_first_crate(symbol: &str) -> Option<&str> {
+    let at = symbol.find("Cs")?;
+    let after = &symbol[at + 2..];
+    let ident = &after[after.find('_')? + 1..];
+    let digits = ident.bytes().take_while(u8::is_ascii_digit).count();
+    let len: usize = ident[..digits].parse().ok()?;
+    ident.get(digits..digits + len)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +228,29 @@ mod tests {
         );
         assert_eq!(image.code_of("crossbeam_channel"), (1, 300));
         assert_eq!(image.code_of("elide"), (0, 0));
+    }
+
+    #[test]
+    fn crate_of_plain_paths_and_impls() {
+        assert_eq!(
+            crate_of("_ZN5elide4sink7console4emit17h0123456789abcdefE"),
+            Some("elide")
+        );
+        assert_eq!(
+            crate_of(
+                "_ZN60_$LT$std..io..stdio..StderrLock$u20$as$u20$std..io..Write$GT$5write17h0E"
+            ),
+            Some("std")
+        );
+        assert_eq!(crate_of("_ZN4core3fmt5write17h0E"), Some("core"));
+        assert_eq!(
+            crate_of(
+                "_RNvXs3_NtNtNtCsjrHSEGnQ3l9_3std3sys5stdio4unixNtB5_6StderrNtNtBb_2io5Write5flush"
+            ),
+            Some("std")
+        );
+        assert_eq!(crate_of("memcpy"), None);
+        assert_eq!(crate_of("_ZN99short"), None);
     }
 
     #[test]
