@@ -36,18 +36,9 @@ use crate::metadata::Metadata;
 use crate::record::Record;
 use crate::value::{Field, Value, Visit};
 
-/// Field name of a scope's id on its events.
-pub const SCOPE_FIELD: &str = "scope";
-/// Field name of the parent scope's id (absent on a root scope).
-pub const PARENT_FIELD: &str = "parent";
-/// Field name of the root scope's id (the trace a scope belongs to).
-pub const TRACE_FIELD: &str = "trace";
-/// Field name of the duration, in nanoseconds, on a stop event.
-pub const DURATION_FIELD: &str = "duration_ns";
-/// Suffix of a scope's opening event name.
-pub const START_SUFFIX: &str = "_start";
-/// Suffix of a scope's closing event name.
-pub const STOP_SUFFIX: &str = "_stop";
+pub use crate::scope_names::{
+    DURATION_FIELD, PARENT_FIELD, SCOPE_FIELD, START_SUFFIX, STOP_SUFFIX, TRACE_FIELD,
+};
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
