@@ -368,10 +368,15 @@ impl Exporter {
             .failed
             .fetch_add(items as u64, Ordering::Relaxed);
         if !self.counts.reported.swap(true, Ordering::Relaxed) {
+            let lost = match items {
+                // Counters are cumulative: the next export carries them.
+                0 => "counters not exported this time".to_owned(),
+                n => format!("{n} records lost"),
+            };
             let _ = crate::process::write_stderr(
                 format!(
-                    "elide: OTLP export to {} failed: {why}; {items} records lost (further \
-                     failures are counted in OtlpSink::stats())\n",
+                    "elide: OTLP export to {} failed: {why}; {lost} (further failures are \
+                     counted in OtlpSink::stats())\n",
                     self.endpoint.url(path)
                 )
                 .as_bytes(),
