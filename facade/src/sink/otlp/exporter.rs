@@ -77,6 +77,8 @@ pub(crate) struct Exporter {
     settings: Settings,
     pub(crate) counts: Counts,
     started: SystemTime,
+    /// Shutting down: each batch gets one attempt, no retries.
+    hurry: AtomicBool,
 }
 
 impl std::fmt::Debug for Exporter {
@@ -101,6 +103,7 @@ impl Exporter {
             settings,
             counts: Counts::default(),
             started: SystemTime::now(),
+            hurry: AtomicBool::new(false),
         }
     }
 
@@ -155,6 +158,11 @@ impl Exporter {
                 .0;
         }
         0
+    }
+
+    /// From now on a batch that fails is not retried (shutdown).
+    pub(crate) fn hurry(&self) {
+        self.hurry.store(true, Ordering::Relaxed);
     }
 
     /// Asks the thread to export what is left and stop.
@@ -333,6 +341,7 @@ impl Exporter {
     fn send(&self, path: &str, body: &[u8], items: usize, give_up: Option<Instant>) -> bool {
         let first = Instant::now();
         let deadline = match give_up {
+            _ if self.hurry.load(Ordering::Relaxed) => first,
             Some(t) => (t + self.settings.request_timeout).min(first + self.settings.retry_for),
             None => first + self.settings.retry_for,
         };

@@ -268,7 +268,8 @@ impl OtlpSinkBuilder {
         self.level = level;
         self
     }
-    /// How long dropping the sink waits for the last exports (default 5 s).
+    /// How long dropping the sink waits for the last exports (default 5 s;
+    /// on drop, failing batches are not retried).
     pub fn shutdown_timeout(mut self, d: Duration) -> Self {
         self.shutdown_timeout = d;
         self
@@ -303,7 +304,10 @@ impl OtlpSinkBuilder {
             .capacity(self.capacity)
             .overflow(self.overflow)
             .name(format!("OTLP {}", exporter.url("")))
-            .shutdown_timeout(self.shutdown_timeout)
+            // A flush waits for the exporter's retries.
+            .shutdown_timeout(
+                self.settings.retry_for + self.settings.request_timeout + Duration::from_secs(1),
+            )
             .build();
         Ok(OtlpSink {
             queue,
@@ -426,7 +430,9 @@ impl Sink for OtlpSink {
 impl Drop for OtlpSink {
     fn drop(&mut self) {
         // Drain the queue into the exporter, then let the exporter send
-        // what is left and stop, waiting a bounded time.
+        // what is left (one attempt per batch) and stop, waiting a bounded
+        // time.
+        self.exporter.hurry();
         self.queue.flush();
         self.exporter.stop();
         let done = self.done.lock().ok().and_then(|mut d| d.take());
