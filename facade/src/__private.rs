@@ -9,8 +9,9 @@ pub use crate::checked::{
 pub use crate::counter::{Counter, COUNTERS};
 pub use crate::dispatch::dispatch;
 pub use crate::metadata::{Kind, Metadata};
+pub use crate::runtime_site::{enabled_at as runtime_enabled, site as runtime_site};
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
-pub use crate::value::ToValue;
+pub use crate::value::{with_fields, FieldValue, ToValue};
 pub use linkme;
 pub use static_gate::{
     static_limit, INTEREST_OFF, INTEREST_ON, LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF,
