@@ -207,7 +207,7 @@ fn constant_targets_keep_their_static_site() {
 mod facade {
     //! A crate that re-exports elide under another path, as a facade crate
     //! or a renamed dependency would.
-    pub use elide as renamed_elide;
+    pub(crate) use elide as renamed_elide;
 }
 
 #[test]

@@ -9,26 +9,21 @@ pub use crate::checked::{
 pub use crate::counter::{Counter, COUNTERS};
 pub use crate::dispatch::dispatch;
 pub use crate::metadata::{Kind, Metadata};
-pub use crate::runtime_site::{enabled_at as runtime_enabled, site as runtime_site};
+pub use crate::runtime_site::site as runtime_site;
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
-pub use crate::value::{with_fields, FieldValue, ToValue};
-pub use linkme;
-pub use static_gate::{
+pub use crate::static_gate::{
     static_limit, INTEREST_OFF, INTEREST_ON, LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF,
     LEVEL_TRACE, LEVEL_WARN,
 };
-
-// The static gate's file sits beside the other modules; it is declared here
-// so that `__private` (the expansions' view) owns it.
-#[path = "static_gate.rs"]
-pub(crate) mod static_gate;
+pub use crate::value::{with_fields, FieldValue, ToValue};
+pub use linkme;
 
 /// The cold path of a site: resolves it if needed, re-checks the threshold
 /// and runs `f`, which evaluates the arguments and dispatches the record.
 #[cold]
 #[inline(never)]
 pub fn emit<F: FnOnce(&'static Metadata)>(cs: &'static Callsite, needed: u8, f: F) {
-    if needed <= cs.current() {
+    if needed <= crate::runtime::current(cs) {
         f(cs.metadata())
     }
 }
@@ -44,7 +39,7 @@ pub fn emit_sampled<U: FnOnce(), F: FnOnce(&'static Metadata)>(
     undo: U,
     f: F,
 ) {
-    if needed <= cs.current() {
+    if needed <= crate::runtime::current(cs) {
         f(cs.metadata())
     } else {
         undo()
@@ -55,7 +50,7 @@ pub fn emit_sampled<U: FnOnce(), F: FnOnce(&'static Metadata)>(
 #[inline(always)]
 pub fn enabled(cs: &'static Callsite, level: u8) -> bool {
     let v = cs.interest();
-    level <= v && (v != UNRESOLVED || level <= cs.resolve())
+    level <= v && (v != UNRESOLVED || level <= crate::runtime::resolve(cs))
 }
 
 /// Type-checks `%x` in a statically disabled site.

@@ -3,12 +3,13 @@
 
 use std::fmt;
 
-use crate::__private::static_gate::StaticGate;
 use crate::config;
 use crate::dispatch;
 use crate::env::lookup::Decided;
 use crate::env::{self, Origin};
 use crate::namespace::env_prefix;
+use crate::runtime;
+use crate::static_gate::StaticGate;
 use crate::LevelFilter;
 
 /// One key of the effective configuration.
@@ -177,7 +178,7 @@ fn text<T: fmt::Display>(d: Decided<T>) -> Decided<String> {
 /// # assert!(d.to_string().contains("elide configuration for `"));
 /// ```
 pub fn describe() -> Description {
-    crate::init::ensure();
+    runtime::ensure();
     let cfg = config::read();
     let name = match cfg.root.as_ref() {
         Some(r) => r.name.clone(),
@@ -191,8 +192,8 @@ pub fn describe() -> Description {
 /// `radical.asyncflow`, or a module path), with, for each key, the value in
 /// force and the API call, variable or default that decided it.
 pub fn describe_for(namespace: &str) -> Description {
-    crate::init::ensure();
-    let sinks_from_env = crate::init::sinks_from_env();
+    runtime::ensure();
+    let sinks_from_env = runtime::env_sinks::from_env();
     let sinks_max = dispatch::max_level();
     let cfg = config::read();
     let prefix = env_prefix(namespace);
@@ -223,7 +224,7 @@ pub fn describe_for(namespace: &str) -> Description {
         push("LOG_TGT", text(d));
         push("LOG_MODE", text(mode));
     } else {
-        let n = dispatch::sinks().len();
+        let n = dispatch::installed().map_or(0, |s| s.len());
         let api = |value: String| Decided {
             value,
             origin: Origin::Api("set_sinks".into()),

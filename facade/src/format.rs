@@ -3,13 +3,14 @@
 //! Every format writes exactly one line per record: newlines and other
 //! control characters inside messages and values are escaped, so a value
 //! cannot forge a second log line.
+//!
+//! Statics owned here: each thread's reusable `LINE` buffer.
 
 use std::fmt::{self, Write};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::record::Record;
-use crate::value::Value;
+use crate::value::{Value, Visit};
 
 /// A line layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -46,6 +47,7 @@ pub(crate) fn with_line_buffer(f: impl FnOnce(&mut String)) {
 }
 
 /// Escapes control characters (and nothing else) while writing to a `String`.
+#[derive(Debug)]
 pub struct Escaped<'a>(pub &'a mut String);
 
 impl Write for Escaped<'_> {
@@ -85,54 +87,6 @@ impl Write for JsonEscaped<'_> {
         }
         Ok(())
     }
-}
-
-/// The cached process id; 0 = not read yet (or forgotten in a forked child).
-static PID: AtomicU32 = AtomicU32::new(0);
-
-/// The process id, for every line. `getpid` is a system call (about 130 ns
-/// here, a third of a RADICAL header), so it is read once and kept; on Unix
-/// a `pthread_atfork` child handler forgets it, so a forked child prints its
-/// own id. If the handler cannot be registered, nothing is cached.
-pub(crate) fn pid() -> u32 {
-    match PID.load(Ordering::Relaxed) {
-        0 => {
-            let pid = std::process::id();
-            if fork_hook_installed() {
-                PID.store(pid, Ordering::Relaxed);
-            }
-            pid
-        }
-        pid => pid,
-    }
-}
-
-#[cfg(unix)]
-fn fork_hook_installed() -> bool {
-    use std::sync::OnceLock;
-    extern "C" {
-        // POSIX; in the C library std already links.
-        fn pthread_atfork(
-            prepare: Option<extern "C" fn()>,
-            parent: Option<extern "C" fn()>,
-            child: Option<extern "C" fn()>,
-        ) -> std::ffi::c_int;
-    }
-    extern "C" fn forget_pid() {
-        // Async-signal-safe: atomic stores only.
-        PID.store(0, Ordering::Relaxed);
-        crate::sample::forget_ticker_after_fork();
-    }
-    static INSTALLED: OnceLock<bool> = OnceLock::new();
-    // SAFETY: registers a handler that only stores to an atomic; the
-    // function pointers are valid for the life of the process.
-    *INSTALLED.get_or_init(|| unsafe { pthread_atfork(None, None, Some(forget_pid)) } == 0)
-}
-
-#[cfg(not(unix))]
-fn fork_hook_installed() -> bool {
-    // No fork: the id never changes.
-    true
 }
 
 /// Seconds since the Unix epoch, as a float.
@@ -186,20 +140,31 @@ fn write_fields(record: &Record<'_>, out: &mut String) {
 
 /// `key=value` value: strings that would be ambiguous are quoted.
 pub(crate) fn write_plain_value(v: &Value<'_>, out: &mut String) {
-    match v {
-        Value::Str(s) if s.is_empty() || s.contains([' ', '"', '=']) => {
-            out.push('"');
-            for c in s.chars() {
-                if c == '"' || c == '\\' {
-                    out.push('\\');
-                }
-                let _ = Escaped(out).write_char(c);
+    v.visit(&mut Plain(out));
+}
+
+/// The `key=value` writer of [`write_plain_value`].
+struct Plain<'a>(&'a mut String);
+
+impl Visit for Plain<'_> {
+    fn str(&mut self, s: &str) {
+        if !(s.is_empty() || s.contains([' ', '"', '='])) {
+            return self.display(&s);
+        }
+        self.0.push('"');
+        for c in s.chars() {
+            if c == '"' || c == '\\' {
+                self.0.push('\\');
             }
-            out.push('"');
+            let _ = Escaped(self.0).write_char(c);
         }
-        v => {
-            let _ = write!(Escaped(out), "{v}");
-        }
+        self.0.push('"');
+    }
+    fn display(&mut self, v: &dyn fmt::Display) {
+        let _ = write!(Escaped(self.0), "{v}");
+    }
+    fn debug(&mut self, v: &dyn fmt::Debug) {
+        let _ = write!(Escaped(self.0), "{v:?}");
     }
 }
 
@@ -209,7 +174,7 @@ fn write_radical(record: &Record<'_>, out: &mut String) {
         "{:.3} : {} : {} : {} : {:<5} : ",
         epoch_secs(record.time()),
         record.target(),
-        pid(),
+        crate::process::pid(),
         record.thread_id(),
         record.level(),
     );
@@ -248,28 +213,50 @@ pub fn json_str(s: &str, out: &mut String) {
 /// A typed JSON value: numbers and bools stay bare, non-finite floats and
 /// everything else become strings, so the output is always valid JSON.
 pub fn json_value(v: &Value<'_>, out: &mut String) {
-    match *v {
-        Value::I64(n) => {
-            let _ = write!(out, "{n}");
+    v.visit(&mut Json(out));
+}
+
+/// The JSON writer of [`json_value`].
+struct Json<'a>(&'a mut String);
+
+impl Json<'_> {
+    fn bare(&mut self, v: &dyn fmt::Display) {
+        let _ = write!(self.0, "{v}");
+    }
+}
+
+impl Visit for Json<'_> {
+    fn i64(&mut self, v: i64) {
+        self.bare(&v)
+    }
+    fn u64(&mut self, v: u64) {
+        self.bare(&v)
+    }
+    fn i128(&mut self, v: i128) {
+        self.bare(&v)
+    }
+    fn u128(&mut self, v: u128) {
+        self.bare(&v)
+    }
+    fn f64(&mut self, v: f64) {
+        if v.is_finite() {
+            let _ = write!(self.0, "{v:?}");
+        } else {
+            self.display(&v)
         }
-        Value::U64(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::I128(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::U128(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::F64(f) if f.is_finite() => {
-            let _ = write!(out, "{f:?}");
-        }
-        Value::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-        ref other => {
-            out.push('"');
-            let _ = write!(JsonEscaped(out), "{other}");
-            out.push('"');
-        }
+    }
+    fn bool(&mut self, v: bool) {
+        self.bare(&v)
+    }
+    fn display(&mut self, v: &dyn fmt::Display) {
+        self.0.push('"');
+        let _ = write!(JsonEscaped(self.0), "{v}");
+        self.0.push('"');
+    }
+    fn debug(&mut self, v: &dyn fmt::Debug) {
+        self.0.push('"');
+        let _ = write!(JsonEscaped(self.0), "{v:?}");
+        self.0.push('"');
     }
 }
 
@@ -300,7 +287,7 @@ fn write_json(record: &Record<'_>, out: &mut String) {
     let _ = write!(
         out,
         ",\"pid\":{},\"tid\":{},\"msg\":\"",
-        pid(),
+        crate::process::pid(),
         record.thread_id()
     );
     let _ = JsonEscaped(out).write_fmt(*record.args());

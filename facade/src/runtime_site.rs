@@ -73,10 +73,7 @@ pub fn site(target: &str) -> &'static Callsite {
                 if cs.metadata().target() == target {
                     if i != 0 {
                         // Move to the front, so a steady target is found first.
-                        recent[..=i]
-                            .iter()
-                            .rev()
-                            .fold(Some(cs), |c, s| s.replace(c));
+                        push_front(&recent[..=i], cs);
                     }
                     return Some(cs);
                 }
@@ -90,14 +87,21 @@ pub fn site(target: &str) -> &'static Callsite {
     }
 }
 
+/// Puts `cs` first in `slots`, shifting the others back (the last falls
+/// off).
+fn push_front(slots: &[Cell<Option<&'static Callsite>>], cs: &'static Callsite) {
+    let mut carry = Some(cs);
+    for slot in slots {
+        carry = slot.replace(carry);
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn site_slow(target: &str) -> &'static Callsite {
     let cs = lookup_or_insert(target);
     if cs.metadata().target() == target {
-        RECENT_SITES.with(|recent| {
-            recent.iter().fold(Some(cs), |c, s| s.replace(c));
-        });
+        RECENT_SITES.with(|recent| push_front(recent, cs));
     }
     cs
 }
@@ -136,11 +140,10 @@ pub fn enabled_for(target: &str, level: Level) -> bool {
     enabled_at(site(target), level)
 }
 
-/// Whether a run-time site emits at `level`. Not public API.
-#[doc(hidden)]
+/// Whether a run-time site emits at `level`.
 #[inline]
-pub fn enabled_at(cs: &'static Callsite, level: Level) -> bool {
-    level.as_u8() <= cs.current()
+pub(crate) fn enabled_at(cs: &'static Callsite, level: Level) -> bool {
+    level.as_u8() <= crate::runtime::current(cs)
 }
 
 /// Emits a record whose target, level, fields and message are known only at
@@ -178,12 +181,10 @@ pub fn emit(target: &str, level: Level, fields: &[Field<'_>], args: fmt::Argumen
     }
 }
 
-/// Builds and dispatches the record of a run-time site that is on. Not
-/// public API.
-#[doc(hidden)]
+/// Builds and dispatches the record of a run-time site that is on.
 #[cold]
 #[inline(never)]
-pub fn emit_at(
+pub(crate) fn emit_at(
     cs: &'static Callsite,
     target: &str,
     level: Level,
