@@ -106,6 +106,17 @@ impl EnvSnapshot {
         })
     }
 
+    /// The most verbose level any `LOG_LVL`/`VERBOSE` variable (of any
+    /// namespace, or the default one) sets, ignoring bad values: an upper
+    /// bound of what the cascade can give a namespace.
+    pub(crate) fn max_level_var(&self) -> Option<LevelFilter> {
+        self.vars
+            .iter()
+            .filter(|(k, _)| is_for_key(k, "LOG_LVL") || is_for_key(k, "VERBOSE"))
+            .filter_map(|(_, v)| parse::parse_level(v.to_str()?).ok())
+            .max()
+    }
+
     /// The raw value of one variable.
     pub(crate) fn get(&self, name: &str) -> Option<&OsStr> {
         self.vars.get(name).map(OsString::as_os_str)

@@ -19,6 +19,7 @@ use crate::dispatch;
 use crate::metadata::{Kind, Metadata};
 use crate::namespace::env_prefix;
 use crate::sink::Sink;
+use crate::LevelFilter;
 
 /// Serialises configuration and sink-set changes with their rewrites.
 static REBUILD: Mutex<()> = Mutex::new(());
@@ -44,6 +45,41 @@ pub(crate) fn resolve(cs: &'static Callsite) -> u8 {
     cs.resolve_with(decide)
 }
 
+/// Functions told after every change of the configuration or the sinks,
+/// under the rebuild lock, with [`max_level`] (the bridges keep `log`'s max
+/// level and `tracing`'s interest cache in step with them). They must not
+/// change the configuration.
+static ON_CHANGE: Mutex<Vec<fn(LevelFilter)>> = Mutex::new(Vec::new());
+
+/// Registers a change listener (each function once) and calls it with the
+/// current answer.
+pub(crate) fn on_change(f: fn(LevelFilter)) {
+    let _serial = rebuild_lock();
+    let mut listeners = ON_CHANGE.lock().unwrap_or_else(|e| e.into_inner());
+    if !listeners.contains(&f) {
+        listeners.push(f);
+    }
+    drop(listeners);
+    f(max_level());
+}
+
+/// The most verbose level any log site can currently emit: the most
+/// verbose level configured anywhere, capped by the sinks.
+pub(crate) fn max_level() -> LevelFilter {
+    config::read().max_level().min(dispatch::max_level())
+}
+
+fn changed() {
+    let listeners = ON_CHANGE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    if listeners.is_empty() {
+        return;
+    }
+    let max = max_level();
+    for f in listeners {
+        f(max);
+    }
+}
+
 /// Changes the configuration and rewrites every site's cache.
 pub(crate) fn reconfigure(change: impl FnOnce(&mut Config)) {
     let _serial = rebuild_lock();
@@ -53,6 +89,7 @@ pub(crate) fn reconfigure(change: impl FnOnce(&mut Config)) {
 /// Rewrites every site after a configuration change.
 fn rewrite(_: config::Stale) {
     callsite::rewrite_all(decide);
+    changed();
 }
 
 /// Replaces the sink set with `choose(current sinks)` (`None` as the
@@ -70,6 +107,7 @@ pub(crate) fn replace_sinks(
         };
         let replaced = dispatch::install(next);
         callsite::rewrite_all(decide);
+        changed();
         replaced
     };
     if let Some(replaced) = replaced {
