@@ -53,6 +53,7 @@ static ON_CHANGE: Mutex<Vec<fn(LevelFilter)>> = Mutex::new(Vec::new());
 
 /// Registers a change listener (each function once) and calls it with the
 /// current answer.
+#[cfg_attr(not(any(feature = "log", feature = "tracing")), allow(dead_code))]
 pub(crate) fn on_change(f: fn(LevelFilter)) {
     let _serial = rebuild_lock();
     let mut listeners = ON_CHANGE.lock().unwrap_or_else(|e| e.into_inner());
