@@ -11,6 +11,7 @@
 //!
 //! Statics owned here: `REBUILD`.
 
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::callsite::{self, Callsite};
@@ -70,7 +71,19 @@ pub(crate) fn max_level() -> LevelFilter {
     config::read().max_level().min(dispatch::max_level())
 }
 
+/// [`max_level`] as of the last change, for a first check that needs no
+/// lock (run-time sites): `Trace` until the configuration is first read.
+static MAX_LEVEL: AtomicU8 = AtomicU8::new(LevelFilter::Trace as u8);
+
+/// The most verbose level any log site can emit, as of the last change:
+/// one relaxed load.
+#[inline]
+pub(crate) fn max_level_cached() -> u8 {
+    MAX_LEVEL.load(Ordering::Relaxed)
+}
+
 fn changed() {
+    MAX_LEVEL.store(max_level().as_u8(), Ordering::Relaxed);
     let listeners = ON_CHANGE.lock().unwrap_or_else(|e| e.into_inner()).clone();
     if listeners.is_empty() {
         return;

@@ -132,8 +132,13 @@ impl ::log::Log for Logger {
         if !enabled_at(cs, level) {
             return;
         }
+        let source = record.key_values();
+        if source.count() == 0 {
+            // The common case: no key-values, nothing to collect.
+            return emit_at(cs, record.target(), level, &[], *record.args());
+        }
         let mut kvs = Collect(Vec::new());
-        let _ = record.key_values().visit(&mut kvs);
+        let _ = source.visit(&mut kvs);
         let fields: Vec<Field<'_>> = kvs.0.iter().map(|(k, v)| (*k, to_value(v))).collect();
         emit_at(cs, record.target(), level, &fields, *record.args());
     }
