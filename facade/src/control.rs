@@ -181,7 +181,7 @@ pub fn init_ns(root: &str) -> Guard {
 /// guard that flushes every sink when dropped. Keep it alive in `main`.
 ///
 /// With the `log` feature, it also routes the `log` crate's records into
-/// elide ([`bridge::log::install`](crate::bridge::log::install)) when no
+/// elide (`elide::bridge::log::install`) when no
 /// `log` logger is installed yet.
 ///
 /// ```
