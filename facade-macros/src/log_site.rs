@@ -39,6 +39,17 @@ impl Parse for LogArgs {
 }
 
 impl LogArgs {
+    /// The cold closure's body: builds the record (with the message's raw
+    /// view where the format string allows one) and dispatches it.
+    fn dispatch(&self, level: &TokenStream) -> TokenStream {
+        crate::raw_message::dispatch_record(
+            level,
+            self.format.as_ref(),
+            &self.format_args,
+            &fields::fields_tokens(&self.fields),
+        )
+    }
+
     /// `format_args!(...)` for the message (empty when there is none).
     fn message(&self) -> TokenStream {
         match &self.format {
@@ -103,16 +114,11 @@ pub(crate) fn log_any(input: TokenStream) -> TokenStream {
 
 fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
     let target = fields::target_tokens(&a.target);
-    let message = a.message();
-    let record_fields = fields::fields_tokens(&a.fields);
     let cs = callsite("Log", level.name, &target, &quote!(""));
     let variant = level.variant();
+    let dispatch = a.dispatch(&variant);
     let body = quote! {
-        |__elide_meta| {
-            ::elide::__private::dispatch(&::elide::Record::new(
-                __elide_meta, #variant, #message, #record_fields,
-            ))
-        }
+        |__elide_meta| { #dispatch }
     };
     let needed = level.number_tokens();
     let call = sampled(a, &needed, body);
@@ -129,16 +135,11 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
 /// against the value.
 fn log_dynamic(level: &Expr, a: &LogArgs) -> syn::Result<TokenStream> {
     let target = fields::target_tokens(&a.target);
-    let message = a.message();
-    let record_fields = fields::fields_tokens(&a.fields);
     let cs = callsite("Log", "Trace", &target, &quote!(""));
     let static_max = gate::static_max_tokens(&a.target)?;
+    let dispatch = a.dispatch(&quote!(__elide_level));
     let body = quote! {
-        |__elide_meta| {
-            ::elide::__private::dispatch(&::elide::Record::new(
-                __elide_meta, __elide_level, #message, #record_fields,
-            ))
-        }
+        |__elide_meta| { #dispatch }
     };
     let call = sampled(a, &quote!(__elide_lvl), body);
     let dead = log_dead(a);

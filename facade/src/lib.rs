@@ -64,6 +64,7 @@
 mod callsite;
 mod check;
 mod checked;
+mod clock;
 mod config;
 mod control;
 mod counter;
@@ -78,6 +79,7 @@ mod macros;
 mod metadata;
 mod namespace;
 mod process;
+mod raw;
 mod record;
 mod runtime;
 mod sample;
