@@ -22,6 +22,9 @@ pub struct Record<'a> {
     args: fmt::Arguments<'a>,
     fields: &'a [Field<'a>],
     time: OnceCell<SystemTime>,
+    /// The time read from the cheap clock by an asynchronous sink, in Unix
+    /// nanoseconds (0: not read): `time` follows it if asked later.
+    time_ns: Cell<u64>,
     /// The emitting thread's number when it is not the current thread
     /// (a record rebuilt on a writer thread); 0 means "the current thread".
     thread: u64,
@@ -48,6 +51,7 @@ impl<'a> Record<'a> {
             args,
             fields,
             time: OnceCell::new(),
+            time_ns: Cell::new(0),
             thread: 0,
             thread_name: None,
             raw: None,
@@ -136,7 +140,10 @@ impl<'a> Record<'a> {
     }
     /// Wall-clock time of the record, read on first call and then fixed.
     pub fn time(&self) -> SystemTime {
-        *self.time.get_or_init(SystemTime::now)
+        *self.time.get_or_init(|| match self.time_ns.get() {
+            0 => SystemTime::now(),
+            ns => std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns),
+        })
     }
     /// The record's time as nanoseconds since the Unix epoch (0 before it):
     /// the time already fixed if some sink asked, else the cheap clock's
@@ -147,13 +154,14 @@ impl<'a> Record<'a> {
             Some(t) => t
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64),
-            None => {
-                let ns = crate::clock::now_ns();
-                let _ = self
-                    .time
-                    .set(std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns));
-                ns
-            }
+            None => match self.time_ns.get() {
+                0 => {
+                    let ns = crate::clock::now_ns().max(1);
+                    self.time_ns.set(ns);
+                    ns
+                }
+                ns => ns,
+            },
         }
     }
     /// The emitting thread (the caller's thread: records are built there;

@@ -51,9 +51,12 @@ use crate::Level;
 const CHUNK: usize = 64 * 1024;
 /// Longer strings go to the heap; the ring keeps a pointer.
 const MAX_INLINE: usize = 256;
-/// How long an idle writer sleeps before it looks again (a caller that
-/// finds it asleep wakes it at once; this bounds a missed wake-up).
-const IDLE: Duration = Duration::from_millis(2);
+/// How long an idle writer sleeps before it looks again, at first; it
+/// doubles while nothing comes, up to `IDLE_MAX`. Callers do not wake the
+/// writer for every record (a wake-up is a system call, microseconds):
+/// only when their buffer is half full or full, or on `flush`.
+const IDLE: Duration = Duration::from_millis(1);
+const IDLE_MAX: Duration = Duration::from_millis(32);
 
 /// Sink identities, so a thread's ring of a dropped sink is never mistaken
 /// for a new sink's at the same address.
@@ -212,9 +215,6 @@ impl RingQueue {
             Ok(ring) => unsafe { self.push(&*ring, record, false) },
             Err(_) => self.emit_orphan(record),
         }
-        if shared.sleeping.load(Ordering::Relaxed) {
-            shared.wake();
-        }
     }
 
     #[cold]
@@ -338,6 +338,9 @@ impl RingQueue {
         }
         // SAFETY: forwarded from the caller.
         if unsafe { ring.try_push(len, &enc) } {
+            if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
+                self.shared.wake();
+            }
             return;
         }
         self.wait_for_room(ring, len, &enc)
@@ -698,6 +701,7 @@ impl RingWriter {
     fn run(mut self) {
         super::r#async::enter_writer();
         let shared = self.shared.clone();
+        let mut idle = IDLE;
         loop {
             crate::clock::recalibrate();
             if shared.rings_changed.swap(false, Ordering::Acquire) {
@@ -718,6 +722,7 @@ impl RingWriter {
             }
             self.forget_drained_rings();
             if taken > 0 {
+                idle = IDLE;
                 continue;
             }
             if shutdown {
@@ -732,7 +737,8 @@ impl RingWriter {
                 shared.sleeping.store(false, Ordering::Relaxed);
                 continue;
             }
-            std::thread::park_timeout(IDLE);
+            std::thread::park_timeout(idle);
+            idle = (idle * 2).min(IDLE_MAX);
             shared.sleeping.store(false, Ordering::Relaxed);
         }
         self.commit();

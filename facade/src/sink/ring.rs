@@ -122,6 +122,14 @@ impl Ring {
         true
     }
 
+    /// Producer: whether the ring looked more than half full at the last
+    /// push (by the producer's copy of `head`, which only lags).
+    #[inline]
+    pub(crate) fn filling(&self) -> bool {
+        let used = self.tail.0 .0.load(Ordering::Relaxed) - self.tail.0 .2.get();
+        used > self.words() / 2
+    }
+
     /// Consumer: the next record, if one is published. Its first word
     /// holds its length in the low 32 bits.
     ///
