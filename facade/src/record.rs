@@ -147,16 +147,17 @@ impl<'a> Record<'a> {
     }
     /// The record's time as nanoseconds since the Unix epoch (0 before it):
     /// the time already fixed if some sink asked, else the cheap clock's
-    /// reading, which is then fixed, so every sink of the record agrees.
+    /// reading (`now`, passed in: the clock lives a layer up), which is then
+    /// fixed, so every sink of the record agrees.
     #[inline]
-    pub(crate) fn time_ns_cheap(&self) -> u64 {
+    pub(crate) fn time_ns_or(&self, now: impl FnOnce() -> u64) -> u64 {
         match self.time.get() {
             Some(t) => t
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64),
             None => match self.time_ns.get() {
                 0 => {
-                    let ns = crate::clock::now_ns().max(1);
+                    let ns = now().max(1);
                     self.time_ns.set(ns);
                     ns
                 }

@@ -21,6 +21,15 @@
 //!   and the writer goes on with the next batch, so callers are never stuck
 //!   behind a dead writer.
 //!
+//! # Per-thread buffers
+//! The form with its own writer ([`new`](AsyncSink::new), `file`,
+//! `durable_file`, [`builder`](AsyncSink::builder)) does not use the
+//! channel described below: each logging thread copies its records, raw
+//! arguments where the site offers them, into a single-producer ring of
+//! its own, and the writer drains the rings oldest record first (see
+//! `async_rings.rs`; the guarantees above hold the same). The rest of this
+//! section describes the wrapped form.
+//!
 //! # Where formatting happens
 //! On the writer. The caller captures what borrows its data or changes
 //! with time: it renders the message and any `Display`/`Debug` field into

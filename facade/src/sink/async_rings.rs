@@ -245,7 +245,7 @@ impl RingQueue {
             shared.dropped.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        let time = record.time_ns_cheap();
+        let time = record.time_ns_or(crate::clock::now_ns);
         let thread = if own_thread || record.thread_override() != 0 {
             Some(record.thread_id())
         } else {
