@@ -33,6 +33,7 @@ mod fields;
 mod gate;
 mod level;
 mod log_site;
+mod raw_message;
 mod scope;
 mod source_text;
 mod static_filter;

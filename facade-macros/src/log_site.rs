@@ -39,6 +39,19 @@ impl Parse for LogArgs {
 }
 
 impl LogArgs {
+    /// The cold closure's body: builds the record (with the message's raw
+    /// view where the format string allows one) and dispatches it.
+    fn dispatch(&self, level: &TokenStream) -> TokenStream {
+        fields::with_field_slice(&self.fields, |fields| {
+            crate::raw_message::dispatch_record(
+                level,
+                self.format.as_ref(),
+                &self.format_args,
+                &fields,
+            )
+        })
+    }
+
     /// `format_args!(...)` for the message (empty when there is none).
     fn message(&self) -> TokenStream {
         match &self.format {
@@ -141,9 +154,8 @@ fn site_decl(level: &str, a: &LogArgs) -> (TokenStream, TokenStream) {
 }
 
 fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
-    let message = a.message();
     let (cs, cs_ref) = site_decl(level.name, a);
-    let record = fields::dispatch_tokens(&level.variant(), &message, &a.fields);
+    let record = a.dispatch(&level.variant());
     let body = quote!(|__elide_meta| { #record });
     let needed = level.number_tokens();
     let call = sampled(a, &cs_ref, &needed, body);
@@ -159,10 +171,9 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
 /// A log site whose level is only known at run time: both gates compare
 /// against the value.
 fn log_dynamic(level: &Expr, a: &LogArgs) -> syn::Result<TokenStream> {
-    let message = a.message();
     let (cs, cs_ref) = site_decl("Trace", a);
     let static_max = gate::static_max_tokens(&a.target)?;
-    let record = fields::dispatch_tokens(&quote!(__elide_level), &message, &a.fields);
+    let record = a.dispatch(&quote!(__elide_level));
     let body = quote!(|__elide_meta| { #record });
     let call = sampled(a, &cs_ref, &quote!(__elide_lvl), body);
     let dead = log_dead(a);

@@ -9,6 +9,7 @@ pub use crate::checked::{
 pub use crate::counter::{Counter, COUNTERS};
 pub use crate::dispatch::dispatch;
 pub use crate::metadata::{Kind, Metadata};
+pub use crate::raw::{RawArg, RawCapture, RawDecode, RawFallback, RawMessage, RawWrap, ToRawArg};
 pub use crate::runtime_site::site as runtime_site;
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
 pub use crate::static_gate::{
