@@ -30,6 +30,15 @@
 //!   and the writer goes on with the next batch, so callers are never stuck
 //!   behind a dead writer.
 //!
+//! # Per-thread buffers
+//! The form with its own writer ([`new`](AsyncSink::new), `file`,
+//! `durable_file`, [`builder`](AsyncSink::builder)) does not use the
+//! channel described below: each logging thread copies its records, raw
+//! arguments where the site offers them, into a single-producer ring of
+//! its own, and the writer drains the rings oldest record first (see
+//! `async_rings.rs`; the guarantees above hold the same). The rest of this
+//! section describes the wrapped form.
+//!
 //! # Where formatting happens
 //! On the writer. The caller captures what borrows its data or changes
 //! with time: it renders the message and any `Display`/`Debug` field into
@@ -73,6 +82,7 @@ use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 use crate::format::Format;
 use crate::metadata::{Kind, Metadata};
 use crate::record::Record;
+use crate::sink::async_rings::RingQueue;
 use crate::sink::captured::{Captured, Scratch, Store};
 use crate::sink::whole_lines::WholeLines;
 use crate::sink::{DurableFile, Sink};
@@ -102,6 +112,18 @@ pub const DEFAULT_PREALLOCATED: usize = 32_768;
 /// Default bound on the bytes of records in flight (queued, not yet taken
 /// by the writer): 64 MiB. See [`AsyncSinkBuilder::max_bytes`].
 pub const DEFAULT_MAX_BYTES: usize = 64 * 1024 * 1024;
+
+/// Default size of each logging thread's buffer in an [`AsyncSink`] with
+/// its own writer (1 MiB: about 14,000 two-integer records).
+pub const DEFAULT_THREAD_BUFFER: usize = 1 << 20;
+
+/// The smallest thread buffer: room for any record of a site (a record
+/// larger than half a buffer is dropped and reported).
+const MIN_THREAD_BUFFER: usize = 64 * 1024;
+
+/// Bytes per record assumed when a capacity in records bounds a thread
+/// buffer.
+const BYTES_PER_RECORD: usize = 64;
 
 /// Bytes gathered before they are handed to the writer, within one batch.
 const CHUNK: usize = 64 * 1024;
@@ -162,11 +184,29 @@ struct Shared {
     writer_gone: AtomicBool,
     /// Set by the exit flush: records are dropped and counted from now on.
     closed: AtomicBool,
-    /// Records dropped because they came while the exit flush ran.
-    exit_dropped: AtomicU64,
 }
 
 impl Shared {
+    fn new(name: String, max_bytes: usize) -> Shared {
+        Shared {
+            name,
+            dropped: AtomicU64::new(0),
+            written: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            taken: AtomicU64::new(0),
+            panic_reported: AtomicBool::new(false),
+            queued_bytes: AtomicUsize::new(0),
+            max_bytes,
+            pooled_bytes: AtomicUsize::new(0),
+            max_pooled: max_bytes / 4,
+            byte_waiters: AtomicUsize::new(0),
+            room: Mutex::new(()),
+            room_freed: Condvar::new(),
+            writer_gone: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+        }
+    }
+
     /// Takes `size` bytes of the budget if they fit. A record always fits
     /// an empty queue, so one record larger than the budget still passes.
     fn try_reserve(&self, size: usize) -> bool {
@@ -243,18 +283,13 @@ impl Shared {
         match msg {
             Msg::Record(record) => {
                 self.release(record.bytes());
-                self.count_exit_drop();
+                self.dropped.fetch_add(1, Ordering::Relaxed);
                 self.give_back(pool, record.into_store());
             }
             Msg::Flush(ack) | Msg::Close(ack) => {
                 let _ = ack.send(());
             }
         }
-    }
-
-    fn count_exit_drop(&self) {
-        self.dropped.fetch_add(1, Ordering::Relaxed);
-        self.exit_dropped.fetch_add(1, Ordering::Relaxed);
     }
 
     /// A store from the pool, or a new one.
@@ -283,6 +318,13 @@ thread_local! {
     /// Set on writer threads: they never block on a queue (a writer that
     /// logs into a full queue would wait for itself) and never flush.
     static ON_WRITER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks this thread as a writer: a wrapped sink or writer that logs must
+/// not feed its own queue, so dispatch drops (and counts) records emitted
+/// on this thread.
+pub(crate) fn enter_writer() {
+    ON_WRITER.with(|w| w.set(true));
 }
 
 /// Whether this thread is an async sink's writer.
@@ -323,6 +365,9 @@ pub struct AsyncSink {
     /// The process whose writer thread drains the queue: a forked child
     /// has no writer, so it must neither queue nor wait for one.
     pid: u32,
+    /// The per-thread buffers of the form with its own writer; `None` for
+    /// a wrapped sink, which uses the channel.
+    rings: Option<RingQueue>,
     tx: Sender<Msg>,
     /// The queue's other end, for the exit flush to empty (and count) what
     /// the writer will not get to.
@@ -370,6 +415,7 @@ pub struct AsyncSinkBuilder {
     capacity: usize,
     preallocated: usize,
     max_bytes: usize,
+    thread_buffer: usize,
     shutdown_timeout: Option<Duration>,
 }
 
@@ -401,8 +447,21 @@ impl AsyncSinkBuilder {
             capacity: DEFAULT_CAPACITY,
             preallocated: DEFAULT_PREALLOCATED,
             max_bytes: DEFAULT_MAX_BYTES,
+            thread_buffer: DEFAULT_THREAD_BUFFER,
             shutdown_timeout: None,
         }
+    }
+
+    /// Sets the size in bytes of each logging thread's buffer (default
+    /// [`DEFAULT_THREAD_BUFFER`], at least 64 KiB; not used for a wrapped
+    /// sink). With its own writer, an `AsyncSink` gives every thread that
+    /// logs into it a buffer of its own, allocated (and its pages touched)
+    /// on the thread's first record; the [`capacity`](Self::capacity) in
+    /// records bounds it too, at 64 bytes a record. A full buffer blocks or
+    /// drops per the [`overflow`](Self::overflow) policy.
+    pub fn thread_buffer(mut self, bytes: usize) -> AsyncSinkBuilder {
+        self.thread_buffer = bytes;
+        self
     }
 
     /// Sets the queue capacity in records (at least 1; default
@@ -468,28 +527,14 @@ impl AsyncSinkBuilder {
     /// thread. If the thread cannot be started, records are counted as
     /// dropped.
     pub fn build(self) -> AsyncSink {
+        if matches!(self.out, Output::Bytes(_)) {
+            return self.build_rings();
+        }
         let (tx, rx) = bounded(self.capacity);
         let exit_rx = rx.clone();
         let (pool_tx, pool_rx) = bounded(self.capacity);
         let wrapped = matches!(self.out, Output::Sink(_));
-        let shared = Arc::new(Shared {
-            name: self.name,
-            dropped: AtomicU64::new(0),
-            written: AtomicU64::new(0),
-            failed: AtomicU64::new(0),
-            taken: AtomicU64::new(0),
-            panic_reported: AtomicBool::new(false),
-            queued_bytes: AtomicUsize::new(0),
-            max_bytes: self.max_bytes,
-            pooled_bytes: AtomicUsize::new(0),
-            max_pooled: self.max_bytes / 4,
-            byte_waiters: AtomicUsize::new(0),
-            room: Mutex::new(()),
-            room_freed: Condvar::new(),
-            writer_gone: AtomicBool::new(false),
-            closed: AtomicBool::new(false),
-            exit_dropped: AtomicU64::new(0),
-        });
+        let shared = Arc::new(Shared::new(self.name, self.max_bytes));
         for _ in 0..self.preallocated.min(self.capacity) {
             shared.give_back(&pool_tx, Store::sized());
         }
@@ -503,7 +548,6 @@ impl AsyncSinkBuilder {
             batch_lines: 0,
             notices: Vec::new(),
             lines: WholeLines::default(),
-            torn_record: false,
             unflushed_lines: 0,
             closed: false,
             reported_drops: 0,
@@ -517,6 +561,7 @@ impl AsyncSinkBuilder {
         }
         AsyncSink {
             pid: crate::process::pid(),
+            rings: None,
             tx,
             rx: exit_rx,
             wrapped,
@@ -524,6 +569,46 @@ impl AsyncSinkBuilder {
             pool_rx,
             pool_tx,
             shared,
+            level: self.level.min(self.level_cap),
+            policy: self.policy,
+            capacity: self.capacity,
+            shutdown_timeout: self.shutdown_timeout,
+        }
+    }
+}
+
+impl AsyncSinkBuilder {
+    /// The form with its own writer: per-thread buffers, no channel.
+    fn build_rings(self) -> AsyncSink {
+        let Output::Bytes(out) = self.out else {
+            unreachable!("called for the byte form only")
+        };
+        let ring_bytes = self
+            .thread_buffer
+            .min(self.capacity.saturating_mul(BYTES_PER_RECORD))
+            .max(MIN_THREAD_BUFFER);
+        let rings = RingQueue::start(
+            out,
+            self.name.clone(),
+            self.format,
+            self.policy,
+            ring_bytes,
+            self.capacity,
+            self.max_bytes,
+        );
+        // The channel is unused in this form: the smallest one, no pool.
+        let (tx, rx) = bounded(1);
+        let (pool_tx, pool_rx) = bounded(1);
+        AsyncSink {
+            pid: crate::process::pid(),
+            rings: Some(rings),
+            tx,
+            rx,
+            wrapped: false,
+            telemetry: self.telemetry,
+            pool_rx,
+            pool_tx,
+            shared: Arc::new(Shared::new(self.name, self.max_bytes)),
             level: self.level.min(self.level_cap),
             policy: self.policy,
             capacity: self.capacity,
@@ -623,6 +708,17 @@ impl AsyncSink {
 
     /// The sink's counters.
     pub fn stats(&self) -> AsyncStats {
+        if let Some(rings) = &self.rings {
+            let (written, dropped, failed) = rings.shared().counts();
+            return AsyncStats {
+                written,
+                dropped,
+                failed,
+                queued: rings.shared().queued(),
+                queued_bytes: rings.heap_bytes(),
+                max_bytes: rings.max_bytes(),
+            };
+        }
         AsyncStats {
             written: self.shared.written.load(Ordering::Relaxed),
             dropped: self.shared.dropped.load(Ordering::Relaxed),
@@ -669,7 +765,10 @@ impl AsyncSink {
     /// A record emitted in a forked child: counted as dropped and reported.
     #[cold]
     fn drop_in_child(&self) {
-        self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+        match &self.rings {
+            Some(r) => r.shared().dropped.fetch_add(1, Ordering::Relaxed),
+            None => self.shared.dropped.fetch_add(1, Ordering::Relaxed),
+        };
         crate::report_write_error(
             &format!("{} (in a forked child)", self.shared.name),
             &io::Error::other("no writer thread after fork; the record is dropped"),
@@ -678,6 +777,9 @@ impl AsyncSink {
 
     /// Records accepted but not yet written (approximate while callers run).
     fn left(&self) -> u64 {
+        if let Some(rings) = &self.rings {
+            return rings.left();
+        }
         let taken = self.shared.taken.load(Ordering::Relaxed);
         let done = self.shared.written.load(Ordering::Relaxed)
             + self.shared.failed.load(Ordering::Relaxed);
@@ -706,7 +808,10 @@ impl Sink for AsyncSink {
             return self.drop_in_child();
         }
         if self.shared.closed.load(Ordering::Relaxed) {
-            return self.shared.count_exit_drop();
+            return self.drop_at_exit();
+        }
+        if let Some(rings) = &self.rings {
+            return rings.emit(record);
         }
         // The writer empties stores before returning them to the pool.
         // An empty pool (a burst larger than the preallocation) allocates
@@ -726,22 +831,49 @@ impl Sink for AsyncSink {
         if crate::process::exiting() {
             return self.close_at_exit();
         }
+        if let Some(rings) = &self.rings {
+            if !rings.flush(self.shutdown_timeout) {
+                if let Some(timeout) = self.shutdown_timeout {
+                    self.report_timeout(timeout);
+                }
+            }
+            return;
+        }
         self.send_and_wait(Msg::Flush);
     }
 }
 
 impl AsyncSink {
+    /// A record emitted after the exit flush began: dropped and counted.
+    #[cold]
+    fn drop_at_exit(&self) {
+        match &self.rings {
+            Some(r) => r.shared().dropped.fetch_add(1, Ordering::Relaxed),
+            None => self.shared.dropped.fetch_add(1, Ordering::Relaxed),
+        };
+    }
+
     /// The exit flush: stop taking records, let the writer write and flush
-    /// what came before, then count what is left in the queue as dropped.
+    /// what came before, then count what is left in the queue as dropped
+    /// (the writer writes nothing more: a line it started as the process
+    /// ends would be cut off, and one counted as written might not be).
     fn close_at_exit(&self) {
+        let before = self.stats().dropped;
         self.shared.closed.store(true, Ordering::SeqCst);
-        self.send_and_wait(Msg::Close);
-        while let Ok(msg) = self.rx.try_recv() {
-            self.shared.discard(&self.pool_tx, msg);
+        match &self.rings {
+            Some(rings) => {
+                let _ = rings.close(self.shutdown_timeout);
+            }
+            None => {
+                self.send_and_wait(Msg::Close);
+                while let Ok(msg) = self.rx.try_recv() {
+                    self.shared.discard(&self.pool_tx, msg);
+                }
+            }
         }
-        let late = self.shared.exit_dropped.load(Ordering::Relaxed);
+        let s = self.stats();
+        let late = s.dropped - before;
         if late > 0 {
-            let s = self.stats();
             let _ = crate::process::write_stderr(
                 format!(
                     "elide: {}: {late} records emitted while the exit flush ran were dropped; \
@@ -784,11 +916,14 @@ impl Drop for AsyncSink {
     /// the writer thread then sees the queue closed and exits.
     fn drop(&mut self) {
         self.flush();
+        if let Some(rings) = &self.rings {
+            rings.shut_down();
+        }
     }
 }
 
 /// Metadata of the writer's own "N records dropped" line.
-static DROPPED_META: Metadata = Metadata::new(
+pub(crate) static DROPPED_META: Metadata = Metadata::new(
     Kind::Log,
     Level::Warn,
     "elide",
@@ -813,8 +948,6 @@ struct Writer {
     notices: Vec<usize>,
     /// The rest of a line a failed write tore, written before anything else.
     lines: WholeLines,
-    /// Whether that torn line is a record (counted as failed until completed).
-    torn_record: bool,
     /// Records handed to `out` but not yet flushed.
     unflushed_lines: u64,
     /// After an exit flush: records are dropped and counted, not written.
@@ -827,9 +960,7 @@ struct Writer {
 
 impl Writer {
     fn run(mut self) {
-        // A wrapped sink or writer that logs must not feed its own queue:
-        // dispatch drops (and counts) records emitted on this thread.
-        ON_WRITER.with(|w| w.set(true));
+        enter_writer();
         let mut acks: Vec<Sender<()>> = Vec::new();
         // Made here: its lists hold borrowed values, so it never crosses threads.
         let mut scratch = Scratch::default();
@@ -938,26 +1069,13 @@ impl Writer {
         if self.batch.is_empty() {
             return;
         }
-        let o = self.lines.write(&mut **out, self.batch.as_bytes());
-        if o.completed_torn && std::mem::take(&mut self.torn_record) {
-            self.shared.failed.fetch_sub(1, Ordering::Relaxed);
-            self.unflushed_lines += 1;
-        }
-        let whole = &self.batch.as_bytes()[..o.whole];
-        let notices = |from: usize, to: usize| {
-            self.notices
-                .iter()
-                .filter(|&&at| from <= at && at < to)
-                .count() as u64
-        };
-        let lines = whole.iter().filter(|&&b| b == b'\n').count() as u64;
-        let records = lines - notices(0, o.whole);
-        self.unflushed_lines += records;
-        if let Some(e) = o.error {
-            if o.torn {
-                self.torn_record = !self.notices.contains(&o.whole);
-            }
-            self.fail(self.batch_lines - records, &e);
+        let t = self
+            .lines
+            .write_records(&mut **out, &self.batch, self.batch_lines, &self.notices);
+        self.shared.failed.fetch_sub(t.revived, Ordering::Relaxed);
+        self.unflushed_lines += t.written;
+        if let Some(e) = t.error {
+            self.fail(t.failed, &e);
         }
         self.batch.clear();
         self.notices.clear();
@@ -1033,14 +1151,15 @@ mod tests {
 
     #[test]
     fn the_pool_follows_the_builder() {
-        let sink = AsyncSink::builder(io::sink()).capacity(64).build();
+        let inner = || Arc::new(crate::sink::NullSink::new()) as Arc<dyn Sink>;
+        let sink = AsyncSink::wrapping(inner()).capacity(64).build();
         assert_eq!(sink.pool_rx.len(), 64, "filled up to the capacity");
-        let sink = AsyncSink::builder(io::sink())
+        let sink = AsyncSink::wrapping(inner())
             .capacity(64)
             .preallocated(8)
             .build();
         assert_eq!(sink.pool_rx.len(), 8);
-        let sink = AsyncSink::builder(io::sink()).preallocated(0).build();
+        let sink = AsyncSink::wrapping(inner()).preallocated(0).build();
         assert_eq!(sink.pool_rx.len(), 0);
     }
 }

@@ -19,7 +19,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::format::Format;
 use crate::record::Record;
-use crate::sink::whole_lines::WholeLines;
+use crate::sink::whole_lines::{Tally, WholeLines};
 use crate::sink::Sink;
 use crate::LevelFilter;
 
@@ -149,31 +149,21 @@ struct Out {
 }
 
 impl Out {
-    /// Writes `text` (whole lines, one per record) and syncs; returns the
-    /// records now durable and the error, if any. A line torn by a failure
-    /// is completed by the next write, so no later record is glued to its
-    /// fragment; it counts as failed (here or, completed later, as written
-    /// with `failed` taken back: the second number is the records to take
-    /// back from `failed`).
-    fn commit(&mut self, text: &str) -> (u64, u64, Option<io::Error>) {
-        let o = self.lines.write(&mut self.file, text.as_bytes());
-        let revived = u64::from(o.completed_torn);
-        let mut whole = text.as_bytes()[..o.whole]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count() as u64
-            + revived;
-        // The whole lines before a failure count only once they are synced.
-        let synced = sync(&self.file);
-        let error = match (o.error, synced) {
-            (Some(e), Ok(())) => Some(e),
-            (e, Err(sync_error)) => {
-                whole = 0;
-                Some(e.unwrap_or(sync_error))
-            }
-            (None, Ok(())) => None,
-        };
-        (whole, revived, error)
+    /// Writes `text` (`records` whole lines) and syncs. A line torn by a
+    /// failure is completed by the next write, so no later record is glued
+    /// to its fragment (see `whole_lines`); the whole lines before a
+    /// failure count only once they are synced.
+    fn commit(&mut self, text: &str, records: u64) -> Tally {
+        let mut t = self.lines.write_records(&mut self.file, text, records, &[]);
+        if let Err(e) = sync(&self.file) {
+            t = Tally {
+                written: 0,
+                failed: records,
+                revived: 0,
+                error: Some(t.error.unwrap_or(e)),
+            };
+        }
+        t
     }
 }
 
@@ -254,8 +244,8 @@ impl DurableFileSink {
             let spare = std::mem::take(&mut p.spare);
             let mut batch = std::mem::replace(&mut p.lines, spare);
             drop(p);
-            let (whole, revived, error) = lock(&self.file).commit(&batch);
-            self.settle(count, whole, revived, error);
+            let tally = lock(&self.file).commit(&batch, count);
+            self.settle(tally);
             batch.clear();
             p = lock(&self.pending);
             p.spare = batch;
@@ -272,22 +262,25 @@ impl DurableFileSink {
     /// which do not exist here.
     #[cold]
     fn commit_line_in_child(&self, line: &str) {
-        let (whole, revived, error) = match crate::process::lock(&self.file) {
-            Some(mut out) => out.commit(line),
-            None => (0, 0, Some(crate::sink::file::held_at_fork())),
+        let tally = match crate::process::lock(&self.file) {
+            Some(mut out) => out.commit(line, 1),
+            None => Tally {
+                written: 0,
+                failed: 1,
+                revived: 0,
+                error: Some(crate::sink::file::held_at_fork()),
+            },
         };
-        self.settle(1, whole, revived, error);
+        self.settle(tally);
     }
 
-    /// Counts a commit of `count` records of which `whole` (including
-    /// `revived` completed from an earlier failure) are durable.
-    fn settle(&self, count: u64, whole: u64, revived: u64, error: Option<io::Error>) {
-        self.failed.fetch_sub(revived, Ordering::Relaxed);
-        self.written.fetch_add(whole, Ordering::Relaxed);
-        if let Some(e) = error {
+    /// Counts a commit.
+    fn settle(&self, t: Tally) {
+        self.failed.fetch_sub(t.revived, Ordering::Relaxed);
+        self.written.fetch_add(t.written, Ordering::Relaxed);
+        if let Some(e) = t.error {
             crate::report_write_error(&self.name, &e);
-            self.failed
-                .fetch_add(count + revived - whole, Ordering::Relaxed);
+            self.failed.fetch_add(t.failed, Ordering::Relaxed);
         }
     }
 }

@@ -23,6 +23,23 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 #[derive(Debug, Default)]
 pub(crate) struct WholeLines {
     rest: Vec<u8>,
+    /// Whether the torn line is a record (not a writer's notice).
+    torn_record: bool,
+}
+
+/// Records accounted by [`WholeLines::write_records`].
+#[derive(Debug)]
+pub(crate) struct Tally {
+    /// Records now whole in the output (a completed torn one included).
+    pub(crate) written: u64,
+    /// Records of this batch the write did not finish (a torn one included:
+    /// it counts as failed until a later write completes it).
+    pub(crate) failed: u64,
+    /// Records counted as failed earlier and completed now (take them back
+    /// from the failed count; `written` has them).
+    pub(crate) revived: u64,
+    /// The error, if the batch was not written in full.
+    pub(crate) error: Option<io::Error>,
 }
 
 /// What a [`WholeLines::write`] achieved.
@@ -39,6 +56,34 @@ pub(crate) struct Outcome {
 }
 
 impl WholeLines {
+    /// Writes a writer's batch: `text` holds `records` record lines plus
+    /// notice lines (not records) starting at the offsets in `notices`.
+    pub(crate) fn write_records(
+        &mut self,
+        out: &mut dyn Write,
+        text: &str,
+        records: u64,
+        notices: &[usize],
+    ) -> Tally {
+        let o = self.write(out, text.as_bytes());
+        let revived = u64::from(o.completed_torn && std::mem::take(&mut self.torn_record));
+        let lines = text.as_bytes()[..o.whole]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u64;
+        let notices_whole = notices.iter().filter(|&&at| at < o.whole).count() as u64;
+        let whole = lines - notices_whole;
+        if o.error.is_some() && o.torn {
+            self.torn_record = !notices.contains(&o.whole);
+        }
+        Tally {
+            written: whole + revived,
+            failed: records - whole,
+            revived,
+            error: o.error,
+        }
+    }
+
     /// Writes the rest of a torn line, then `text` (whole lines, each ending
     /// in `\n`). A panic of `out` is contained and reported as an error
     /// (nothing it may have written is counted).
