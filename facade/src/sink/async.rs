@@ -10,12 +10,11 @@
 //! - **Exact accounting under [`Overflow::Drop`]**: a full queue drops the
 //!   new record and counts it; written + dropped + failed = emitted. The
 //!   writer also puts a line `N records dropped` into the output itself.
-//! - **Memory bounded in bytes**: besides its capacity in records, the
-//!   queue holds at most [`max_bytes`](AsyncSinkBuilder::max_bytes) of
-//!   records (default [`DEFAULT_MAX_BYTES`], 64 MiB); a record over the
-//!   budget is treated like one over the capacity (`Block` waits, `Drop`
-//!   drops and counts). Worst case held by the sink: the budget, a quarter
-//!   of it in reusable buffers, the queue's slots and one 64 KiB batch.
+//! - **Memory bounded in bytes**: beyond the sink's fixed buffers, queued
+//!   records hold at most [`max_bytes`](AsyncSinkBuilder::max_bytes)
+//!   (default [`DEFAULT_MAX_BYTES`], 64 MiB); a record over the budget is
+//!   treated like one that finds its buffer full (`Block` waits, `Drop`
+//!   drops and counts). See `max_bytes` for the worst case of each form.
 //! - **A failed write tears no later record**: the rest of a line a write
 //!   left half done is written first by the next write, so the output
 //!   holds only whole lines (see `whole_lines`).
@@ -479,16 +478,22 @@ impl AsyncSinkBuilder {
         self.preallocated = buffers;
         self
     }
-    /// Bounds the bytes of queued records (default [`DEFAULT_MAX_BYTES`],
-    /// 64 MiB): a record that would pass the bound makes the caller wait
-    /// ([`Overflow::Block`]) or is dropped and counted ([`Overflow::Drop`]),
-    /// exactly as a full queue does. A record larger than the bound still
-    /// passes when the queue is empty.
+    /// Bounds the bytes queued records hold beyond the sink's fixed
+    /// buffers (default [`DEFAULT_MAX_BYTES`], 64 MiB): a record that would
+    /// pass the bound makes the caller wait ([`Overflow::Block`]) or is
+    /// dropped and counted ([`Overflow::Drop`]), exactly as a full buffer
+    /// does. A record larger than the bound still passes when nothing else
+    /// is queued.
     ///
-    /// What the sink holds at worst: `max_bytes` of queued records, plus a
-    /// quarter of it in the pool of reusable buffers, plus the queue's slots
-    /// (about 100 bytes x capacity, allocated up front) and the writer's
-    /// batch buffer (64 KiB plus one line).
+    /// What the sink holds at worst, with its own writer
+    /// ([`builder`](AsyncSink::builder)): one
+    /// [`thread_buffer`](Self::thread_buffer) per logging thread, plus
+    /// `max_bytes` of long texts (over 256 bytes, which leave the thread
+    /// buffer), plus the writer's batch (64 KiB plus one line). Wrapping a
+    /// sink ([`wrapping`](AsyncSink::wrapping)): `max_bytes` of queued
+    /// records, a quarter of it in the pool of reusable buffers, the
+    /// queue's slots (about 100 bytes x capacity, allocated up front) and
+    /// the batch.
     pub fn max_bytes(mut self, bytes: usize) -> AsyncSinkBuilder {
         self.max_bytes = bytes.max(1);
         self
