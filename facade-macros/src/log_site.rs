@@ -7,7 +7,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::{Expr, LitStr, Token};
 
 use crate::args::{self, Field, Sampling};
-use crate::callsite::callsite;
+use crate::callsite::{callsite, guarded};
 use crate::expand::expand;
 use crate::fields;
 use crate::gate::{self, Presence};
@@ -118,9 +118,7 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
     let call = sampled(a, &needed, body);
     let live = quote! {{
         #cs
-        if #needed <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
-            #call
-        }
+        #call
     }};
     Ok(Presence::for_level(level, &a.target)?.select(live, log_dead(a)))
 }
@@ -147,9 +145,7 @@ fn log_dynamic(level: &Expr, a: &LogArgs) -> syn::Result<TokenStream> {
         let __elide_lvl: u8 = ::elide::Level::as_u8(__elide_level);
         if __elide_lvl <= #static_max {
             #cs
-            if __elide_lvl <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
-                #call
-            }
+            #call
         } else {
             #dead
         }
@@ -172,41 +168,44 @@ fn log_dead(a: &LogArgs) -> TokenStream {
     }
 }
 
-/// The emit call for a log site, inside its sampling filter if it has one.
+/// The guarded emit of a log site, inside its sampling filter if it has one.
 ///
 /// A hit can pass the filter while its site is still unresolved and then
-/// turn out disabled; the cold path then gives the filter its slot back, so
-/// `once` on a site that was first hit while off still fires once it is on.
+/// turn out disabled; the filter then gets its slot back, so `once` on a
+/// site that was first hit while off still fires once it is on.
 fn sampled(a: &LogArgs, needed: &TokenStream, body: TokenStream) -> TokenStream {
     let s = &a.sampling;
-    if let Some(n) = &s.sample {
-        quote! {
-            ::std::thread_local! {
-                static __ELIDE_HITS: ::core::cell::Cell<u32> = const { ::core::cell::Cell::new(0) };
-            }
-            if ::elide::__private::sample_nth(&__ELIDE_HITS, #n) {
-                ::elide::__private::emit_sampled(
-                    &__ELIDE_CS, #needed, || ::elide::__private::sample_undo(&__ELIDE_HITS), #body,
-                );
-            }
-        }
+    let filter = if let Some(n) = &s.sample {
+        Some((
+            quote! {
+                ::std::thread_local! {
+                    static __ELIDE_HITS: ::core::cell::Cell<u32> = const { ::core::cell::Cell::new(0) };
+                }
+            },
+            quote!(::elide::__private::sample_nth(&__ELIDE_HITS, #n)),
+            quote!(::elide::__private::sample_undo(&__ELIDE_HITS)),
+        ))
     } else if let Some(n) = &s.first {
-        quote! {
-            static __ELIDE_SEEN: ::elide::__private::First = ::elide::__private::First::new();
-            if __ELIDE_SEEN.admit(#n) {
-                ::elide::__private::emit_sampled(&__ELIDE_CS, #needed, || __ELIDE_SEEN.undo(), #body);
-            }
-        }
-    } else if let Some(d) = &s.every {
-        quote! {
-            static __ELIDE_NEXT: ::elide::__private::Every = ::elide::__private::Every::new();
-            if __ELIDE_NEXT.admit(#d) {
-                ::elide::__private::emit_sampled(&__ELIDE_CS, #needed, || __ELIDE_NEXT.undo(), #body);
-            }
-        }
+        Some((
+            quote!(
+                static __ELIDE_SEEN: ::elide::__private::First = ::elide::__private::First::new();
+            ),
+            quote!(__ELIDE_SEEN.admit(#n)),
+            quote!(__ELIDE_SEEN.undo()),
+        ))
     } else {
-        quote!(::elide::__private::emit(&__ELIDE_CS, #needed, #body);)
-    }
+        s.every.as_ref().map(|d| {
+            (
+                quote!(
+                    static __ELIDE_NEXT: ::elide::__private::Every =
+                        ::elide::__private::Every::new();
+                ),
+                quote!(__ELIDE_NEXT.admit(#d)),
+                quote!(__ELIDE_NEXT.undo()),
+            )
+        })
+    };
+    guarded(needed, filter, body)
 }
 
 /// Type-checks sampling options inside a dead branch.

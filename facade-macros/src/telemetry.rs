@@ -7,7 +7,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::{Expr, LitStr, Token};
 
 use crate::args::{self, Field};
-use crate::callsite::callsite;
+use crate::callsite::{callsite, guarded};
 use crate::expand::expand;
 use crate::fields;
 use crate::gate::Presence;
@@ -53,15 +53,17 @@ pub(crate) fn telemetry(input: TokenStream) -> TokenStream {
         let record_fields = fields::fields_tokens(&a.fields);
         let on = level::interest_on();
         let info = level::INFO.variant();
+        let body = quote! {
+            |__elide_meta| {
+                ::elide::__private::dispatch(&::elide::Record::new(
+                    __elide_meta, #info, ::core::format_args!("{}", #event), #record_fields,
+                ))
+            }
+        };
+        let call = guarded(&on, None, body);
         let live = quote! {{
             #cs
-            if #on <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
-                ::elide::__private::emit(&__ELIDE_CS, #on, |__elide_meta| {
-                    ::elide::__private::dispatch(&::elide::Record::new(
-                        __elide_meta, #info, ::core::format_args!("{}", #event), #record_fields,
-                    ))
-                });
-            }
+            #call
         }};
         let typecheck = fields::fields_typecheck(&a.fields);
         let dead = quote! {

@@ -17,35 +17,22 @@ pub use crate::static_gate::{
 pub use crate::value::ToValue;
 pub use linkme;
 
-/// The cold path of a site: resolves it if needed, re-checks the threshold
-/// and runs `f`, which evaluates the arguments and dispatches the record.
-#[cold]
-#[inline(never)]
-pub fn emit<F: FnOnce(&'static Metadata)>(cs: &'static Callsite, needed: u8, f: F) {
-    if needed <= crate::runtime::current(cs) {
-        f(cs.metadata())
-    }
+/// For a site with a sampling filter: whether a hit that passed the hot
+/// check (`needed <= seen`, `seen` the interest byte it loaded) and then the
+/// filter emits: at once when `seen` is a resolved level,
+/// else after resolving the site (its first hit, cold).
+///
+/// Not generic, so no site instantiates a copy of it: the site calls its own
+/// `#[cold]`, non-inlined closure directly when this says yes.
+#[inline(always)]
+pub fn admit(cs: &'static Callsite, needed: u8, seen: u8) -> bool {
+    seen != UNRESOLVED || needed <= crate::runtime::resolve(cs)
 }
 
-/// The cold path of a sampled site whose hit passed its filter: like
-/// [`emit`], but if the site turns out disabled (it was unresolved, or the
-/// configuration changed meanwhile) `undo` returns the filter's slot.
-#[cold]
-#[inline(never)]
-pub fn emit_sampled<U: FnOnce(), F: FnOnce(&'static Metadata)>(
-    cs: &'static Callsite,
-    needed: u8,
-    undo: U,
-    f: F,
-) {
-    if needed <= crate::runtime::current(cs) {
-        f(cs.metadata())
-    } else {
-        undo()
-    }
-}
-
-/// `enabled!`: one load when the answer is cached.
+/// Whether a site at `level` emits: one load, a compare and a branch when
+/// the answer is cached (the hot path of every site and of `enabled!`);
+/// a site's first hit resolves it. Inlined, not generic: the site calls its
+/// `#[cold]` closure directly when this says yes.
 #[inline(always)]
 pub fn enabled(cs: &'static Callsite, level: u8) -> bool {
     let v = cs.interest();

@@ -37,7 +37,11 @@ pub struct Callsite {
     interest: AtomicU8,
     registration: AtomicU8,
     next: AtomicPtr<Callsite>,
-    meta: Metadata,
+    /// The site's static description. Public for the macros only: a field
+    /// of a `static` is a constant, where [`Callsite::metadata`] is a call
+    /// in an unoptimised build.
+    #[doc(hidden)]
+    pub meta: Metadata,
 }
 
 static HEAD: AtomicPtr<Callsite> = AtomicPtr::new(ptr::null_mut());
@@ -61,6 +65,7 @@ impl Callsite {
     }
 
     /// The site's static description.
+    #[inline]
     pub fn metadata(&'static self) -> &'static Metadata {
         &self.meta
     }
