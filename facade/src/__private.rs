@@ -6,7 +6,7 @@ pub use crate::check::{check, check_eq_details, check_ne_details, fail};
 pub use crate::checked::{
     async_body, body, ensures, enter as checked_enter, exit as checked_exit, type_check_ensures,
 };
-pub use crate::counter::{Counter, COUNTERS};
+pub use crate::counter::{Counter, ShardCell};
 pub use crate::dispatch::dispatch;
 pub use crate::metadata::{Kind, Metadata};
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
@@ -15,7 +15,6 @@ pub use crate::static_gate::{
     LEVEL_TRACE, LEVEL_WARN,
 };
 pub use crate::value::ToValue;
-pub use linkme;
 
 /// For a site with a sampling filter: whether a hit that passed the hot
 /// check (`needed <= seen`, `seen` the interest byte it loaded) and then the

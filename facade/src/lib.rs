@@ -57,7 +57,7 @@
 //! [sinks](guide::sinks) (where records go and what each guarantees).
 
 // Layers, lowest first; each calls only downward (checked in CI by
-// `module-cycles`): data (level, metadata, value, record, namespace,
+// `module-cycles`): data (level, metadata, value, record, registry, namespace,
 // stats, counter) -> process -> sample, callsite -> format -> sink ->
 // env -> config -> dispatch -> interest -> runtime -> control, describe,
 // check, checked, telemetry -> __private (what the macros call).
@@ -79,6 +79,7 @@ mod metadata;
 mod namespace;
 mod process;
 mod record;
+mod registry;
 mod runtime;
 mod sample;
 pub mod sink;
