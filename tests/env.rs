@@ -650,3 +650,51 @@ fn describe_without_root_describes_the_executable() {
         r.stdout
     );
 }
+
+#[test]
+fn rust_log_applies_where_no_radical_variable_decides_and_describe_says_so() {
+    let r = probe(
+        &[
+            (
+                "RUST_LOG",
+                "warn,radical_pilot=debug,radical_asyncflow=trace",
+            ),
+            ("RADICAL_ASYNCFLOW_LOG_LVL", "info"),
+        ],
+        &["init", "report", "describe:radical_pilot::agent"],
+    );
+    // RADICAL_ASYNCFLOW_LOG_LVL decides its namespace; RUST_LOG the rest.
+    assert_eq!(r.get("engine.level"), "info");
+    assert_eq!(r.get("pilot.level"), "debug");
+    assert_eq!(r.get("app.level"), "warn");
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.contains("LOG_LVL ") && l.contains("debug") && l.contains("from RUST_LOG")),
+        "{}",
+        r.stdout
+    );
+    assert!(r.warnings().is_empty(), "{}", r.stderr);
+}
+
+#[test]
+fn bad_rust_log_directive_and_near_miss_names_warn_once_each() {
+    let r = probe(
+        &[
+            ("RUST_LOG", "info,db=verbose"),
+            ("RADICAL_LOG_LEVEL", "debug"),
+        ],
+        &["init", "report", "emit", "reload", "report"],
+    );
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 2, "{}", r.stderr);
+    let directive = warnings.iter().find(|w| w.contains("RUST_LOG")).unwrap();
+    assert!(directive.contains("`db=verbose`"), "{directive}");
+    let near = warnings
+        .iter()
+        .find(|w| w.contains("RADICAL_LOG_LEVEL"))
+        .unwrap();
+    assert!(near.contains("did you mean `RADICAL_LOG_LVL`"), "{near}");
+    // The good directive still applies; the near miss is not read.
+    assert_eq!(r.get("app.level"), "info");
+}

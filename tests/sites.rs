@@ -436,3 +436,56 @@ fn console_formats_write_one_line_per_record() {
     assert_eq!(json["msg"], format!("msg {evil}\nINJECTED : line"));
     drop(mem);
 }
+
+/// Records whether each record carried a raw view of its message.
+#[derive(Default)]
+struct RawSeen(Mutex<Vec<(String, bool)>>);
+
+impl Sink for RawSeen {
+    fn emit(&self, r: &elide::Record<'_>) {
+        let raw = r.raw().map(|raw| {
+            let mut text = String::new();
+            raw.with_arguments(&mut |a| text = a.to_string());
+            text
+        });
+        let msg = r.args().to_string();
+        if let Some(text) = &raw {
+            assert_eq!(text, &msg, "the decoder formats the site's message");
+        }
+        self.0.lock().unwrap().push((msg, raw.is_some()));
+    }
+}
+
+/// Copyable arguments with positional placeholders are offered raw (and
+/// each argument is evaluated once); a non-copyable argument, a named or
+/// captured argument keeps the rendered message only.
+#[test]
+fn copyable_arguments_are_offered_raw_and_others_rendered() {
+    let _s = serial();
+    let seen = Arc::new(RawSeen::default());
+    elide::set_sinks([seen.clone() as Arc<dyn Sink>]);
+    elide::set_level(LevelFilter::Info);
+    let evaluated = AtomicUsize::new(0);
+    let name = String::from("n");
+    let id = 7u64;
+    info!("task {} done in {} us", id, bump(&evaluated));
+    info!("{1:>4} {0:#x} {2:?} {3}", -1i8, 2.5f32, "q\"", 'c');
+    info!("{} {}", name, &name);
+    info!("{:?}", vec![1, 2]);
+    info!("{id}");
+    info!("{} {x}", id, x = 3);
+    info!("static");
+    assert_eq!(evaluated.load(Ordering::SeqCst), 1, "evaluated once");
+    let seen = seen.0.lock().unwrap().clone();
+    let expect = [
+        ("task 7 done in 0 us", true),
+        (" 2.5 0xff \"q\\\"\" c", true),
+        ("n n", true),
+        ("[1, 2]", false),
+        ("7", false),
+        ("7 3", false),
+        ("static", false),
+    ];
+    let expect: Vec<(String, bool)> = expect.iter().map(|(m, r)| (m.to_string(), *r)).collect();
+    assert_eq!(seen, expect);
+}

@@ -39,7 +39,8 @@ pub(crate) fn metadata(
     }
 }
 
-/// The guarded cold path of a site whose `static __ELIDE_CS` is in scope:
+/// The guarded cold path of a site (`cs`: its `&'static Callsite`, `meta`:
+/// its `&'static Metadata`, both expressions):
 /// the hot check (one load of the site's interest, a compare and a branch),
 /// then, on a hit, `filter` (a sampling filter) if there is one, the check
 /// that resolves a site on its first hit, and the site's `body`: a closure
@@ -48,28 +49,31 @@ pub(crate) fn metadata(
 /// site instantiates no copy of a shared function. `undo` gives the filter
 /// its slot back when a hit passed it but the site turned out disabled.
 pub(crate) fn guarded(
+    cs: &TokenStream,
+    meta: &TokenStream,
     needed: &TokenStream,
     filter: Option<(TokenStream, TokenStream, TokenStream)>,
     body: TokenStream,
 ) -> TokenStream {
     // Attributes on a closure are allowed in a tuple element (not in a
     // `let`); called on the temporary, so an `FnMut` closure needs no `mut`
-    // binding. The metadata is a field of a static: a constant, no call.
+    // binding. The metadata of a `static` site is a field projection: a
+    // constant, no call.
     let run = quote! {
-        ((#[cold] #[inline(never)] #body,).0)(&__ELIDE_CS.meta);
+        ((#[cold] #[inline(never)] #body,).0)(#meta);
     };
     match filter {
         None => quote! {
-            if ::elide::__private::enabled(&__ELIDE_CS, #needed) {
+            if ::elide::__private::enabled(#cs, #needed) {
                 #run
             }
         },
         Some((setup, pass, undo)) => quote! {
-            let __elide_seen: u8 = ::elide::__private::Callsite::interest(&__ELIDE_CS);
+            let __elide_seen: u8 = ::elide::__private::Callsite::interest(#cs);
             if #needed <= __elide_seen {
                 #setup
                 if #pass {
-                    if ::elide::__private::admit(&__ELIDE_CS, #needed, __elide_seen) {
+                    if ::elide::__private::admit(#cs, #needed, __elide_seen) {
                         #run
                     } else {
                         #undo;

@@ -33,6 +33,8 @@ mod fields;
 mod gate;
 mod level;
 mod log_site;
+mod raw_message;
+mod scope;
 mod source_text;
 mod static_filter;
 mod telemetry;
@@ -101,11 +103,38 @@ pub fn log(input: TokenStream) -> TokenStream {
 
 #[cfg_attr(
     doc,
+    doc = "`tracing`'s name for `log!`. Documented at `elide::event!`; use it from there."
+)]
+#[proc_macro]
+pub fn event(input: TokenStream) -> TokenStream {
+    log_site::log_any(input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
     doc = "Whether a site at this level would emit. Documented at `elide::enabled!`; use it from there."
 )]
 #[proc_macro]
 pub fn enabled(input: TokenStream) -> TokenStream {
     enabled::enabled(input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "`log`'s name for `enabled!`. Documented at `elide::log_enabled!`; use it from there."
+)]
+#[proc_macro]
+pub fn log_enabled(input: TokenStream) -> TokenStream {
+    enabled::enabled(input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "`tracing`'s name for `enabled!`. Documented at `elide::event_enabled!`; use it from there."
+)]
+#[proc_macro]
+pub fn event_enabled(input: TokenStream) -> TokenStream {
+    enabled::event_enabled(input.into()).into()
 }
 
 #[cfg_attr(
@@ -169,6 +198,24 @@ pub fn telemetry(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn counter(input: TokenStream) -> TokenStream {
     counter::counter(input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "A timed scope. Documented at `elide::scope!`; use it from there."
+)]
+#[proc_macro]
+pub fn scope(input: TokenStream) -> TokenStream {
+    scope::scope(input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "Times a function as a scope. Documented at `elide::timed`; use it from there."
+)]
+#[proc_macro_attribute]
+pub fn timed(attr: TokenStream, item: TokenStream) -> TokenStream {
+    scope::timed(attr.into(), item.into()).into()
 }
 
 /// What the static gate of this build is: the features and the parsed

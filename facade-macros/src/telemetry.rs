@@ -47,20 +47,24 @@ impl Parse for TelemetryArgs {
 pub(crate) fn telemetry(input: TokenStream) -> TokenStream {
     expand(input, |input| {
         let a: TelemetryArgs = input.parse()?;
+        fields::require_static_target(&a.target, "telemetry!")?;
         let target = fields::target_tokens(&a.target);
         let event = &a.event;
         let cs = callsite("Telemetry", level::INFO.name, &target, &quote!(#event));
-        let record_fields = fields::fields_tokens(&a.fields);
+        let record = fields::dispatch_tokens(
+            &level::INFO.variant(),
+            &quote!(::core::format_args!("{}", #event)),
+            &a.fields,
+        );
         let on = level::interest_on();
-        let info = level::INFO.variant();
-        let body = quote! {
-            |__elide_meta| {
-                ::elide::__private::dispatch(&::elide::Record::new(
-                    __elide_meta, #info, ::core::format_args!("{}", #event), #record_fields,
-                ))
-            }
-        };
-        let call = guarded(&on, None, body);
+        let body = quote!(|__elide_meta| { #record });
+        let call = guarded(
+            &quote!(&__ELIDE_CS),
+            &quote!(&__ELIDE_CS.meta),
+            &on,
+            None,
+            body,
+        );
         let live = quote! {{
             #cs
             #call

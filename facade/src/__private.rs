@@ -9,12 +9,15 @@ pub use crate::checked::{
 pub use crate::counter::{Counter, ShardCell};
 pub use crate::dispatch::dispatch;
 pub use crate::metadata::{Kind, Metadata};
+pub use crate::raw::{RawArg, RawCapture, RawDecode, RawFallback, RawMessage, RawWrap, ToRawArg};
+pub use crate::runtime_site::site as runtime_site;
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
 pub use crate::static_gate::{
     static_limit, INTEREST_OFF, INTEREST_ON, LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF,
     LEVEL_TRACE, LEVEL_WARN,
 };
-pub use crate::value::ToValue;
+pub use crate::telemetry::scope::{guard as scope_guard, open_scope, timed, timed_as};
+pub use crate::value::{with_fields, FieldValue, ToValue};
 
 /// For a site with a sampling filter: whether a hit that passed the hot
 /// check (`needed <= seen`, `seen` the interest byte it loaded) and then the

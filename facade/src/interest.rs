@@ -11,6 +11,7 @@
 //!
 //! Statics owned here: `REBUILD`.
 
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::callsite::{self, Callsite};
@@ -19,6 +20,7 @@ use crate::dispatch;
 use crate::metadata::{Kind, Metadata};
 use crate::namespace::env_prefix;
 use crate::sink::Sink;
+use crate::LevelFilter;
 
 /// Serialises configuration and sink-set changes with their rewrites.
 static REBUILD: Mutex<()> = Mutex::new(());
@@ -44,6 +46,54 @@ pub(crate) fn resolve(cs: &'static Callsite) -> u8 {
     cs.resolve_with(decide)
 }
 
+/// Functions told after every change of the configuration or the sinks,
+/// under the rebuild lock, with [`max_level`] (the bridges keep `log`'s max
+/// level and `tracing`'s interest cache in step with them). They must not
+/// change the configuration.
+static ON_CHANGE: Mutex<Vec<fn(LevelFilter)>> = Mutex::new(Vec::new());
+
+/// Registers a change listener (each function once) and calls it with the
+/// current answer.
+#[cfg_attr(not(any(feature = "log", feature = "tracing")), allow(dead_code))]
+pub(crate) fn on_change(f: fn(LevelFilter)) {
+    let _serial = rebuild_lock();
+    let mut listeners = ON_CHANGE.lock().unwrap_or_else(|e| e.into_inner());
+    if !listeners.contains(&f) {
+        listeners.push(f);
+    }
+    drop(listeners);
+    f(max_level());
+}
+
+/// The most verbose level any log site can currently emit: the most
+/// verbose level configured anywhere, capped by the sinks.
+pub(crate) fn max_level() -> LevelFilter {
+    config::read().max_level().min(dispatch::max_level())
+}
+
+/// [`max_level`] as of the last change, for a first check that needs no
+/// lock (run-time sites): `Trace` until the configuration is first read.
+static MAX_LEVEL: AtomicU8 = AtomicU8::new(LevelFilter::Trace as u8);
+
+/// The most verbose level any log site can emit, as of the last change:
+/// one relaxed load.
+#[inline]
+pub(crate) fn max_level_cached() -> u8 {
+    MAX_LEVEL.load(Ordering::Relaxed)
+}
+
+fn changed() {
+    MAX_LEVEL.store(max_level().as_u8(), Ordering::Relaxed);
+    let listeners = ON_CHANGE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    if listeners.is_empty() {
+        return;
+    }
+    let max = max_level();
+    for f in listeners {
+        f(max);
+    }
+}
+
 /// Changes the configuration and rewrites every site's cache.
 pub(crate) fn reconfigure(change: impl FnOnce(&mut Config)) {
     let _serial = rebuild_lock();
@@ -53,6 +103,7 @@ pub(crate) fn reconfigure(change: impl FnOnce(&mut Config)) {
 /// Rewrites every site after a configuration change.
 fn rewrite(_: config::Stale) {
     callsite::rewrite_all(decide);
+    changed();
 }
 
 /// Replaces the sink set with `choose(current sinks)` (`None` as the
@@ -70,6 +121,7 @@ pub(crate) fn replace_sinks(
         };
         let replaced = dispatch::install(next);
         callsite::rewrite_all(decide);
+        changed();
         replaced
     };
     if let Some(replaced) = replaced {

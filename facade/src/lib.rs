@@ -57,13 +57,17 @@
 //! [sinks](guide::sinks) (where records go and what each guarantees).
 
 // Layers, lowest first; each calls only downward (checked in CI by
-// `module-cycles`): data (level, metadata, value, record, registry, namespace,
-// stats, counter) -> process -> sample, callsite -> format -> sink ->
+// `module-cycles`): data (level, metadata, value, record, registry,
+// namespace, stats, counter, scope_names) -> process -> sample, callsite ->
+// format -> sink ->
 // env -> config -> dispatch -> interest -> runtime -> control, describe,
 // check, checked, telemetry -> __private (what the macros call).
+#[cfg(any(feature = "log", feature = "tracing"))]
+pub mod bridge;
 mod callsite;
 mod check;
 mod checked;
+mod clock;
 mod config;
 mod control;
 mod counter;
@@ -78,10 +82,13 @@ mod macros;
 mod metadata;
 mod namespace;
 mod process;
+mod raw;
 mod record;
 mod registry;
 mod runtime;
+mod runtime_site;
 mod sample;
+mod scope_names;
 pub mod sink;
 mod static_gate;
 mod stats;
@@ -94,9 +101,9 @@ pub mod __private;
 pub use callsite::registered_count;
 pub use check::{check_failure, set_check_failure, CheckFailure};
 pub use control::{
-    add_sink, debug_mode, debug_mode_for, flush, init_ns, level_for, profile_dir, reload_from_env,
-    set_debug, set_debug_for, set_default_level, set_level, set_level_for, set_sinks,
-    set_telemetry, set_telemetry_for, sinks, telemetry_for,
+    add_sink, debug_mode, debug_mode_for, flush, init, init_ns, level_for, profile_dir,
+    reload_from_env, set_debug, set_debug_for, set_default_level, set_level, set_level_for,
+    set_sinks, set_telemetry, set_telemetry_for, sinks, telemetry_for,
 };
 pub use counter::{counter_value, counters};
 pub use describe::{describe, describe_for, Description, Entry};
@@ -105,7 +112,8 @@ pub use level::{Level, LevelFilter, ParseLevelError};
 pub use metadata::{Kind, Metadata};
 pub use namespace::env_prefix;
 pub use record::{thread_number, Record, ThreadInfo};
-pub use runtime::{init, install_panic_hook, Guard};
+pub use runtime::{install_panic_hook, Guard};
+pub use runtime_site::{emit, enabled_for, MAX_TARGETS, OVERFLOW_TARGET};
 pub use sink::Sink;
 pub use stats::{report_write_error, stats, Stats};
 pub use value::{Field, ToValue, Value, Visit};

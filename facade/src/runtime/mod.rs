@@ -164,15 +164,9 @@ pub fn install_panic_hook() {
     });
 }
 
-/// Initialises elide now instead of at the first call site, and returns a
-/// guard that flushes every sink when dropped. Keep it alive in `main`.
-///
-/// ```
-/// let _guard = elide::init();
-/// elide::error!("written to stderr");
-/// ```
-#[must_use = "dropping the guard flushes the sinks; keep it until the end of main"]
-pub fn init() -> Guard {
+/// Reads the environment now and returns a flush-on-drop guard; the public
+/// `init` (in `control`) adds the bridges.
+pub(crate) fn init() -> Guard {
     ensure();
     Guard::new()
 }

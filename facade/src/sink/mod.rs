@@ -1,6 +1,7 @@
 //! Where records go: the [`Sink`] trait and the built-in sinks.
 
 mod r#async;
+mod async_rings;
 mod captured;
 mod console;
 mod durable;
@@ -10,8 +11,11 @@ mod json;
 mod memory;
 mod null;
 mod open;
+#[cfg(feature = "otlp")]
+mod otlp;
 mod prof;
 pub(crate) mod profiles;
+mod ring;
 
 pub use console::{ConsoleSink, Stream};
 pub use durable::{DurableFile, DurableFileSink};
@@ -21,10 +25,13 @@ pub use json::JsonSink;
 pub use memory::{MemorySink, OwnedRecord, OwnedValue};
 pub use null::NullSink;
 pub(crate) use open::open_append;
+#[cfg(feature = "otlp")]
+pub use otlp::{OtlpSink, OtlpSinkBuilder, OtlpStats, DEFAULT_ENDPOINT as OTLP_DEFAULT_ENDPOINT};
 pub use prof::ProfSink;
 pub(crate) use r#async::on_writer as on_writer_thread;
 pub use r#async::{
     AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_PREALLOCATED,
+    DEFAULT_THREAD_BUFFER,
 };
 
 use crate::record::Record;

@@ -259,7 +259,7 @@ fn host_and_ip() -> &'static (String, Ipv4Addr) {
     HOST.get_or_init(|| (hostname(), outbound_ipv4().unwrap_or(Ipv4Addr::LOCALHOST)))
 }
 
-fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     for file in ["/proc/sys/kernel/hostname", "/etc/hostname"] {
         if let Ok(text) = fs::read_to_string(file) {
             let name: String = text
