@@ -17,7 +17,7 @@ pub use crate::static_gate::{
     LEVEL_TRACE, LEVEL_WARN,
 };
 pub use crate::telemetry::scope::{guard as scope_guard, open_scope, timed, timed_as};
-pub use crate::value::{with_fields, FieldValue, ToValue};
+pub use crate::value::{present_fields, FieldValue, ToValue, NO_FIELD};
 
 /// For a site with a sampling filter: whether a hit that passed the hot
 /// check (`needed <= seen`, `seen` the interest byte it loaded) and then the
