@@ -108,8 +108,8 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
     let cs = callsite("Log", level.name, &target, &quote!(""));
     let variant = level.variant();
     let body = quote! {
-        |__elide_meta| {
-            ::elide::__private::dispatch(&::elide::Record::new(
+        |__elide_meta, __elide_route| {
+            ::elide::__private::dispatch_to(__elide_route, &::elide::Record::new(
                 __elide_meta, #variant, #message, #record_fields,
             ))
         }
@@ -134,8 +134,8 @@ fn log_dynamic(level: &Expr, a: &LogArgs) -> syn::Result<TokenStream> {
     let cs = callsite("Log", "Trace", &target, &quote!(""));
     let static_max = gate::static_max_tokens(&a.target)?;
     let body = quote! {
-        |__elide_meta| {
-            ::elide::__private::dispatch(&::elide::Record::new(
+        |__elide_meta, __elide_route| {
+            ::elide::__private::dispatch_to(__elide_route, &::elide::Record::new(
                 __elide_meta, __elide_level, #message, #record_fields,
             ))
         }

@@ -56,8 +56,8 @@ pub(crate) fn telemetry(input: TokenStream) -> TokenStream {
         let live = quote! {{
             #cs
             if #on <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
-                ::elide::__private::emit(&__ELIDE_CS, #on, |__elide_meta| {
-                    ::elide::__private::dispatch(&::elide::Record::new(
+                ::elide::__private::emit(&__ELIDE_CS, #on, |__elide_meta, __elide_route| {
+                    ::elide::__private::dispatch_to(__elide_route, &::elide::Record::new(
                         __elide_meta, #info, ::core::format_args!("{}", #event), #record_fields,
                     ))
                 });

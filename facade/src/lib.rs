@@ -60,7 +60,7 @@
 // `module-cycles`): data (level, metadata, value, record, namespace,
 // stats, counter) -> process -> sample, callsite -> format -> sink ->
 // env -> config -> dispatch -> interest -> runtime -> control, describe,
-// check, checked, telemetry -> __private (what the macros call).
+// check, checked, telemetry, testing -> __private (what the macros call).
 mod callsite;
 mod check;
 mod checked;
@@ -85,6 +85,7 @@ pub mod sink;
 mod static_gate;
 mod stats;
 pub mod telemetry;
+pub mod testing;
 mod value;
 
 #[doc(hidden)]

@@ -18,7 +18,7 @@ pub(crate) mod env_sinks;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Once, OnceLock};
 
-use crate::callsite::{Callsite, UNRESOLVED};
+use crate::callsite::{Callsite, Interest, UNRESOLVED};
 use crate::config;
 use crate::dispatch::{self, Reach};
 use crate::env::{self, EnvSnapshot};
@@ -48,12 +48,22 @@ pub(crate) fn started() -> bool {
     INIT.get().is_some()
 }
 
-/// A site's interest, resolving it first (after [`ensure`]) if it is still
-/// unresolved.
+/// A site's interest (the hot byte), resolving it first (after [`ensure`])
+/// if it is still unresolved.
 #[inline]
 pub(crate) fn current(cs: &'static Callsite) -> u8 {
     match cs.interest() {
-        UNRESOLVED => resolve(cs),
+        UNRESOLVED => resolve(cs).hot,
+        v => v,
+    }
+}
+
+/// What the configuration and installed sinks allow a site, without test
+/// captures, resolving it first if it is still unresolved.
+#[inline]
+pub(crate) fn configured(cs: &'static Callsite) -> u8 {
+    match cs.configured() {
+        UNRESOLVED => resolve(cs).configured,
         v => v,
     }
 }
@@ -61,7 +71,7 @@ pub(crate) fn current(cs: &'static Callsite) -> u8 {
 /// Resolves a site: the cold path of its first hit. Cold.
 #[cold]
 #[inline(never)]
-pub(crate) fn resolve(cs: &'static Callsite) -> u8 {
+pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
     ensure();
     interest::resolve(cs)
 }
