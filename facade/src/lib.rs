@@ -53,8 +53,10 @@
 //! [call sites](guide::call_sites) (every macro and its syntax),
 //! [configuration](guide::configuration) (the `RADICAL_*` environment
 //! cascade, keys and values, `init_ns`, precedence, bad values),
-//! [cargo features](guide::features) (the static gate) and
-//! [sinks](guide::sinks) (where records go and what each guarantees).
+//! [cargo features](guide::features) (the static gate),
+//! [sinks](guide::sinks) (where records go and what each guarantees) and
+//! [testing](guide::testing) (capturing what a test logs, in parallel
+//! tests, with [`testing::capture`]).
 
 // Layers, lowest first; each calls only downward (checked in CI by
 // `module-cycles`): data (level, metadata, value, record, namespace,

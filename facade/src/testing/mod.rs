@@ -1,7 +1,7 @@
 //! Testing code that logs: capture what one test's thread logs, in parallel
 //! with every other test, without touching the installed sinks.
 //!
-//! A [`MemorySink`](crate::sink::MemorySink) installed with
+//! A [`MemorySink`] installed with
 //! [`set_sinks`](crate::set_sinks) is process-wide: under cargo's parallel
 //! test runner, every test sees every other test's records (and replaces
 //! the others' sinks). A capture belongs to a thread instead:
