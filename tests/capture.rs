@@ -1,7 +1,7 @@
 //! Scoped capture (`elide::testing`) under cargo's parallel test runner:
 //! every test here captures at once, none installs a sink or a level for
 //! its own records, and each sees exactly what its own thread logged.
-//! `.ci/run` and the README run this file 20 times in a row.
+//! `.ci/run` runs this file 20 times in a row.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
