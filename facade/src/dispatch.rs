@@ -314,16 +314,15 @@ pub(crate) fn enter_capture(hook: Arc<dyn Sink>) -> bool {
 /// Undoes one [`enter_capture`] of `hook` on this thread (the innermost, so
 /// scopes may end in any order). Whether no capture is left in the process.
 pub(crate) fn leave_capture(hook: &Arc<dyn Sink>) -> bool {
+    // A guard dropped while the thread's locals are torn down finds the
+    // list gone: its entry went with it, and it still counts as left.
     let removed = CAPTURING
         .try_with(|c| {
             let mut c = c.borrow_mut();
-            let at = c.iter().rposition(|h| Arc::ptr_eq(h, hook))?;
-            c.remove(at);
-            Some(())
+            let at = c.iter().rposition(|h| Arc::ptr_eq(h, hook));
+            at.map(|at| c.remove(at)).is_some()
         })
-        .ok()
-        .flatten()
-        .is_some();
+        .unwrap_or(true);
     if !removed {
         return false;
     }
