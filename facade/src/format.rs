@@ -38,13 +38,7 @@ impl Format {
     }
 
     /// Parses a configuration value (case-insensitive, surrounding spaces
-    /// ignored); `None` for anything else.
-    ///
-    /// ```
-    /// use elide::format::Format;
-    /// assert_eq!(Format::parse(" JSON "), Some(Format::Json));
-    /// assert_eq!(Format::parse("xml"), None);
-    /// ```
+    /// ignored: `" JSON "` is `Json`); `None` for anything else.
     pub fn parse(s: &str) -> Option<Format> {
         match s.trim().to_ascii_lowercase().as_str() {
             "radical" => Some(Format::Radical),

@@ -147,12 +147,8 @@ impl OwnedRecord {
 
     /// Panics unless field `name` exists and displays as `expected` does
     /// (so `3`, `"3"` and a `%` field rendering `3` all match a `3`).
-    /// Returns the record, for more assertions.
-    ///
-    /// ```
-    /// let records = elide::testing::capture(|| elide::error!(uid = "t.1", n = 3, "x"));
-    /// records[0].assert_field("uid", "t.1").assert_field("n", 3);
-    /// ```
+    /// Returns the record, for more assertions (example in
+    /// [`testing`](crate::testing)).
     #[track_caller]
     pub fn assert_field(&self, name: &str, expected: impl std::fmt::Display) -> &OwnedRecord {
         let expected = expected.to_string();

@@ -63,14 +63,8 @@ use crate::LevelFilter;
 
 pub use records::Records;
 
-/// Runs `f` inside a capture of this thread and returns what it logged.
-///
-/// ```
-/// let records = elide::testing::capture(|| elide::info!(uid = "t.1", "started"));
-/// records.assert_logged(elide::Level::Info, "started").assert_field("uid", "t.1");
-/// ```
-///
-/// If `f` panics, the capture ends and the panic continues.
+/// Runs `f` inside a capture of this thread and returns what it logged
+/// (example in the [module docs](self)). If `f` panics, the capture ends and the panic continues.
 pub fn capture(f: impl FnOnce()) -> Records {
     let capture = Capture::start();
     f();
@@ -104,15 +98,8 @@ impl Capture {
         Capture::with_level(LevelFilter::Trace)
     }
 
-    /// Starts capturing the levels up to `level` (and telemetry events).
-    ///
-    /// ```
-    /// use elide::{testing::Capture, LevelFilter};
-    /// let capture = Capture::with_level(LevelFilter::Info);
-    /// elide::info!("kept");
-    /// elide::debug!("not kept");
-    /// assert_eq!(capture.finish().messages(), ["kept"]);
-    /// ```
+    /// Starts capturing the levels up to `level` (and telemetry events):
+    /// with `LevelFilter::Info`, `debug!` and `trace!` lines are not kept.
     pub fn with_level(level: LevelFilter) -> Capture {
         let handle = CaptureHandle {
             sink: Arc::new(MemorySink::new().with_level(level)),
