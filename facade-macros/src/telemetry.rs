@@ -60,7 +60,7 @@ pub(crate) fn telemetry(input: TokenStream) -> TokenStream {
         let live = quote! {{
             #cs
             if #on <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
-                ::elide::__private::emit(&__ELIDE_CS, #on, |__elide_meta| { #record });
+                ::elide::__private::emit(&__ELIDE_CS, #on, |__elide_meta, __elide_route| { #record });
             }
         }};
         let typecheck = fields::fields_typecheck(&a.fields);
