@@ -68,7 +68,7 @@ pub(crate) fn dispatch_tokens(
 ) -> TokenStream {
     with_field_slice(fields, |fields| {
         quote! {
-            ::elide::__private::dispatch(&::elide::Record::new(
+            ::elide::__private::dispatch_to(__elide_route, &::elide::Record::new(
                 __elide_meta, #level, #message, #fields,
             ))
         }

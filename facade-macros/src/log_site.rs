@@ -158,7 +158,7 @@ fn site_decl(level: &str, a: &LogArgs) -> (TokenStream, TokenStream, TokenStream
 fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
     let (cs, cs_ref, meta_ref) = site_decl(level.name, a);
     let record = a.dispatch(&level.variant());
-    let body = quote!(|__elide_meta| { #record });
+    let body = quote!(|__elide_meta, __elide_route| { #record });
     let needed = level.number_tokens();
     let call = sampled(a, &cs_ref, &meta_ref, &needed, body);
     let live = quote! {{
@@ -174,7 +174,7 @@ fn log_dynamic(level: &Expr, a: &LogArgs) -> syn::Result<TokenStream> {
     let (cs, cs_ref, meta_ref) = site_decl("Trace", a);
     let static_max = gate::static_max_tokens(&a.target)?;
     let record = a.dispatch(&quote!(__elide_level));
-    let body = quote!(|__elide_meta| { #record });
+    let body = quote!(|__elide_meta, __elide_route| { #record });
     let call = sampled(a, &cs_ref, &meta_ref, &quote!(__elide_lvl), body);
     let dead = log_dead(a);
     Ok(quote! {{

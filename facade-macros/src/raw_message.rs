@@ -22,7 +22,7 @@ pub(crate) fn dispatch_record(
 ) -> TokenStream {
     let plain = |message: TokenStream| {
         quote! {
-            ::elide::__private::dispatch(&::elide::Record::new(
+            ::elide::__private::dispatch_to(__elide_route, &::elide::Record::new(
                 __elide_meta, #level, #message, #fields,
             ))
         }
@@ -64,7 +64,7 @@ pub(crate) fn dispatch_record(
                     __elide_out(::core::format_args!(#lit, #(__elide_args[#idx]),*))
                 }
                 let __elide_decode: ::elide::__private::RawDecode = __elide_decode;
-                ::elide::__private::dispatch(&::elide::Record::new(
+                ::elide::__private::dispatch_to(__elide_route, &::elide::Record::new(
                     __elide_meta, #level, ::core::format_args!(#lit, #(#names),*), #fields,
                 ).with_raw(match &__elide_raw {
                     ::core::option::Option::Some(__elide_a) => ::core::option::Option::Some(

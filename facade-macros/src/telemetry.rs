@@ -57,7 +57,7 @@ pub(crate) fn telemetry(input: TokenStream) -> TokenStream {
             &a.fields,
         );
         let on = level::interest_on();
-        let body = quote!(|__elide_meta| { #record });
+        let body = quote!(|__elide_meta, __elide_route| { #record });
         let call = guarded(
             &quote!(&__ELIDE_CS),
             &quote!(&__ELIDE_CS.meta),

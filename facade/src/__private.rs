@@ -7,7 +7,7 @@ pub use crate::checked::{
     async_body, body, ensures, enter as checked_enter, exit as checked_exit, type_check_ensures,
 };
 pub use crate::counter::{Counter, ShardCell};
-pub use crate::dispatch::dispatch;
+pub use crate::dispatch::{dispatch, dispatch_to, Route};
 pub use crate::metadata::{Kind, Metadata};
 pub use crate::raw::{RawArg, RawCapture, RawDecode, RawFallback, RawMessage, RawWrap, ToRawArg};
 pub use crate::runtime_site::site as runtime_site;
@@ -19,26 +19,34 @@ pub use crate::static_gate::{
 pub use crate::telemetry::scope::{guard as scope_guard, open_scope, timed, timed_as};
 pub use crate::value::{present_fields, FieldValue, ToValue, NO_FIELD};
 
-/// For a site with a sampling filter: whether a hit that passed the hot
-/// check (`needed <= seen`, `seen` the interest byte it loaded) and then the
-/// filter emits: at once when `seen` is a resolved level,
-/// else after resolving the site (its first hit, cold).
-///
-/// Not generic, so no site instantiates a copy of it: the site calls its own
-/// `#[cold]`, non-inlined closure directly when this says yes.
+/// Where the record of a site at level `needed` goes, if anywhere: the hot
+/// check (one load of the site's interest, a compare, a branch), then, on a
+/// hit, the route (the installed sinks, or only this thread's test
+/// captures), resolving the site on its first hit. Inlined, not generic: the
+/// site calls its own `#[cold]`, non-inlined closure directly with the route.
 #[inline(always)]
-pub fn admit(cs: &'static Callsite, needed: u8, seen: u8) -> bool {
-    seen != UNRESOLVED || needed <= crate::runtime::resolve(cs)
+pub fn route(cs: &'static Callsite, needed: u8) -> Option<Route> {
+    if needed <= cs.interest() {
+        crate::runtime::route(cs, needed)
+    } else {
+        None
+    }
 }
 
-/// Whether a site at `level` emits: one load, a compare and a branch when
-/// the answer is cached (the hot path of every site and of `enabled!`);
-/// a site's first hit resolves it. Inlined, not generic: the site calls its
-/// `#[cold]` closure directly when this says yes.
+/// For a site with a sampling filter, after its hot check and its filter
+/// passed: the route, or `None` if the site turns out disabled (it was
+/// unresolved, or the configuration changed meanwhile, or it was raised for
+/// a capture on another thread) and the filter must get its slot back.
+#[inline(always)]
+pub fn admit(cs: &'static Callsite, needed: u8) -> Option<Route> {
+    crate::runtime::route(cs, needed)
+}
+
+/// `enabled!`: one load when the answer is cached and no; a second (the
+/// configured byte) when yes.
 #[inline(always)]
 pub fn enabled(cs: &'static Callsite, level: u8) -> bool {
-    let v = cs.interest();
-    level <= v && (v != UNRESOLVED || level <= crate::runtime::resolve(cs))
+    level <= cs.interest() && crate::runtime::route(cs, level).is_some()
 }
 
 /// Type-checks `%x` in a statically disabled site.

@@ -7,6 +7,12 @@
 //! [`UNRESOLVED`] is larger than any level, so a site that was never resolved
 //! always takes the cold path once, where it registers itself and resolves.
 //!
+//! A second byte, `configured`, holds what the configuration and the
+//! installed sinks alone allow. The two differ only while a test capture is
+//! active somewhere in the process (`interest` is then raised so captured
+//! threads see every level); the cold path compares against `configured`
+//! to decide whether the installed sinks get the record.
+//!
 //! Registered sites form an intrusive, lock-free, push-only linked list
 //! (`registry`, shared with counters).
 //! A configuration change bumps a generation counter and rewrites every
@@ -32,6 +38,7 @@ pub const UNRESOLVED: u8 = u8::MAX;
 #[derive(Debug)]
 pub struct Callsite {
     interest: AtomicU8,
+    configured: AtomicU8,
     link: Link<Callsite>,
     /// The site's static description. Public for the macros only: a field
     /// of a `static` is a constant, where [`Callsite::metadata`] is a call
@@ -48,6 +55,7 @@ impl Callsite {
     pub const fn new(meta: Metadata) -> Callsite {
         Callsite {
             interest: AtomicU8::new(UNRESOLVED),
+            configured: AtomicU8::new(UNRESOLVED),
             link: Link::new(),
             meta,
         }
@@ -59,6 +67,13 @@ impl Callsite {
         self.interest.load(Ordering::Relaxed)
     }
 
+    /// What the configuration and the installed sinks allow, without any
+    /// test capture: the cold path's threshold for the installed sinks.
+    #[inline(always)]
+    pub(crate) fn configured(&self) -> u8 {
+        self.configured.load(Ordering::Relaxed)
+    }
+
     /// The site's static description.
     #[inline]
     pub fn metadata(&'static self) -> &'static Metadata {
@@ -67,16 +82,21 @@ impl Callsite {
 
     /// Registers the site (once) and caches `decide(metadata)`, deciding
     /// again if a rewrite ran meanwhile.
-    pub(crate) fn resolve_with(&'static self, decide: impl Fn(&Metadata) -> u8) -> u8 {
+    pub(crate) fn resolve_with(&'static self, decide: impl Fn(&Metadata) -> Interest) -> Interest {
         self.register();
         loop {
             let generation = GENERATION.load(Ordering::SeqCst);
             let v = decide(&self.meta);
-            self.interest.store(v, Ordering::SeqCst);
+            self.store(v);
             if GENERATION.load(Ordering::SeqCst) == generation {
                 return v;
             }
         }
+    }
+
+    fn store(&self, v: Interest) {
+        self.configured.store(v.configured, Ordering::SeqCst);
+        self.interest.store(v.hot, Ordering::SeqCst);
     }
 
     fn register(&'static self) {
@@ -90,6 +110,16 @@ impl Linked for Callsite {
     }
 }
 
+/// The two bytes a site caches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Interest {
+    /// What the hot path compares against: `configured`, raised while a
+    /// test capture is active somewhere.
+    pub(crate) hot: u8,
+    /// What the configuration and the installed sinks allow.
+    pub(crate) configured: u8,
+}
+
 /// Calls `f` for every registered site.
 pub(crate) fn for_each(f: impl FnMut(&'static Callsite)) {
     SITES.for_each(f);
@@ -98,12 +128,9 @@ pub(crate) fn for_each(f: impl FnMut(&'static Callsite)) {
 /// Rewrites every registered site's cached interest with `decide`. The
 /// generation is bumped first, so a site resolving concurrently retries.
 /// The caller serialises rewrites and makes its change before the call.
-pub(crate) fn rewrite_all(decide: impl Fn(&Metadata) -> u8) {
+pub(crate) fn rewrite_all(decide: impl Fn(&Metadata) -> Interest) {
     GENERATION.fetch_add(1, Ordering::SeqCst);
-    for_each(|cs| {
-        let v = decide(&cs.meta);
-        cs.interest.store(v, Ordering::SeqCst);
-    });
+    for_each(|cs| cs.store(decide(&cs.meta)));
 }
 
 /// Number of sites registered so far (sites register on their first hit).

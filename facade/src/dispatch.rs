@@ -7,11 +7,19 @@
 //! nor initialisation: `interest` replaces the set (and rewrites the sites,
 //! whose threshold is capped by the most verbose level any sink accepts).
 //!
+//! Besides the installed set, each thread may carry test captures
+//! (`elide::testing`): sinks that receive what this thread logs, and only
+//! that. A record reaches them on either [`Route`]; `Route::CapturesOnly`
+//! is how a site whose level the configuration turns off still reaches a
+//! capture. `CAPTURES` counts the captures entered anywhere, so `interest`
+//! can raise every site while one is active.
+//!
 //! Statics owned here: `SINKS` (the set), `SINKS_GENERATION`, `RETIRED`
-//! (replaced sets still held by some thread), `FLUSH_PANIC_REPORTED`, and
-//! the per-thread `LOCAL` cache with its `RELEASE_ON_EXIT` guard.
+//! (replaced sets still held by some thread), `FLUSH_PANIC_REPORTED`,
+//! `CAPTURES`, and the per-thread `LOCAL` cache with its `RELEASE_ON_EXIT`
+//! guard and the `CAPTURING` hooks.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -268,6 +276,9 @@ struct Local {
     single_limit: Cell<u8>,
     /// Whether that sink wants telemetry events.
     single_telemetry: Cell<bool>,
+    /// Number of captures this thread is in (the length of `CAPTURING`),
+    /// read on every record so a thread without one never touches the list.
+    captures: Cell<usize>,
 }
 
 struct ReleaseOnExit;
@@ -290,9 +301,73 @@ thread_local! {
             single: Cell::new(None),
             single_limit: Cell::new(0),
             single_telemetry: Cell::new(false),
+            captures: Cell::new(0),
         }
     };
     static RELEASE_ON_EXIT: ReleaseOnExit = const { ReleaseOnExit };
+    /// The captures this thread is in, innermost last.
+    static CAPTURING: RefCell<Vec<Arc<dyn Sink>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Captures entered on any thread and not yet left.
+static CAPTURES: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether some thread is in a capture: sites are then raised to every
+/// level, and the cold path asks [`capturing_here`].
+pub(crate) fn captures_anywhere() -> bool {
+    CAPTURES.load(Ordering::SeqCst) != 0
+}
+
+/// Whether this thread is in a capture.
+pub(crate) fn capturing_here() -> bool {
+    LOCAL.try_with(|l| l.captures.get() != 0).unwrap_or(false)
+}
+
+/// The captures this thread is in, outermost first (to enter them on
+/// another thread).
+pub(crate) fn captures_here() -> Vec<Arc<dyn Sink>> {
+    CAPTURING
+        .try_with(|c| c.borrow().clone())
+        .unwrap_or_default()
+}
+
+/// Makes `hook` receive what this thread logs. Whether it is the first
+/// capture in the process (the caller, `interest`, then raises the sites;
+/// it serialises entering and leaving).
+pub(crate) fn enter_capture(hook: Arc<dyn Sink>) -> bool {
+    CAPTURING.with(|c| c.borrow_mut().push(hook));
+    LOCAL.with(|l| l.captures.set(l.captures.get() + 1));
+    CAPTURES.fetch_add(1, Ordering::SeqCst) == 0
+}
+
+/// Undoes one [`enter_capture`] of `hook` on this thread (the innermost, so
+/// scopes may end in any order). Whether no capture is left in the process.
+pub(crate) fn leave_capture(hook: &Arc<dyn Sink>) -> bool {
+    // A guard dropped while the thread's locals are torn down finds the
+    // list gone: its entry went with it, and it still counts as left.
+    let removed = CAPTURING
+        .try_with(|c| {
+            let mut c = c.borrow_mut();
+            let at = c.iter().rposition(|h| Arc::ptr_eq(h, hook));
+            at.map(|at| c.remove(at)).is_some()
+        })
+        .unwrap_or(true);
+    if !removed {
+        return false;
+    }
+    let _ = LOCAL.try_with(|l| l.captures.set(l.captures.get() - 1));
+    CAPTURES.fetch_sub(1, Ordering::SeqCst) == 1
+}
+
+/// Where [`dispatch_to`] delivers a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// The installed sinks and this thread's captures: the site's level is
+    /// on for the configuration.
+    All,
+    /// Only this thread's captures: the configuration turns the site off,
+    /// but a capture wants every level.
+    CapturesOnly,
 }
 
 fn release(set: *const SinkSet) {
@@ -304,8 +379,8 @@ fn release(set: *const SinkSet) {
 }
 
 /// Re-reads the shared set after a change. Returns false if this thread can
-/// no longer cache (its thread-locals are being torn down). Not called
-/// while the thread is inside [`dispatch`].
+/// no longer cache (its thread-locals are being torn down). Inside
+/// [`dispatch`] only from its slow path, before any sink runs.
 ///
 /// An async sink's writer thread never caches: its records (from a sink it
 /// drives that logs) are dropped and counted as nested, instead of looping
@@ -331,7 +406,8 @@ fn refresh(l: &Local, generation: usize) -> bool {
     l.single_limit.set(limit);
     l.single_telemetry.set(telemetry);
     release(l.set.replace(new));
-    l.state.set(generation);
+    // Keeps `BUSY` (the slow path refreshes from inside `dispatch`).
+    l.state.set(generation | (l.state.get() & BUSY));
     true
 }
 
@@ -348,15 +424,25 @@ fn refresh(l: &Local, generation: usize) -> bool {
 /// or a `Display` impl that logs) is dropped and counted in
 /// [`stats`](crate::stats), so logging cannot deadlock or recurse. A sink
 /// that panics is contained and counted; the caller never sees it.
-///
-/// The fast path (this thread caches the current set, is not inside
-/// `dispatch`, the set has one sink, a log record it accepts) reads only
-/// thread-local state and one shared word; everything else is out of line.
 #[inline]
 pub fn dispatch(record: &Record<'_>) {
+    dispatch_to(Route::All, record)
+}
+
+/// [`dispatch`] along a [`Route`]: what the cold path of a site calls.
+///
+/// The fast case (all sinks, no capture on this thread, this thread caches
+/// the current set, the set has one sink, and it wants the record) reads
+/// only thread-local state and one shared word; everything else is out of
+/// line.
+#[inline]
+pub fn dispatch_to(route: Route, record: &Record<'_>) {
     LOCAL.with(|l| {
         if let Some(sink) = l.single.get() {
-            if l.state.get() == SINKS_GENERATION.load(Ordering::Acquire) {
+            if route == Route::All
+                && l.captures.get() == 0
+                && l.state.get() == SINKS_GENERATION.load(Ordering::Acquire)
+            {
                 let wanted = if record.kind() == Kind::Telemetry {
                     l.single_telemetry.get()
                 } else {
@@ -375,40 +461,65 @@ pub fn dispatch(record: &Record<'_>) {
                 return;
             }
         }
-        dispatch_slow(l, record)
+        dispatch_slow(l, route, record)
     })
 }
 
 /// Every case but the fast one: nested, stale cache, several sinks or
-/// none.
+/// none, captures.
 #[cold]
 #[inline(never)]
-fn dispatch_slow(l: &Local, record: &Record<'_>) {
+fn dispatch_slow(l: &Local, route: Route, record: &Record<'_>) {
     let state = l.state.get();
     if state & BUSY != 0 {
         stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
         return;
     }
+    l.state.set(state | BUSY);
+    if route == Route::All {
+        deliver_installed(l, record);
+    }
+    if l.captures.get() != 0 {
+        deliver_captured(record);
+    }
+    l.state.set(l.state.get() & !BUSY);
+}
+
+/// Delivers to the installed set; the caller has set `BUSY`.
+fn deliver_installed(l: &Local, record: &Record<'_>) {
     let generation = SINKS_GENERATION.load(Ordering::Acquire);
-    if state == generation || refresh(l, generation) {
+    if l.state.get() & !BUSY == generation || refresh(l, generation) {
         let set = l.set.get();
         if !set.is_null() {
-            l.state.set(generation | BUSY);
             // SAFETY: this thread owns a strong count on `set` until
             // `refresh` or `ReleaseOnExit` gives it back, and neither can
             // run while `BUSY` is set.
             deliver(unsafe { &*set }, record);
-            l.state.set(generation);
         }
     } else if crate::sink::on_writer_thread() {
         stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
     } else if let Some(set) = SINKS.load_full() {
-        // This thread cannot cache (its thread-locals are going away): it
-        // still counts as inside `dispatch` while it delivers.
-        l.state.set(NONE | BUSY);
+        // This thread cannot cache (its thread-locals are going away).
         deliver(&set, record);
-        l.state.set(NONE);
     }
+}
+
+/// Hands a record to each capture this thread is in that wants it.
+#[cold]
+#[inline(never)]
+fn deliver_captured(record: &Record<'_>) {
+    let _ = CAPTURING.try_with(|c| {
+        for hook in c.borrow().iter() {
+            let wanted = if record.kind() == Kind::Telemetry {
+                hook.wants_telemetry()
+            } else {
+                record.level() <= hook.max_level()
+            };
+            if wanted {
+                let _ = emit_contained(&**hook, record);
+            }
+        }
+    });
 }
 
 fn deliver(set: &SinkSet, record: &Record<'_>) {
