@@ -26,11 +26,23 @@ pub use crate::value::{present_fields, FieldValue, ToValue, NO_FIELD};
 /// site calls its own `#[cold]`, non-inlined closure directly with the route.
 #[inline(always)]
 pub fn route(cs: &'static Callsite, needed: u8) -> Option<Route> {
-    if needed <= cs.interest() {
-        crate::runtime::route(cs, needed)
-    } else {
-        None
+    if needed > cs.interest() {
+        return None;
     }
+    // Levels are 0..=5 and `UNRESOLVED` is 255, -1 as an `i8`: one signed
+    // compare says "resolved, and the configuration wants this level".
+    if cs.configured() as i8 >= needed as i8 {
+        Some(Route::All)
+    } else {
+        route_cold(cs, needed)
+    }
+}
+
+/// An unresolved site, or one raised for a test capture.
+#[cold]
+#[inline(never)]
+fn route_cold(cs: &'static Callsite, needed: u8) -> Option<Route> {
+    crate::runtime::route(cs, needed)
 }
 
 /// For a site with a sampling filter, after its hot check and its filter

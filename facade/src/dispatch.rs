@@ -95,13 +95,19 @@ impl SinkSet {
 }
 
 static SINKS: ArcSwapOption<SinkSet> = ArcSwapOption::const_empty();
-/// Bumped (by [`GENERATION_STEP`], so it stays even and never 0) after
+/// Bumped (by [`GENERATION_STEP`], so its low two bits stay 0, and never 0) after
 /// every store to `SINKS`, so threads know their cached copy is stale.
 static SINKS_GENERATION: AtomicUsize = AtomicUsize::new(GENERATION_STEP);
-/// Generations are even: bit 0 of a thread's state is [`BUSY`].
-const GENERATION_STEP: usize = 2;
+/// Generations are multiples of 4: bits 0 and 1 of a thread's state are
+/// [`BUSY`] and [`IN_CAPTURE`], so the emit path's one compare of the state
+/// with `SINKS_GENERATION` also says "not re-entered, no capture here".
+const GENERATION_STEP: usize = 4;
 /// Set in a thread's state while it is inside [`dispatch`].
 const BUSY: usize = 1;
+/// Set in a thread's state while it is in a test capture.
+const IN_CAPTURE: usize = 2;
+/// The flag bits of a thread's state.
+const FLAGS: usize = BUSY | IN_CAPTURE;
 /// A thread's state when it caches no set (never a generation).
 const NONE: usize = 0;
 
@@ -286,7 +292,7 @@ struct ReleaseOnExit;
 impl Drop for ReleaseOnExit {
     fn drop(&mut self) {
         LOCAL.with(|l| {
-            l.state.set(NONE);
+            l.state.set(NONE | (l.state.get() & FLAGS));
             l.single.set(None);
             release(l.set.replace(ptr::null()));
         });
@@ -336,7 +342,10 @@ pub(crate) fn captures_here() -> Vec<Arc<dyn Sink>> {
 /// it serialises entering and leaving).
 pub(crate) fn enter_capture(hook: Arc<dyn Sink>) -> bool {
     CAPTURING.with(|c| c.borrow_mut().push(hook));
-    LOCAL.with(|l| l.captures.set(l.captures.get() + 1));
+    LOCAL.with(|l| {
+        l.captures.set(l.captures.get() + 1);
+        l.state.set(l.state.get() | IN_CAPTURE);
+    });
     CAPTURES.fetch_add(1, Ordering::SeqCst) == 0
 }
 
@@ -355,7 +364,12 @@ pub(crate) fn leave_capture(hook: &Arc<dyn Sink>) -> bool {
     if !removed {
         return false;
     }
-    let _ = LOCAL.try_with(|l| l.captures.set(l.captures.get() - 1));
+    let _ = LOCAL.try_with(|l| {
+        l.captures.set(l.captures.get() - 1);
+        if l.captures.get() == 0 {
+            l.state.set(l.state.get() & !IN_CAPTURE);
+        }
+    });
     CAPTURES.fetch_sub(1, Ordering::SeqCst) == 1
 }
 
@@ -406,8 +420,8 @@ fn refresh(l: &Local, generation: usize) -> bool {
     l.single_limit.set(limit);
     l.single_telemetry.set(telemetry);
     release(l.set.replace(new));
-    // Keeps `BUSY` (the slow path refreshes from inside `dispatch`).
-    l.state.set(generation | (l.state.get() & BUSY));
+    // Keeps the flags (the slow path refreshes from inside `dispatch`).
+    l.state.set(generation | (l.state.get() & FLAGS));
     true
 }
 
@@ -439,10 +453,9 @@ pub fn dispatch(record: &Record<'_>) {
 pub fn dispatch_to(route: Route, record: &Record<'_>) {
     LOCAL.with(|l| {
         if let Some(sink) = l.single.get() {
-            if route == Route::All
-                && l.captures.get() == 0
-                && l.state.get() == SINKS_GENERATION.load(Ordering::Acquire)
-            {
+            // Equal only if this thread caches the current set, is not
+            // inside `dispatch` and is in no capture.
+            if route == Route::All && l.state.get() == SINKS_GENERATION.load(Ordering::Acquire) {
                 let wanted = if record.kind() == Kind::Telemetry {
                     l.single_telemetry.get()
                 } else {
@@ -488,7 +501,7 @@ fn dispatch_slow(l: &Local, route: Route, record: &Record<'_>) {
 /// Delivers to the installed set; the caller has set `BUSY`.
 fn deliver_installed(l: &Local, record: &Record<'_>) {
     let generation = SINKS_GENERATION.load(Ordering::Acquire);
-    if l.state.get() & !BUSY == generation || refresh(l, generation) {
+    if l.state.get() & !FLAGS == generation || refresh(l, generation) {
         let set = l.set.get();
         if !set.is_null() {
             // SAFETY: this thread owns a strong count on `set` until
