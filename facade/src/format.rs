@@ -1,21 +1,53 @@
 //! Line formats: the RADICAL layout, JSON lines and a compact human format.
 //!
-//! Every format writes exactly one line per record: newlines and other
-//! control characters inside messages and values are escaped, so a value
-//! cannot forge a second log line.
+//! Every format writes exactly one line per record, by Python's
+//! `str.splitlines()` rules: newlines, every other control character and
+//! U+2028 / U+2029 are escaped in messages, targets, keys and values. In the
+//! RADICAL and Compact layouts a target is one space-free token and a key or
+//! value that is empty or holds a space, `=`, `"`, `\` or a line break is
+//! quoted, so no text can be read back as another column or another
+//! `key=value` pair.
 
-use std::fmt::{self, Write};
+use std::fmt::Write;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::record::Record;
 use crate::value::Value;
 
+mod compact;
+mod digits;
+mod escape;
+mod json;
+mod radical;
+
+pub use escape::Escaped;
+pub use json::{json_fields, json_str, json_value};
+pub use radical::{set_name_style, NameStyle};
+
 /// A line layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Format {
-    /// `<epoch secs .3f> : <target> : <pid> : <tid> : <LEVEL> : <message> key=value ...`,
-    /// the layout of RADICAL-Cybertools logs.
+    /// The layout of radical.utils' logger, column for column
+    /// (`%(created).3f : %(name)-20s : %(process)-5d : %(thread)-5d :
+    /// %(levelname)-8s : %(message)s`), then the fields as ` key=value`:
+    ///
+    /// ```text
+    /// 1796066819.926 : radical.asyncflow    : 3556  : 1     : WARNING  : a warning uid=7
+    /// ```
+    ///
+    /// - time: epoch seconds, rounded to milliseconds as Python's `%.3f`
+    ///   rounds `time.time()`;
+    /// - name: the site's target, left-aligned in 20 columns (longer names
+    ///   are not cut), or its dotted spelling (see [`set_name_style`]);
+    /// - process id, left-aligned in 5;
+    /// - thread: elide's thread number ([`thread_number`](crate::thread_number):
+    ///   1 for the first thread that logs, then 2, 3, ...), left-aligned in 5.
+    ///   It is stable for the thread's life and the same on every path
+    ///   (an async writer prints the caller's); Python prints its thread
+    ///   ident instead, which has no Rust equivalent;
+    /// - level: Python's names `ERROR`, `WARNING`, `INFO`, `DEBUG`, and
+    ///   `TRACE` for trace records (Python has none), left-aligned in 8.
     #[default]
     Radical,
     /// One JSON object per line: `time`, `level`, `target`, `pid`, `tid`,
@@ -42,48 +74,6 @@ pub(crate) fn with_line_buffer(f: impl FnOnce(&mut String)) {
     });
     if let Some(f) = f {
         f(&mut String::new());
-    }
-}
-
-/// Escapes control characters (and nothing else) while writing to a `String`.
-pub struct Escaped<'a>(pub &'a mut String);
-
-impl Write for Escaped<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        for c in s.chars() {
-            match c {
-                '\n' => self.0.push_str("\\n"),
-                '\r' => self.0.push_str("\\r"),
-                '\t' => self.0.push_str("\\t"),
-                c if c.is_control() => {
-                    let _ = write!(self.0, "\\u{{{:x}}}", c as u32);
-                }
-                c => self.0.push(c),
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Escapes for the inside of a JSON string.
-struct JsonEscaped<'a>(&'a mut String);
-
-impl Write for JsonEscaped<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        for c in s.chars() {
-            match c {
-                '"' => self.0.push_str("\\\""),
-                '\\' => self.0.push_str("\\\\"),
-                '\n' => self.0.push_str("\\n"),
-                '\r' => self.0.push_str("\\r"),
-                '\t' => self.0.push_str("\\t"),
-                c if (c as u32) < 0x20 || c == '\u{7f}' || c.is_control() => {
-                    let _ = write!(self.0, "\\u{:04x}", c as u32);
-                }
-                c => self.0.push(c),
-            }
-        }
-        Ok(())
     }
 }
 
@@ -163,150 +153,55 @@ impl Format {
     /// ```
     pub fn write(self, record: &Record<'_>, out: &mut String) {
         match self {
-            Format::Radical => write_radical(record, out),
-            Format::Json => write_json(record, out),
-            Format::Compact => write_compact(record, out),
+            Format::Radical => radical::write(record, out),
+            Format::Json => json::write(record, out),
+            Format::Compact => compact::write(record, out),
         }
         out.push('\n');
     }
 }
 
 fn write_message(record: &Record<'_>, out: &mut String) {
-    let _ = Escaped(out).write_fmt(*record.args());
+    match record.args().as_str() {
+        Some(s) => escape::escape_text(s, out),
+        None => {
+            let _ = Escaped(out).write_fmt(*record.args());
+        }
+    }
 }
 
 fn write_fields(record: &Record<'_>, out: &mut String) {
     for (k, v) in record.fields() {
         out.push(' ');
-        let _ = Escaped(out).write_str(k);
+        write_plain_key(k, out);
         out.push('=');
         write_plain_value(v, out);
     }
 }
 
-/// `key=value` value: strings that would be ambiguous are quoted.
+/// A `key=value` key: quoted and escaped like a string value when needed.
+pub(crate) fn write_plain_key(k: &str, out: &mut String) {
+    escape::quoted_str(k, out);
+}
+
+/// A `key=value` value: numbers and bools bare; every other kind (strings,
+/// chars, `%x`, `?x`) quoted and escaped when it is empty or holds a space,
+/// `=`, `"`, `\` or a line break (see [`escape::Quoted`]).
 pub(crate) fn write_plain_value(v: &Value<'_>, out: &mut String) {
-    match v {
-        Value::Str(s) if s.is_empty() || s.contains([' ', '"', '=']) => {
-            out.push('"');
-            for c in s.chars() {
-                if c == '"' || c == '\\' {
-                    out.push('\\');
-                }
-                let _ = Escaped(out).write_char(c);
-            }
-            out.push('"');
-        }
-        v => {
-            let _ = write!(Escaped(out), "{v}");
-        }
-    }
-}
-
-fn write_radical(record: &Record<'_>, out: &mut String) {
-    let _ = write!(
-        out,
-        "{:.3} : {} : {} : {} : {:<5} : ",
-        epoch_secs(record.time()),
-        record.target(),
-        pid(),
-        record.thread_id(),
-        record.level(),
-    );
-    write_message(record, out);
-    write_fields(record, out);
-}
-
-fn write_compact(record: &Record<'_>, out: &mut String) {
-    let ms = record
-        .time()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
-    let day_ms = ms % 86_400_000;
-    let _ = write!(
-        out,
-        "{:02}:{:02}:{:02}.{:03} {:<5} {}: ",
-        day_ms / 3_600_000,
-        day_ms / 60_000 % 60,
-        day_ms / 1000 % 60,
-        day_ms % 1000,
-        record.level(),
-        record.target(),
-    );
-    write_message(record, out);
-    write_fields(record, out);
-}
-
-/// A JSON string literal.
-pub fn json_str(s: &str, out: &mut String) {
-    out.push('"');
-    let _ = JsonEscaped(out).write_str(s);
-    out.push('"');
-}
-
-/// A typed JSON value: numbers and bools stay bare, non-finite floats and
-/// everything else become strings, so the output is always valid JSON.
-pub fn json_value(v: &Value<'_>, out: &mut String) {
     match *v {
-        Value::I64(n) => {
-            let _ = write!(out, "{n}");
-        }
+        Value::I64(n) => digits::push_i64(n, out),
         Value::U64(n) => {
-            let _ = write!(out, "{n}");
+            digits::push_u64(n, out);
         }
-        Value::I128(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::U128(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::F64(f) if f.is_finite() => {
-            let _ = write!(out, "{f:?}");
+        Value::I128(_) | Value::U128(_) | Value::F64(_) => {
+            let _ = write!(out, "{v}");
         }
         Value::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        Value::Str(s) => escape::quoted_str(s, out),
         ref other => {
-            out.push('"');
-            let _ = write!(JsonEscaped(out), "{other}");
-            out.push('"');
+            let mut q = escape::Quoted::begin(out);
+            let _ = write!(q, "{other}");
+            q.end();
         }
     }
-}
-
-/// Fields as one JSON object, values typed as in [`json_value`].
-pub fn json_fields(fields: &[crate::value::Field<'_>], out: &mut String) {
-    out.push('{');
-    for (i, (k, v)) in fields.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        json_str(k, out);
-        out.push(':');
-        json_value(v, out);
-    }
-    out.push('}');
-}
-
-fn write_json(record: &Record<'_>, out: &mut String) {
-    let meta = record.metadata();
-    let _ = write!(
-        out,
-        "{{\"time\":{:.6},\"level\":",
-        epoch_secs(record.time())
-    );
-    json_str(record.level().as_str(), out);
-    out.push_str(",\"target\":");
-    json_str(record.target(), out);
-    let _ = write!(
-        out,
-        ",\"pid\":{},\"tid\":{},\"msg\":\"",
-        pid(),
-        record.thread_id()
-    );
-    let _ = JsonEscaped(out).write_fmt(*record.args());
-    out.push_str("\",\"fields\":");
-    json_fields(record.fields(), out);
-    out.push_str(",\"file\":");
-    json_str(meta.file(), out);
-    let _ = write!(out, ",\"line\":{}}}", meta.line());
 }

@@ -190,6 +190,7 @@ pub fn init_ns(root: &str) -> Guard {
     let first = INIT.get().is_none();
     // Set before `ensure` so the first sinks already follow the root.
     config::write().root = Some(Root::new(root));
+    crate::namespace::set_root(root);
     ensure();
     if !first {
         refresh_env_sinks(false);
