@@ -7,21 +7,52 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// Twenty spaces: the widest padding a column needs.
 const SPACES: &str = "                    ";
 
+/// "00" to "99", for two digits per division.
+const PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Writes `n`'s decimal digits at the end of `buf`; returns where they start.
+#[inline(always)]
+fn digits_into(mut n: u64, buf: &mut [u8; 20]) -> usize {
+    let mut i = buf.len();
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        buf[i] = PAIRS[pair];
+        buf[i + 1] = PAIRS[pair + 1];
+    }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        i -= 2;
+        buf[i] = PAIRS[pair];
+        buf[i + 1] = PAIRS[pair + 1];
+    } else {
+        i -= 1;
+        buf[i] = b'0' + n as u8;
+    }
+    i
+}
+
+/// Appends ASCII bytes.
+#[inline(always)]
+fn push_ascii(bytes: &[u8], out: &mut String) {
+    debug_assert!(bytes.is_ascii());
+    // SAFETY: callers pass ASCII digits, '.' and spaces only, which are
+    // valid UTF-8 on their own.
+    out.push_str(unsafe { std::str::from_utf8_unchecked(bytes) });
+}
+
 /// Appends `n` in decimal; returns the number of digits.
 #[inline]
-pub(crate) fn push_u64(mut n: u64, out: &mut String) -> usize {
+pub(crate) fn push_u64(n: u64, out: &mut String) -> usize {
     let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // ASCII digits only.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("?"));
+    let i = digits_into(n, &mut buf);
+    push_ascii(&buf[i..], out);
     buf.len() - i
 }
 
@@ -63,15 +94,17 @@ pub(crate) fn push_epoch_3(t: SystemTime, out: &mut String) {
     match t.duration_since(UNIX_EPOCH) {
         Ok(d) => {
             let (secs, millis) = round_millis(d);
-            push_u64(secs, out);
-            out.push('.');
+            let mut buf = [0u8; 20];
+            let i = digits_into(secs, &mut buf);
+            let mut line = [0u8; 24];
+            let n = buf.len() - i;
+            line[..n].copy_from_slice(&buf[i..]);
             let m = millis as usize;
-            let digits = [
-                b'0' + (m / 100) as u8,
-                b'0' + (m / 10 % 10) as u8,
-                b'0' + (m % 10) as u8,
-            ];
-            out.push_str(std::str::from_utf8(&digits).unwrap_or("000"));
+            line[n] = b'.';
+            line[n + 1] = b'0' + (m / 100) as u8;
+            line[n + 2] = PAIRS[m % 100 * 2];
+            line[n + 3] = PAIRS[m % 100 * 2 + 1];
+            push_ascii(&line[..n + 4], out);
         }
         // Before 1970: not worth a fast path.
         Err(e) => {

@@ -21,10 +21,54 @@ pub(crate) fn breaks_line(c: char) -> bool {
     c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
+/// Byte classes, one bit per use: bytes that can start a line-breaking
+/// character (ASCII controls, DEL, and the lead bytes `0xC2`, `0xE2`)...
+const TEXT: u8 = 1;
+/// ... bytes that can start a character forcing quotes (those and space,
+/// `=`, `"`, `\`) ...
+const QUOTE: u8 = 2;
+/// ... and bytes a name column looks at (those of `TEXT`, space, `\`, and
+/// every non-ASCII byte, for the width count).
+const NAME: u8 = 4;
+
+/// The class bits of every byte value, so a scan is one load per byte.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let text = b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2;
+        let mut c = 0;
+        if text {
+            c |= TEXT | QUOTE | NAME;
+        }
+        if b == b' ' as usize || b == b'\\' as usize {
+            c |= QUOTE | NAME;
+        }
+        if b == b'=' as usize || b == b'"' as usize {
+            c |= QUOTE;
+        }
+        if b >= 0x80 {
+            c |= NAME;
+        }
+        t[b] = c;
+        b += 1;
+    }
+    t
+};
+
 /// Whether byte `b` can start a character for which [`breaks_line`] holds.
 #[inline(always)]
 fn suspect(b: u8) -> bool {
-    b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2
+    CLASS[b as usize] & TEXT != 0
+}
+
+/// The index of the first byte of `bytes` from `i` on with a bit of `class`.
+#[inline(always)]
+fn skip(bytes: &[u8], mut i: usize, class: u8) -> usize {
+    while i < bytes.len() && CLASS[bytes[i] as usize] & class == 0 {
+        i += 1;
+    }
+    i
 }
 
 /// Appends the escape of `c`: `\n`, `\r`, `\t`, else `\u{hex}`.
@@ -81,10 +125,21 @@ fn copy_escaping(
     out.push_str(&s[run..]);
 }
 
+/// [`copy_escaping`] for the line-breaking characters, with the common
+/// case (nothing to escape) found by one table scan and copied at once.
+#[inline]
+fn copy_text(s: &str, out: &mut String) {
+    if skip(s.as_bytes(), 0, TEXT) == s.len() {
+        out.push_str(s);
+    } else {
+        copy_escaping(s, out, suspect, breaks_line, push_escape);
+    }
+}
+
 /// Appends `s` with every line-breaking character escaped (messages,
 /// `.prof` fields).
 pub(crate) fn escape_text(s: &str, out: &mut String) {
-    copy_escaping(s, out, suspect, breaks_line, push_escape);
+    copy_text(s, out);
 }
 
 /// Escapes line-breaking characters (and nothing else) while writing to a
@@ -101,7 +156,7 @@ pub struct Escaped<'a>(pub &'a mut String);
 
 impl fmt::Write for Escaped<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        escape_text(s, self.0);
+        copy_text(s, self.0);
         Ok(())
     }
 }
@@ -115,13 +170,14 @@ pub(crate) fn escape_name(s: &str, out: &mut String) -> usize {
     let mut width = 0;
     let mut run = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b > b' ' && b < 0x7f && b != b'\\' {
-            width += 1;
-            i += 1;
-            continue;
+    loop {
+        let plain = skip(bytes, i, NAME);
+        width += plain - i;
+        i = plain;
+        if i == bytes.len() {
+            break;
         }
+        let b = bytes[i];
         let c = s[i..].chars().next().unwrap_or('\0');
         let n = c.len_utf8();
         if b == b' ' || b == b'\\' || breaks_line(c) {
@@ -180,23 +236,16 @@ impl<'a> Quoted<'a> {
     }
 }
 
-/// Whether byte `b` can start a character that forces quotes.
-#[inline(always)]
-fn quote_suspect(b: u8) -> bool {
-    suspect(b) || matches!(b, b' ' | b'=' | b'"' | b'\\')
-}
-
 impl fmt::Write for Quoted<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         let needs = &mut self.needs_quotes;
         let bytes = s.as_bytes();
         let mut run = 0;
         let mut i = 0;
-        while i < bytes.len() {
-            let b = bytes[i];
-            if !quote_suspect(b) {
-                i += 1;
-                continue;
+        loop {
+            i = skip(bytes, i, QUOTE);
+            if i == bytes.len() {
+                break;
             }
             let c = s[i..].chars().next().unwrap_or('\0');
             let n = c.len_utf8();
@@ -226,6 +275,10 @@ impl fmt::Write for Quoted<'_> {
 
 /// Writes `s` as a `key=value` key or value (see [`Quoted`]).
 pub(crate) fn quoted_str(s: &str, out: &mut String) {
+    if !s.is_empty() && skip(s.as_bytes(), 0, QUOTE) == s.len() {
+        out.push_str(s);
+        return;
+    }
     let mut q = Quoted::begin(out);
     let _ = fmt::Write::write_str(&mut q, s);
     q.end();
