@@ -630,3 +630,23 @@ fn describe_names_the_deciding_variable() {
         .stdout
         .contains("looked at RADICAL_ASYNCFLOW_ENGINE_LOG_LVL, RADICAL_ASYNCFLOW_LOG_LVL"));
 }
+
+#[test]
+fn describe_without_root_describes_the_executable() {
+    let r = probe(&[("ENV_PROBE_LOG_LVL", "debug")], &["init", "describe"]);
+    assert!(
+        r.stdout.starts_with(
+            "elide configuration for `env-probe` (prefix ENV_PROBE, no application root)"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("from ENV_PROBE_LOG_LVL"), "{}", r.stdout);
+    let r = probe(&[], &["ns:radical.asyncflow", "describe"]);
+    assert!(
+        r.stdout
+            .starts_with("elide configuration for `radical.asyncflow`"),
+        "{}",
+        r.stdout
+    );
+}

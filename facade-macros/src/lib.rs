@@ -20,87 +20,133 @@ mod source_text;
 
 use proc_macro::TokenStream;
 
-/// Logs at error level. Documented at `elide::error!`; use it from there.
+// Each macro's user docs are on its re-export in `elide` (facade/src/macros.rs).
+// rustdoc appends the re-exported item's own docs to them, so the pointers
+// below are `cfg_attr(doc, ..)`: they show on this crate's pages, but the
+// metadata `elide`'s docs are built from is compiled without `cfg(doc)`, so
+// each `elide::*` macro page carries the user docs alone.
+
+#[cfg_attr(
+    doc,
+    doc = "Logs at error level. Documented at `elide::error!`; use it from there."
+)]
 #[proc_macro]
 pub fn error(input: TokenStream) -> TokenStream {
     site::log_fixed(1, "Error", input.into()).into()
 }
 
-/// Logs at warn level. Documented at `elide::warn!`; use it from there.
+#[cfg_attr(
+    doc,
+    doc = "Logs at warn level. Documented at `elide::warn!`; use it from there."
+)]
 #[proc_macro]
 pub fn warn(input: TokenStream) -> TokenStream {
     site::log_fixed(2, "Warn", input.into()).into()
 }
 
-/// Logs at info level. Documented at `elide::info!`; use it from there.
+#[cfg_attr(
+    doc,
+    doc = "Logs at info level. Documented at `elide::info!`; use it from there."
+)]
 #[proc_macro]
 pub fn info(input: TokenStream) -> TokenStream {
     site::log_fixed(3, "Info", input.into()).into()
 }
 
-/// Logs at debug level. Documented at `elide::debug!`; use it from there.
+#[cfg_attr(
+    doc,
+    doc = "Logs at debug level. Documented at `elide::debug!`; use it from there."
+)]
 #[proc_macro]
 pub fn debug(input: TokenStream) -> TokenStream {
     site::log_fixed(4, "Debug", input.into()).into()
 }
 
-/// Logs at trace level. Documented at `elide::trace!`; use it from there.
+#[cfg_attr(
+    doc,
+    doc = "Logs at trace level. Documented at `elide::trace!`; use it from there."
+)]
 #[proc_macro]
 pub fn trace(input: TokenStream) -> TokenStream {
     site::log_fixed(5, "Trace", input.into()).into()
 }
 
-/// Logs at a given level. Documented at `elide::log!`; use it from there.
+#[cfg_attr(
+    doc,
+    doc = "Logs at a given level. Documented at `elide::log!`; use it from there."
+)]
 #[proc_macro]
 pub fn log(input: TokenStream) -> TokenStream {
     site::log_any(input.into()).into()
 }
 
-/// Whether a site at this level would emit. Documented at `elide::enabled!`; use it from there.
+#[cfg_attr(
+    doc,
+    doc = "Whether a site at this level would emit. Documented at `elide::enabled!`; use it from there."
+)]
 #[proc_macro]
 pub fn enabled(input: TokenStream) -> TokenStream {
     site::enabled(input.into()).into()
 }
 
-/// A debug check. Documented at `elide::check!`; use it from there.
+#[cfg_attr(
+    doc,
+    doc = "A debug check. Documented at `elide::check!`; use it from there."
+)]
 #[proc_macro]
 pub fn check(input: TokenStream) -> TokenStream {
     site::check(input.into(), site::CheckKind::True).into()
 }
 
-/// A debug equality check. Documented at `elide::check_eq!`; use it from there.
+#[cfg_attr(
+    doc,
+    doc = "A debug equality check. Documented at `elide::check_eq!`; use it from there."
+)]
 #[proc_macro]
 pub fn check_eq(input: TokenStream) -> TokenStream {
     site::check(input.into(), site::CheckKind::Eq).into()
 }
 
-/// A debug inequality check. Documented at `elide::check_ne!`; use it from there.
+#[cfg_attr(
+    doc,
+    doc = "A debug inequality check. Documented at `elide::check_ne!`; use it from there."
+)]
 #[proc_macro]
 pub fn check_ne(input: TokenStream) -> TokenStream {
     site::check(input.into(), site::CheckKind::Ne).into()
 }
 
-/// Whether debug mode is on for the calling module. Documented at
-/// `elide::debug_mode!`; use it from there.
+#[cfg_attr(
+    doc,
+    doc = "Whether debug mode is on for the calling module. Documented at `elide::debug_mode!`; use it from there."
+)]
 #[proc_macro]
 pub fn debug_mode(input: TokenStream) -> TokenStream {
     site::debug_mode(input.into()).into()
 }
 
-/// Pre- and postconditions on a function. Documented at `elide::checked`;
-/// use it from there.
+#[cfg_attr(
+    doc,
+    doc = "Pre- and postconditions on a function. Documented at `elide::checked`; use it from there."
+)]
 #[proc_macro_attribute]
 pub fn checked(attr: TokenStream, item: TokenStream) -> TokenStream {
     checked::expand(attr.into(), item.into()).into()
 }
 
-/// A telemetry event. Documented at `elide::telemetry!`; use it from there.
+#[cfg_attr(
+    doc,
+    doc = "A telemetry event. Documented at `elide::telemetry!`; use it from there."
+)]
 #[proc_macro]
 pub fn telemetry(input: TokenStream) -> TokenStream {
     site::telemetry(input.into()).into()
 }
 
-/// An always-on counter. Documented at `elide::counter!`; use it from there.
+#[cfg_attr(
+    doc,
+    doc = "An always-on counter. Documented at `elide::counter!`; use it from there."
+)]
 #[proc_macro]
 pub fn counter(input: TokenStream) -> TokenStream {
     site::counter(input.into()).into()

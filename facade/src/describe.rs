@@ -119,16 +119,26 @@ fn text<T: fmt::Display>(d: Decided<T>) -> Decided<String> {
     }
 }
 
-/// The effective configuration of the application root namespace
-/// ([`init_ns`](crate::init_ns), `radical` without one).
+/// The effective configuration of the application: the root namespace set
+/// with [`init_ns`](crate::init_ns), or without one the executable's name
+/// (`newapp` for a binary `newapp`, so the variables `NEWAPP_LOG_LVL`, ...),
+/// which is the crate of a binary whose target has the package's name. For
+/// any other module use [`describe_for`] (`describe_for(module_path!())`).
 ///
 /// ```
-/// print!("{}", elide::describe());
+/// let d = elide::describe();
+/// print!("{d}");
+/// # assert!(d.to_string().contains("elide configuration for `"));
 /// ```
 pub fn describe() -> Description {
     crate::init::ensure();
-    let root = config::read().root.as_ref().map(|r| r.name.clone());
-    describe_for(root.as_deref().unwrap_or("radical"))
+    let cfg = config::read();
+    let name = match cfg.root.as_ref() {
+        Some(r) => r.name.clone(),
+        None => env::process_name(cfg.snapshot(), None),
+    };
+    drop(cfg);
+    describe_for(&name)
 }
 
 /// The effective configuration of a namespace (`radical_asyncflow::engine`,

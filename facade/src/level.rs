@@ -184,28 +184,89 @@ impl fmt::Display for LevelFilter {
 }
 
 /// The error returned when a string names no level.
+///
+/// Its message names the input and what would have been accepted:
+///
+/// ```
+/// let e = "verbose".parse::<elide::LevelFilter>().unwrap_err();
+/// assert!(e.to_string().starts_with("`verbose` is not a level filter"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseLevelError {
     input: String,
+    problem: Problem,
+}
+
+/// Why a level did not parse; it picks the expected syntax to list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Problem {
+    /// Not a level name of either kind.
+    FilterName,
+    /// Digits, but not a number with a level meaning.
+    FilterNumber,
+    /// A [`Level`] was asked for: `off` (60) is a filter, not a level.
+    RecordLevel,
+}
+
+/// The syntax [`LevelFilter::from_str`] and the `LOG_LVL` variables accept.
+const FILTER_SYNTAX: &str = "expected off, critical, error, warning, warn, info, debug, trace, \
+                             debug_1..debug_9, or one of the numbers 60, 50, 40, 30, 20, 10, 0..9";
+
+/// The syntax [`Level::from_str`] accepts: the same without `off` and 60.
+const LEVEL_SYNTAX: &str = "expected critical, error, warning, warn, info, debug, trace, \
+                            debug_1..debug_9, or one of the numbers 50, 40, 30, 20, 10, 0..9";
+
+impl ParseLevelError {
+    /// The message without the input, for the environment warning (which
+    /// names the variable and its value already).
+    pub(crate) fn reason(&self) -> String {
+        match self.problem {
+            Problem::FilterName => format!("not a level ({FILTER_SYNTAX})"),
+            Problem::FilterNumber => format!("not a level number ({FILTER_SYNTAX})"),
+            Problem::RecordLevel => format!("not a record level ({LEVEL_SYNTAX})"),
+        }
+    }
 }
 
 impl fmt::Display for ParseLevelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "`{}` is not a level (expected off, error, warn, info, debug or trace)",
-            self.input
-        )
+        match self.problem {
+            Problem::FilterName | Problem::FilterNumber => write!(
+                f,
+                "`{}` is not a level filter ({FILTER_SYNTAX})",
+                self.input
+            ),
+            Problem::RecordLevel => {
+                write!(f, "`{}` is not a record level ({LEVEL_SYNTAX})", self.input)
+            }
+        }
     }
 }
 
 impl std::error::Error for ParseLevelError {}
 
-/// Case-insensitive names, with the Python aliases `critical` and `warning`.
-fn parse_name(s: &str) -> Option<LevelFilter> {
-    let s = s.trim();
+/// The one level parser, behind both `FromStr` impls and the `LOG_LVL`
+/// environment keys. Accepts names in any case with surrounding whitespace,
+/// the Python aliases `critical` and `warning`, RADICAL's finer debug levels
+/// `debug_1`..`debug_9` (all `trace` here) and Python's numeric levels.
+fn parse_filter(text: &str) -> Result<LevelFilter, Problem> {
+    let s = text.trim();
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        // Only the numbers Python's logging and RADICAL give a meaning to;
+        // anything else is reported rather than rounded to a neighbour.
+        return match s.parse::<u64>() {
+            Ok(60) => Ok(LevelFilter::Off),
+            Ok(50 | 40) => Ok(LevelFilter::Error),
+            Ok(30) => Ok(LevelFilter::Warn),
+            Ok(20) => Ok(LevelFilter::Info),
+            Ok(10) => Ok(LevelFilter::Debug),
+            Ok(0..=9) => Ok(LevelFilter::Trace),
+            _ => Err(Problem::FilterNumber),
+        };
+    }
     let eq = |name: &str| s.eq_ignore_ascii_case(name);
-    Some(if eq("off") {
+    let b = s.as_bytes();
+    Ok(if eq("off") {
         LevelFilter::Off
     } else if eq("error") || eq("critical") {
         LevelFilter::Error
@@ -215,30 +276,57 @@ fn parse_name(s: &str) -> Option<LevelFilter> {
         LevelFilter::Info
     } else if eq("debug") {
         LevelFilter::Debug
-    } else if eq("trace") {
+    } else if eq("trace")
+        || (b.len() == 7 && b[..6].eq_ignore_ascii_case(b"debug_") && (b'1'..=b'9').contains(&b[6]))
+    {
         LevelFilter::Trace
     } else {
-        return None;
+        return Err(Problem::FilterName);
     })
 }
 
+/// Parses a threshold: everything [`Level`] parses, plus `off` and `60`.
+///
+/// ```
+/// use elide::LevelFilter;
+/// assert_eq!("off".parse(), Ok(LevelFilter::Off));
+/// assert_eq!("30".parse(), Ok(LevelFilter::Warn));
+/// assert_eq!("debug_3".parse(), Ok(LevelFilter::Trace));
+/// ```
 impl FromStr for LevelFilter {
     type Err = ParseLevelError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        parse_name(s).ok_or_else(|| ParseLevelError {
+        parse_filter(s).map_err(|problem| ParseLevelError {
             input: s.to_owned(),
+            problem,
         })
     }
 }
 
+/// Parses a record level, with the syntax of the `LOG_LVL` variables except
+/// `off` (and its number 60), which is a filter, not a level.
+///
+/// ```
+/// use elide::Level;
+/// assert_eq!("Warning".parse(), Ok(Level::Warn));
+/// assert_eq!("20".parse(), Ok(Level::Info));
+/// assert!("off".parse::<Level>().is_err());
+/// ```
 impl FromStr for Level {
     type Err = ParseLevelError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        parse_name(s)
-            .and_then(LevelFilter::to_level)
-            .ok_or_else(|| ParseLevelError {
-                input: s.to_owned(),
-            })
+        let problem = match parse_filter(s) {
+            Ok(filter) => match filter.to_level() {
+                Some(level) => return Ok(level),
+                None => Problem::RecordLevel,
+            },
+            // Whatever failed, list the syntax a level accepts.
+            Err(_) => Problem::RecordLevel,
+        };
+        Err(ParseLevelError {
+            input: s.to_owned(),
+            problem,
+        })
     }
 }
 
@@ -269,6 +357,35 @@ mod tests {
         assert!("verbose".parse::<LevelFilter>().is_err());
         let e = "loud".parse::<Level>().unwrap_err().to_string();
         assert!(e.contains("loud"), "{e}");
+    }
+
+    #[test]
+    fn filter_parse_takes_what_the_environment_takes() {
+        assert_eq!("30".parse::<LevelFilter>(), Ok(LevelFilter::Warn));
+        assert_eq!("60".parse::<LevelFilter>(), Ok(LevelFilter::Off));
+        assert_eq!(" 7 ".parse::<LevelFilter>(), Ok(LevelFilter::Trace));
+        assert_eq!("debug_3".parse::<LevelFilter>(), Ok(LevelFilter::Trace));
+        assert_eq!("DEBUG_9".parse::<Level>(), Ok(Level::Trace));
+        assert_eq!("10".parse::<Level>(), Ok(Level::Debug));
+        assert_eq!("50".parse::<Level>(), Ok(Level::Error));
+        for bad in ["35", "61", "debug_0", "debug_10", "-1", ""] {
+            assert!(bad.parse::<LevelFilter>().is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn level_parse_error_does_not_offer_off() {
+        for s in ["OFF", "off", "60", "loud"] {
+            let e = s.parse::<Level>().unwrap_err().to_string();
+            assert!(e.contains(&format!("`{s}`")), "{e}");
+            let expected = &e[e.find("(expected").expect(&e)..];
+            assert!(!expected.contains("off"), "{s:?}: {e}");
+            assert!(!expected.contains("60"), "{s:?}: {e}");
+            assert!(expected.contains("critical, error"), "{e}");
+        }
+        // The filter's message does list it.
+        let e = "loud".parse::<LevelFilter>().unwrap_err().to_string();
+        assert!(e.contains("expected off"), "{e}");
     }
 
     #[test]

@@ -30,7 +30,7 @@
 //! info!(uid, state = "RUNNING", "task {uid} started");
 //! debug!("not built: {}", expensive());      // Info < Debug: never evaluated
 //! check!(uid.starts_with("task."));            // debug mode is off: skipped
-//! counter!("tasks.started");                    // always on, a few instructions
+//! counter!("tasks.started");                    // no run-time switch, a few instructions
 //!
 //! assert_eq!(mem.messages(), ["task task.000001 started"]);
 //! assert_eq!(elide::counters()["tasks.started"], 1);
@@ -44,6 +44,15 @@
 //! `first = N`, `once` or `every = <Duration>`. Arguments are evaluated in a
 //! closure on the cold path, so `?` and `return` inside them do not reach the
 //! enclosing function.
+//!
+//! ## Guide
+//!
+//! The whole contract, one chapter each, with runnable examples:
+//! [call sites](guide::call_sites) (every macro and its syntax),
+//! [configuration](guide::configuration) (the `RADICAL_*` environment
+//! cascade, keys and values, `init_ns`, precedence, bad values),
+//! [cargo features](guide::features) (the static gate) and
+//! [sinks](guide::sinks) (where records go and what each guarantees).
 
 #![warn(missing_docs)]
 
@@ -57,6 +66,7 @@ mod dispatch;
 mod env;
 mod exit;
 pub mod format;
+pub mod guide;
 mod init;
 mod level;
 mod macros;

@@ -199,10 +199,17 @@ pub use elide_macros::checked;
 /// ```
 pub use elide_macros::telemetry;
 
-/// An always-on counter: `counter!("name")` adds 1, `counter!("name", n)`
-/// adds `n` (a `u64`). A hit is a relaxed add on a per-thread shard of the
-/// site's own static: no clock read, no lock, no registration. Read totals
-/// with [`counters`](crate::counters). Compiled out by the telemetry gate.
+/// A counter with no run-time switch: `counter!("name")` adds 1,
+/// `counter!("name", n)` adds `n` (a `u64`). A hit is a relaxed add on a
+/// per-thread shard of the site's own static: no clock read, no lock, no
+/// registration. Read totals with [`counters`](crate::counters) or
+/// [`counter_value`](crate::counter_value).
+///
+/// "No run-time switch" is not "always compiled": counters are telemetry, so
+/// the `telemetry_off` / `release_telemetry_off` features remove `counter!`
+/// sites together with [`telemetry!`] (one switch takes all telemetry out of
+/// a binary; see [the feature table](crate::guide::features)). The
+/// counter then reads 0.
 ///
 /// ```
 /// elide::counter!("bytes.read", 512);

@@ -5,7 +5,8 @@
 //! Commands: `init`, `ns:<root>` (init_ns), `report`, `emit`,
 //! `burst:<n>` (n info lines `burst seq=<i>` under `radical_asyncflow::engine`),
 //! `set:<VAR>=<value>` (changes this process's environment),
-//! `reload`, `api-level:<level>` (set_level), `describe:<namespace>`,
+//! `reload`, `api-level:<level>` (set_level), `describe:<namespace>`
+//! (`describe` alone: the application),
 //! `telemetry` (one event under `radical_asyncflow::engine`), `api-no-sinks`
 //! (`set_sinks([])`), `count-sinks`.
 
@@ -127,6 +128,7 @@ fn main() {
             "api-level" => elide::set_level(param.parse::<LevelFilter>().expect("a level")),
             "api-no-sinks" => elide::set_sinks(Vec::<std::sync::Arc<dyn elide::Sink>>::new()),
             "count-sinks" => println!("probe sinks={}", elide::sinks().len()),
+            "describe" if param.is_empty() => print!("{}", elide::describe()),
             "describe" => print!("{}", elide::describe_for(param)),
             other => panic!("unknown probe command {other:?}"),
         }

@@ -11,14 +11,18 @@
 //! rest (features unify within a build), so they come from static-off/,
 //! built here twice: release (opt-level 3) and dev (opt-level 0).
 //!
-//! Flags: `--csv PATH` (default `target/elide-bench.csv`), `--rounds N` (>= 5,
+//! Flags: `--csv PATH` (default `target/elide-bench.csv`), `--svg PATH` (the
+//! chart, default `target/elide-bench.svg`), `--rounds N` (>= 5,
 //! default 11), `--round-ms MS` (default 20), `--filter TEXT` (variants whose
 //! name or row contains TEXT), `--no-callgrind`, `--no-static`.
 
+mod chart;
 mod child;
 mod consumers;
 mod report;
 mod sites;
+#[path = "../../svg.rs"]
+mod svg;
 mod variants;
 mod workload;
 
@@ -32,6 +36,7 @@ const CG_ITERS: (u64, u64) = (2_000, 12_000);
 
 const USAGE: &str = "usage: cargo run --release -p elide-benches [-- FLAGS]
   --csv PATH      where to write the CSV (default target/elide-bench.csv)
+  --svg PATH      where to write the chart (default target/elide-bench.svg)
   --rounds N      timed rounds per variant, at least 5 (default 11)
   --round-ms MS   length of one round (default 20)
   --filter TEXT   only variants whose name or row contains TEXT (plus the bare loops)
@@ -40,6 +45,7 @@ const USAGE: &str = "usage: cargo run --release -p elide-benches [-- FLAGS]
 
 struct Options {
     csv: PathBuf,
+    svg: PathBuf,
     rounds: u64,
     round_ms: u64,
     filter: Option<String>,
@@ -98,18 +104,27 @@ fn main() {
     let table = report::table(&measured, callgrind);
     println!("{}", report::header(&opts_line(&opts, callgrind)));
     println!("{}", table.markdown());
-    if let Some(dir) = opts.csv.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    match std::fs::write(&opts.csv, table.csv()) {
-        Ok(()) => eprintln!("wrote {}", opts.csv.display()),
-        Err(e) => eprintln!("could not write {}: {e}", opts.csv.display()),
+    let unit = if callgrind { "instructions" } else { "ns" };
+    let note = format!(
+        "{} CPUs. Release build, fat LTO; statically-off rows from separate builds at the row's opt-level. 0 = no cost over the bare loop.",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    let chart = chart::svg(&table.bars(), unit, &note);
+    for (path, text) in [(&opts.csv, table.csv()), (&opts.svg, chart)] {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        match std::fs::write(path, text) {
+            Ok(()) => eprintln!("wrote {}", path.display()),
+            Err(e) => eprintln!("could not write {}: {e}", path.display()),
+        }
     }
 }
 
 fn parse(args: &[String]) -> Options {
     let mut o = Options {
         csv: target_root().join("elide-bench.csv"),
+        svg: target_root().join("elide-bench.svg"),
         rounds: 11,
         round_ms: 20,
         filter: None,
@@ -132,6 +147,7 @@ fn parse(args: &[String]) -> Options {
         };
         match a.as_str() {
             "--csv" => o.csv = value(a).into(),
+            "--svg" => o.svg = value(a).into(),
             "--rounds" => o.rounds = number(a, value(a)).max(5),
             "--round-ms" => o.round_ms = number(a, value(a)).max(1),
             "--filter" => o.filter = Some(value(a)),

@@ -217,6 +217,25 @@ impl Table {
         out
     }
 
+    /// The bars of the chart: each variant's cost over the bare loop of its
+    /// build (instructions when callgrind ran, else ns), bare loops left out.
+    pub fn bars(&self) -> Vec<crate::chart::Bar> {
+        self.lines
+            .iter()
+            .filter(|l| l.name != "bare")
+            .map(|l| crate::chart::Bar {
+                row: l.row.clone(),
+                lib: l.lib.clone(),
+                cost: if self.callgrind {
+                    l.delta_ir.unwrap_or(f64::NAN)
+                } else {
+                    l.delta_ns
+                }
+                .max(0.0),
+            })
+            .collect()
+    }
+
     /// The same numbers, unrounded, one variant per line.
     pub fn csv(&self) -> String {
         let mut out = String::from(

@@ -11,10 +11,16 @@
 //! (the flush / guard drop returned with every line on disk), and lines
 //! missing from the file at that point.
 //!
-//! `cargo run --release -p elide-bench-sinks -- [--lines N] [--sync-lines M] [--dir D]`
+//! `cargo run --release -p elide-bench-sinks -- [--lines N] [--sync-lines M] [--dir D] [--svg PATH]`
+//! The table goes to stdout, a latency-percentile chart to `--svg` (default
+//! `target/elide-bench-sinks.svg`, relative to the working directory).
 //! The synchronous row pays one fsync per line (milliseconds on some
 //! disks), so it runs `--sync-lines` lines (default 1,000); its per-call
 //! latencies do not depend on the count.
+
+mod chart;
+#[path = "../../svg.rs"]
+mod svg;
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -168,6 +174,20 @@ fn timer_overhead(n: usize) -> Row {
     }
 }
 
+/// The chart's view of the rows: latency at each percentile, then the max.
+fn series(rows: &[Row]) -> Vec<chart::Series> {
+    rows.iter()
+        .map(|r| chart::Series {
+            name: format!("{} ({} lines)", r.name, r.lines),
+            us: chart::PERCENTILES
+                .iter()
+                .map(|(p, _)| pct(&r.latencies_ns, *p))
+                .chain([*r.latencies_ns.last().unwrap() as f64 / 1000.0])
+                .collect(),
+        })
+        .collect()
+}
+
 fn print(rows: &mut [Row]) {
     println!(
         "| sink | lines | caller p50 (us) | p99 | p999 | max | caller wall (ms) | all durable after (ms) | lost |"
@@ -200,6 +220,7 @@ fn main() {
     let mut lines = 50_000usize;
     let mut sync_lines = 1_000usize;
     let mut dir = std::env::temp_dir().join("elide-bench-sinks");
+    let mut svg = PathBuf::from("target/elide-bench-sinks.svg");
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let v = args.next().unwrap_or_default();
@@ -207,6 +228,7 @@ fn main() {
             "--lines" => lines = v.parse().expect("--lines N"),
             "--sync-lines" => sync_lines = v.parse().expect("--sync-lines N"),
             "--dir" => dir = PathBuf::from(v),
+            "--svg" => svg = PathBuf::from(v),
             other => panic!("unknown argument {other}"),
         }
     }
@@ -220,6 +242,18 @@ fn main() {
         tracing_appender_row(&dir, lines),
     ];
     print(&mut rows);
+    let note = format!(
+        "{} INFO lines that must be durable; Instant around each call. {} CPUs.",
+        lines,
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    if let Some(parent) = svg.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    match std::fs::write(&svg, chart::svg(&series(&rows), &note)) {
+        Ok(()) => eprintln!("wrote {}", svg.display()),
+        Err(e) => eprintln!("could not write {}: {e}", svg.display()),
+    }
     // tracing-appender's worker may still be fsyncing: exit without it.
     std::process::exit(0);
 }

@@ -10,37 +10,11 @@ use std::path::{Path, PathBuf};
 use crate::sink::FileMode;
 use crate::LevelFilter;
 
-/// What a level must look like, for the warning.
-const LEVEL_SYNTAX: &str = "expected off, critical, error, warning, warn, info, debug, trace, \
-                            debug_1..debug_9, or one of the numbers 60, 50, 40, 30, 20, 10, 0..9";
-
-/// Parses `LOG_LVL` / `VERBOSE`: names (case-insensitive, with the Python
-/// aliases `critical` and `warning`), `debug_1`..`debug_9` (RADICAL's extra
-/// debug levels, all `trace` here) and Python's numeric levels.
+/// Parses `LOG_LVL` / `VERBOSE` with the one level parser that
+/// `LevelFilter::from_str` uses (names in any case, `critical`/`warning`,
+/// `debug_1`..`debug_9`, Python's numbers).
 pub(crate) fn parse_level(text: &str) -> Result<LevelFilter, String> {
-    let s = text.trim();
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
-        // Only the numbers Python's logging and RADICAL give a meaning to;
-        // anything else is reported rather than rounded to a neighbour.
-        return match s.parse::<u64>() {
-            Ok(60) => Ok(LevelFilter::Off),
-            Ok(50 | 40) => Ok(LevelFilter::Error),
-            Ok(30) => Ok(LevelFilter::Warn),
-            Ok(20) => Ok(LevelFilter::Info),
-            Ok(10) => Ok(LevelFilter::Debug),
-            Ok(0..=9) => Ok(LevelFilter::Trace),
-            _ => Err(format!("{s} is not a level number ({LEVEL_SYNTAX})")),
-        };
-    }
-    if let Ok(level) = s.parse::<LevelFilter>() {
-        return Ok(level);
-    }
-    // RADICAL's debug_1..debug_9 are finer debug levels: all `trace` here.
-    let b = s.as_bytes();
-    if b.len() == 7 && b[..6].eq_ignore_ascii_case(b"debug_") && (b'1'..=b'9').contains(&b[6]) {
-        return Ok(LevelFilter::Trace);
-    }
-    Err(format!("not a level ({LEVEL_SYNTAX})"))
+    text.parse::<LevelFilter>().map_err(|e| e.reason())
 }
 
 /// Parses a flag (`DEBUG`, `PROFILE`): `1 true yes on` / `0 false no off`,

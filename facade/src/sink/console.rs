@@ -1,5 +1,6 @@
 //! Console sink: stderr or stdout, one `write` per line.
 
+use std::ffi::OsStr;
 use std::io::{self, IsTerminal, Write};
 
 use crate::format::Format;
@@ -16,8 +17,14 @@ pub enum Stream {
     Stderr,
 }
 
-/// Writes formatted lines to stdout or stderr. Colours the level only when
-/// the stream is a terminal.
+/// Writes formatted lines to stdout or stderr, colouring the level name.
+///
+/// Colour is decided once, when the sink is built: on for a terminal, off
+/// otherwise; a non-empty `NO_COLOR` turns it off even on a terminal
+/// (<https://no-color.org>), and `CLICOLOR_FORCE` set to anything but
+/// empty or `0` turns it on for a pipe or file. `NO_COLOR` wins when both
+/// are set. [`with_color`](ConsoleSink::with_color) overrides all of this.
+/// JSON lines are never coloured.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -37,10 +44,15 @@ pub struct ConsoleSink {
 impl ConsoleSink {
     /// A sink on `stream`, RADICAL format, all levels.
     pub fn new(stream: Stream) -> ConsoleSink {
-        let color = match stream {
+        let is_terminal = match stream {
             Stream::Stdout => io::stdout().is_terminal(),
             Stream::Stderr => io::stderr().is_terminal(),
         };
+        let color = color_wanted(
+            is_terminal,
+            std::env::var_os("NO_COLOR").as_deref(),
+            std::env::var_os("CLICOLOR_FORCE").as_deref(),
+        );
         ConsoleSink {
             stream,
             format: Format::Radical,
@@ -66,7 +78,8 @@ impl ConsoleSink {
         self.level = level;
         self
     }
-    /// Forces colours on or off (by default: on only for a terminal).
+    /// Forces colours on or off (by default: on for a terminal, subject to
+    /// `NO_COLOR` and `CLICOLOR_FORCE`).
     pub fn with_color(mut self, color: bool) -> ConsoleSink {
         self.color = color;
         self
@@ -105,6 +118,18 @@ impl ConsoleSink {
     }
 }
 
+/// Whether a console stream gets colour, from whether it is a terminal and
+/// the values of `NO_COLOR` and `CLICOLOR_FORCE` (`None` when unset).
+fn color_wanted(is_terminal: bool, no_color: Option<&OsStr>, force: Option<&OsStr>) -> bool {
+    if no_color.is_some_and(|v| !v.is_empty()) {
+        return false;
+    }
+    if force.is_some_and(|v| !v.is_empty() && v != "0") {
+        return true;
+    }
+    is_terminal
+}
+
 impl Sink for ConsoleSink {
     fn max_level(&self) -> LevelFilter {
         self.level
@@ -121,5 +146,32 @@ impl Sink for ConsoleSink {
             Stream::Stdout => io::stdout().flush(),
             Stream::Stderr => io::stderr().flush(),
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::color_wanted;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn colour_follows_terminal_no_color_and_clicolor_force() {
+        let v = |s: &'static str| Some(OsStr::new(s));
+        // Neither variable: the terminal decides.
+        assert!(color_wanted(true, None, None));
+        assert!(!color_wanted(false, None, None));
+        // NO_COLOR: any non-empty value turns colour off, even on a terminal.
+        assert!(!color_wanted(true, v("1"), None));
+        assert!(!color_wanted(true, v("0"), None));
+        assert!(!color_wanted(true, v("false"), None));
+        assert!(color_wanted(true, v(""), None));
+        // CLICOLOR_FORCE: anything but empty or 0 forces colour off a terminal.
+        assert!(color_wanted(false, None, v("1")));
+        assert!(color_wanted(false, None, v("yes")));
+        assert!(!color_wanted(false, None, v("0")));
+        assert!(!color_wanted(false, None, v("")));
+        // Both: NO_COLOR wins.
+        assert!(!color_wanted(false, v("1"), v("1")));
+        assert!(!color_wanted(true, v("1"), v("1")));
     }
 }

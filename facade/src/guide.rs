@@ -1,0 +1,20 @@
+//! The user guide: the whole contract of elide, one chapter per module.
+//! These modules hold documentation only.
+//!
+//! - [`call_sites`]: the macros and their argument syntax.
+//! - [`configuration`]: the environment cascade, keys and values,
+//!   [`init_ns`](crate::init_ns), precedence, what a bad value does.
+//! - [`features`]: the cargo features of the static gate.
+//! - [`sinks`]: where records go, and what each sink guarantees.
+
+#[doc = include_str!("guide/call_sites.md")]
+pub mod call_sites {}
+
+#[doc = include_str!("guide/configuration.md")]
+pub mod configuration {}
+
+#[doc = include_str!("guide/features.md")]
+pub mod features {}
+
+#[doc = include_str!("guide/sinks.md")]
+pub mod sinks {}
