@@ -161,6 +161,24 @@ impl Format {
     }
 }
 
+impl Format {
+    /// Where the level name sits in a line this format wrote (without its
+    /// padding), for a console that colours it; `None` for JSON. The
+    /// columns before it cannot hold the separators (names are escaped), so
+    /// a target that contains a level name is never coloured by mistake.
+    pub(crate) fn level_span(self, line: &str) -> Option<std::ops::Range<usize>> {
+        let start = match self {
+            // time : name : pid : tid : LEVEL
+            Format::Radical => line.match_indices(" : ").nth(3)?.0 + 3,
+            // HH:MM:SS.mmm LEVEL
+            Format::Compact => line.find(' ')? + 1,
+            Format::Json => return None,
+        };
+        let len = line[start..].find(' ')?;
+        Some(start..start + len)
+    }
+}
+
 fn write_message(record: &Record<'_>, out: &mut String) {
     match record.args().as_str() {
         Some(s) => escape::escape_text(s, out),

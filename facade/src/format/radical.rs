@@ -144,4 +144,31 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn level_span_finds_the_level_column_not_the_target() {
+        static TRICKY: Metadata =
+            Metadata::new(Kind::Log, Level::Info, "INFO WARNING", "m", "f.rs", 1, "");
+        let r = Record::new(&TRICKY, Level::Warn, format_args!("INFO"), &[]);
+        for format in [
+            crate::format::Format::Radical,
+            crate::format::Format::Compact,
+        ] {
+            let mut out = String::new();
+            format.write(&r, &mut out);
+            let span = format.level_span(&out).unwrap();
+            let want = if format == crate::format::Format::Radical {
+                "WARNING"
+            } else {
+                "WARN"
+            };
+            assert_eq!(&out[span.clone()], want, "{out:?}");
+            // A plain `find` would have picked an "INFO" elsewhere.
+            assert!(
+                out.find("INFO").is_some_and(|at| !span.contains(&at)),
+                "{out:?}"
+            );
+        }
+        assert_eq!(crate::format::Format::Json.level_span("{}"), None);
+    }
 }
