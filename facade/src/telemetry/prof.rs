@@ -24,8 +24,8 @@ const COLUMNS: [&str; 4] = ["uid", "state", "msg", "comp"];
 ///
 /// ```text
 /// #time,event,comp,thread,uid,state,msg
-/// 1718000000.1234567,sync_abs,agent,main,,,node01:10.0.0.5:1718000000.1234567:1718000000.1234567:sys
-/// 1718000000.1300000,task.start,my_app::engine,main,task.000001,RUNNING,
+/// 1718000000.1234567,sync_abs,agent,main,,,node01.cluster.org:10.0.0.5:1718000000.1234567:1718000000.1234567:sys
+/// 1718000000.1300000,task.start,agent,main,task.000001,RUNNING,
 /// 1718000000.2000000,END,agent,main,,,
 /// ```
 ///
