@@ -85,18 +85,25 @@ fn write_dotted(target: &str, out: &mut String) -> usize {
         let (mut width, rest) = match root.and_then(|(name, prefix)| {
             crate::namespace::strip_prefix(target, prefix).map(|rest| (name, rest))
         }) {
-            Some((name, rest)) => (escape_name(&name.replace("::", "."), out), rest),
+            Some((name, rest)) => (write_dotted_parts(name, out), rest),
             None => (0, target),
         };
-        for (i, part) in rest.split("::").enumerate() {
-            if i > 0 {
-                out.push('.');
-                width += 1;
-            }
-            width += escape_name(part, out);
-        }
+        width += write_dotted_parts(rest, out);
         width
     })
+}
+
+/// Writes `s` with every `::` as `.`; returns the width.
+fn write_dotted_parts(s: &str, out: &mut String) -> usize {
+    let mut width = 0;
+    for (i, part) in s.split("::").enumerate() {
+        if i > 0 {
+            out.push('.');
+            width += 1;
+        }
+        width += escape_name(part, out);
+    }
+    width
 }
 
 #[cfg(test)]
