@@ -34,11 +34,12 @@ const COLUMNS: [&str; 4] = ["uid", "state", "msg", "comp"];
 ///   message is `<host>:<ip>:<t>:<t>:sys`, `<t>` being the time of the
 ///   open. They reach the file with the first event (or a flush or close),
 ///   so [`with_component`](Self::with_component) applies to them too. The
-///   host is the fully qualified host name, found as Python's
-///   `socket.getfqdn()` finds it but without a DNS query (opening never
-///   blocks): the kernel's host name (`/proc/sys/kernel/hostname`, else
-///   `/etc/hostname`) if it has a dot, else the first dotted name of the
-///   `/etc/hosts` line that lists it, else the short name (`localhost`
+///   host is the fully qualified host name as radical.utils writes it
+///   (`socket.getfqdn()`), looked up in `/etc/hosts` only, without a DNS
+///   query (opening never blocks): on the first line that lists the
+///   kernel's host name (`/proc/sys/kernel/hostname`, else
+///   `/etc/hostname`), the first dotted name, else that line's canonical
+///   name; the host name itself when no line lists it (`localhost`
 ///   without one). The IPv4 address is the one the OS would use for an
 ///   outbound route (a UDP socket is connected, no packet is sent), or
 ///   `127.0.0.1` when there is none.
@@ -293,27 +294,29 @@ fn host_and_ip() -> &'static (String, Ipv4Addr) {
 /// The fully qualified host name (see [`ProfSink`]).
 fn hostname() -> String {
     let short = short_hostname();
-    if short.contains('.') {
-        return short;
-    }
     match fs::read_to_string("/etc/hosts") {
         Ok(hosts) => fqdn_from_hosts(&short, &hosts).unwrap_or(short),
         Err(_) => short,
     }
 }
 
-/// What `socket.getfqdn(host)` finds in an `/etc/hosts` text: on the first
-/// line that lists `host`, its canonical name if dotted, else its first
-/// dotted alias.
+/// What Python's `socket.getfqdn()` (radical.utils' `get_hostname`) finds
+/// for `host` in an `/etc/hosts` text: on the first line that lists it, the
+/// first dotted name (the canonical one, then the aliases), else the
+/// canonical name.
 fn fqdn_from_hosts(host: &str, hosts: &str) -> Option<String> {
-    hosts
+    let names = hosts
         .lines()
         .map(|l| l.split('#').next().unwrap_or(""))
         .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>())
-        .find(|names| names.iter().any(|n| n.eq_ignore_ascii_case(host)))?
-        .into_iter()
-        .find(|n| n.contains('.') && !n.contains([',', ':']))
-        .map(str::to_owned)
+        .find(|names| names.iter().any(|n| n.eq_ignore_ascii_case(host)))?;
+    // The sync_abs message is split on `:` and the line on `,`.
+    let usable = |n: &str| !n.contains([',', ':']);
+    names
+        .iter()
+        .find(|n| usable(n) && n.contains('.'))
+        .or_else(|| names.first().filter(|n| usable(n)))
+        .map(|n| n.to_string())
 }
 
 fn short_hostname() -> String {
@@ -366,6 +369,12 @@ mod tests {
             Some("node02.cluster.org")
         );
         assert_eq!(fqdn_from_hosts("node03", hosts), None);
-        assert_eq!(fqdn_from_hosts("localhost", hosts), None);
+        // No dotted name on its line: the canonical name, as getfqdn.
+        assert_eq!(
+            fqdn_from_hosts("localhost", hosts).as_deref(),
+            Some("localhost")
+        );
+        let hosts = "10.0.0.7 n7 n7-alias\n";
+        assert_eq!(fqdn_from_hosts("n7-alias", hosts).as_deref(), Some("n7"));
     }
 }
