@@ -159,9 +159,7 @@ impl Format {
         }
         out.push('\n');
     }
-}
 
-impl Format {
     /// Where the level name sits in a line this format wrote (without its
     /// padding), for a console that colours it; `None` for JSON. The
     /// columns before it cannot hold the separators (names are escaped), so
