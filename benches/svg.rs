@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 /// Escapes text for SVG character data.
-pub fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -13,7 +13,7 @@ pub fn escape(s: &str) -> String {
 
 /// Starts a `width` x `height` SVG document with a title line and a grey
 /// note under it; the caller appends the drawing and `</svg>`.
-pub fn open(width: f64, height: f64, title: &str, note: &str) -> String {
+pub(crate) fn open(width: f64, height: f64, title: &str, note: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -91,10 +91,11 @@ fn block_keeps_every_record_once_and_in_thread_order() {
     let path = temp_path("block");
     // A small queue so callers really wait for the durable writer.
     let sink = Arc::new(
-        AsyncSink::durable_file(&path)
+        AsyncSink::durable_file_builder(&path)
             .expect("open log")
-            .with_capacity(1024)
-            .with_policy(Overflow::Block),
+            .capacity(1024)
+            .overflow(Overflow::Block)
+            .build(),
     );
     install(sink.clone());
     log_from_threads(THREADS, PER_THREAD);
@@ -162,9 +163,10 @@ fn drop_accounts_for_every_record_and_says_so_in_the_log() {
     let path = temp_path("drop");
     let (writer, gate) = gated(&path);
     let sink = Arc::new(
-        AsyncSink::new(writer)
-            .with_capacity(8)
-            .with_policy(Overflow::Drop),
+        AsyncSink::builder(writer)
+            .capacity(8)
+            .overflow(Overflow::Drop)
+            .build(),
     );
     install(sink.clone());
     // The writer is stuck, so the tiny queue overflows: callers must not wait.
@@ -191,9 +193,10 @@ fn shutdown_timeout_bounds_flush_behind_a_stuck_writer() {
     let path = temp_path("timeout");
     let (writer, gate) = gated(&path);
     let sink = Arc::new(
-        AsyncSink::new(writer)
-            .with_capacity(64)
-            .with_shutdown_timeout(Duration::from_millis(200)),
+        AsyncSink::builder(writer)
+            .capacity(64)
+            .shutdown_timeout(Duration::from_millis(200))
+            .build(),
     );
     install(sink.clone());
     for seq in 0..10u64 {
@@ -223,9 +226,10 @@ fn async_lines_are_byte_for_byte_the_synchronous_ones() {
         let sync = elide::sink::DurableFileSink::open(&sync_path)
             .expect("open log")
             .with_format(format);
-        let asynchronous = AsyncSink::file(&async_path)
+        let asynchronous = AsyncSink::file_builder(&async_path)
             .expect("open log")
-            .with_format(format);
+            .format(format)
+            .build();
         elide::set_sinks([
             Arc::new(sync) as Arc<dyn Sink>,
             Arc::new(asynchronous) as Arc<dyn Sink>,

@@ -188,9 +188,10 @@ fn drop_accounting_is_exact_with_a_slow_inner_sink() {
     const PER_THREAD: u64 = 2_000;
     let inner = Slow::new(Duration::from_micros(20), false);
     let sink = Arc::new(
-        AsyncSink::wrap(inner.clone())
-            .with_capacity(8)
-            .with_policy(Overflow::Drop),
+        AsyncSink::wrapping(inner.clone())
+            .capacity(8)
+            .overflow(Overflow::Drop)
+            .build(),
     );
     install(sink.clone());
     // The inner sink is stuck at its gate, so the tiny queue overflows.
@@ -246,7 +247,11 @@ fn drop_accounting_is_exact_with_a_slow_inner_sink() {
 fn flush_waits_for_the_drain_then_flushes_the_inner_sink() {
     let _serial = serial();
     let inner = Slow::new(Duration::from_millis(1), true);
-    let sink = Arc::new(AsyncSink::wrap(inner.clone()).with_policy(Overflow::Block));
+    let sink = Arc::new(
+        AsyncSink::wrapping(inner.clone())
+            .overflow(Overflow::Block)
+            .build(),
+    );
     install(sink.clone());
     for seq in 0..50u64 {
         elide::info!(seq, "slow");

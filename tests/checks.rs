@@ -561,13 +561,13 @@ mod scheduler {
     #[elide::checked(requires(SCHED_RUNS.hit(true)))]
     pub fn checked_fn() {}
 
-    pub fn sites() -> bool {
+    pub(crate) fn sites() -> bool {
         elide::check!(SCHED_RUNS.hit(true));
         elide::debug_mode!()
     }
 
-    pub mod queue {
-        pub fn sites() -> bool {
+    pub(crate) mod queue {
+        pub(crate) fn sites() -> bool {
             elide::check!(super::SCHED_RUNS.hit(true));
             elide::debug_mode!()
         }
@@ -580,7 +580,7 @@ mod other {
     #[elide::checked(requires(OTHER_RUNS.hit(true)))]
     pub fn checked_fn() {}
 
-    pub fn sites() -> bool {
+    pub(crate) fn sites() -> bool {
         elide::check!(OTHER_RUNS.hit(true));
         elide::check!(target: "checks::scheduler", super::SCHED_RUNS.hit(true));
         elide::debug_mode!()

@@ -46,6 +46,8 @@ fn a_forked_child_prints_its_own_pid() {
     if child == 0 {
         line(&mut out);
         let ok = pid_of(&out) == Some(std::process::id());
+        // SAFETY: `_exit` ends the forked child without running the
+        // parent's exit handlers or destructors.
         unsafe { _exit(if ok { 0 } else { 1 }) }
     }
     let mut status = 0;

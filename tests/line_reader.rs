@@ -8,7 +8,7 @@
 /// The lines of `text` as Python's `str.splitlines()` cuts them: at `\n`,
 /// `\r`, `\r\n`, `\x0b`, `\x0c`, `\x1c`, `\x1d`, `\x1e`, U+0085, U+2028,
 /// U+2029.
-pub fn splitlines(text: &str) -> Vec<&str> {
+pub(crate) fn splitlines(text: &str) -> Vec<&str> {
     let mut lines = Vec::new();
     let mut start = 0;
     let mut chars = text.char_indices().peekable();
@@ -45,7 +45,7 @@ pub fn splitlines(text: &str) -> Vec<&str> {
 
 /// Undoes the escapes of a name, message or quoted value: `\\`, `\"`, `\n`,
 /// `\r`, `\t`, `\u{hex}`.
-pub fn unescape(s: &str) -> Result<String, String> {
+pub(crate) fn unescape(s: &str) -> Result<String, String> {
     let mut out = String::new();
     let mut chars = s.chars();
     while let Some(c) = chars.next() {
@@ -75,20 +75,20 @@ pub fn unescape(s: &str) -> Result<String, String> {
 
 /// One line read back.
 #[derive(Debug, PartialEq)]
-pub struct Parsed {
+pub(crate) struct Parsed {
     /// The time column as written.
-    pub time: String,
+    pub(crate) time: String,
     /// The target, unescaped.
-    pub target: String,
+    pub(crate) target: String,
     /// pid and thread columns (RADICAL only).
-    pub pid: Option<u64>,
-    pub tid: Option<u64>,
+    pub(crate) pid: Option<u64>,
+    pub(crate) tid: Option<u64>,
     /// The level column, trimmed.
-    pub level: String,
+    pub(crate) level: String,
     /// The message as written (escaped).
-    pub message: String,
+    pub(crate) message: String,
     /// The fields, in order, keys and values unescaped.
-    pub fields: Fields,
+    pub(crate) fields: Fields,
 }
 
 fn column<'a>(rest: &mut &'a str, width: usize) -> Result<&'a str, String> {
@@ -115,7 +115,7 @@ fn padded(col: &str, width: usize) -> Result<&str, String> {
 }
 
 /// Reads a RADICAL line (without its `\n`) that carries `n_fields` fields.
-pub fn parse_radical(line: &str, n_fields: usize) -> Result<Parsed, String> {
+pub(crate) fn parse_radical(line: &str, n_fields: usize) -> Result<Parsed, String> {
     let (time, mut rest) = line.split_once(" : ").ok_or("no time column")?;
     // The name is one token without spaces, then padding to 20.
     let name_end = rest.find(' ').ok_or("no end of name")?;
@@ -144,7 +144,7 @@ pub fn parse_radical(line: &str, n_fields: usize) -> Result<Parsed, String> {
 }
 
 /// Reads a Compact line (without its `\n`) that carries `n_fields` fields.
-pub fn parse_compact(line: &str, n_fields: usize) -> Result<Parsed, String> {
+pub(crate) fn parse_compact(line: &str, n_fields: usize) -> Result<Parsed, String> {
     let (time, rest) = line.split_once(' ').ok_or("no time")?;
     if rest.len() < 6 || !rest.is_char_boundary(6) || &rest[5..6] != " " {
         return Err(format!("level column in {rest:?}"));
@@ -166,12 +166,12 @@ pub fn parse_compact(line: &str, n_fields: usize) -> Result<Parsed, String> {
 }
 
 /// Fields read back: (key, value), unescaped.
-pub type Fields = Vec<(String, String)>;
+pub(crate) type Fields = Vec<(String, String)>;
 
 /// Splits `rest` into the message and its last `n` ` key=value` fields,
 /// reading from the right: a quoted token starts at the `"` that no
 /// backslash escapes; an unquoted one holds no space, `=`, `"` or `\`.
-pub fn parse_fields(rest: &str, n: usize) -> Result<(&str, Fields), String> {
+pub(crate) fn parse_fields(rest: &str, n: usize) -> Result<(&str, Fields), String> {
     let mut end = rest.len();
     let mut fields = Vec::new();
     for _ in 0..n {

@@ -1,14 +1,12 @@
-//! Parsing of call-site arguments: `target:`, key-values, sampling options,
-//! the format string and its arguments.
+//! Parsing shared by the call-site macros: `target:`, key-values, sampling
+//! options, the format string and its arguments.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned, ToTokens};
-use syn::parse::{Parse, ParseStream};
-use syn::spanned::Spanned;
+use syn::parse::ParseStream;
 use syn::{Expr, Ident, LitStr, Token};
 
 /// How a field value is recorded.
-pub enum Sigil {
+pub(crate) enum Sigil {
     /// `key = expr`: through `ToValue`, keeping the kind.
     Plain,
     /// `key = %expr`: through `Display`.
@@ -18,31 +16,22 @@ pub enum Sigil {
 }
 
 /// `key = value` at a call site.
-pub struct Field {
-    pub name: String,
-    pub sigil: Sigil,
-    pub value: Expr,
+pub(crate) struct Field {
+    pub(crate) name: String,
+    pub(crate) sigil: Sigil,
+    pub(crate) value: Expr,
 }
 
 /// Sampling options of a log site.
 #[derive(Default)]
-pub struct Sampling {
-    pub sample: Option<Expr>,
-    pub first: Option<Expr>,
-    pub every: Option<Expr>,
-}
-
-/// Everything after the level of a log site.
-pub struct LogArgs {
-    pub target: Option<Expr>,
-    pub fields: Vec<Field>,
-    pub sampling: Sampling,
-    pub format: Option<LitStr>,
-    pub format_args: TokenStream,
+pub(crate) struct Sampling {
+    pub(crate) sample: Option<Expr>,
+    pub(crate) first: Option<Expr>,
+    pub(crate) every: Option<Expr>,
 }
 
 /// Parses `target: expr,` if present.
-pub fn parse_target(input: ParseStream) -> syn::Result<Option<Expr>> {
+pub(crate) fn parse_target(input: ParseStream) -> syn::Result<Option<Expr>> {
     if input.peek(Ident) && input.peek2(Token![:]) && !input.peek2(Token![::]) {
         let ident: Ident = input.fork().parse()?;
         if ident == "target" {
@@ -81,7 +70,7 @@ fn parse_name(input: ParseStream) -> syn::Result<(String, Span)> {
 /// Parses key-value fields until a string literal (the message) or the end.
 /// With `allow_sampling`, `sample = N`, `first = N`, `every = D` and `once`
 /// are options instead of fields.
-pub fn parse_fields(
+pub(crate) fn parse_fields(
     input: ParseStream,
     allow_sampling: bool,
 ) -> syn::Result<(Vec<Field>, Sampling)> {
@@ -223,79 +212,11 @@ fn check_positive(value: &Expr, name: &str) -> syn::Result<()> {
 }
 
 /// The format string and everything after it.
-pub fn parse_format(input: ParseStream) -> syn::Result<(Option<LitStr>, TokenStream)> {
+pub(crate) fn parse_format(input: ParseStream) -> syn::Result<(Option<LitStr>, TokenStream)> {
     if input.is_empty() {
         return Ok((None, TokenStream::new()));
     }
     let lit: LitStr = input.parse()?;
     let rest: TokenStream = input.parse()?;
     Ok((Some(lit), rest))
-}
-
-impl Parse for LogArgs {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        let target = parse_target(input)?;
-        let (fields, sampling) = parse_fields(input, true)?;
-        let (format, format_args) = parse_format(input)?;
-        Ok(LogArgs {
-            target,
-            fields,
-            sampling,
-            format,
-            format_args,
-        })
-    }
-}
-
-impl LogArgs {
-    /// `format_args!(...)` for the message (empty when there is none).
-    pub fn message(&self) -> TokenStream {
-        match &self.format {
-            Some(lit) => {
-                let rest = &self.format_args;
-                quote!(::core::format_args!(#lit #rest))
-            }
-            None => quote!(::core::format_args!("")),
-        }
-    }
-}
-
-/// The target expression, defaulting to the module path.
-pub fn target_tokens(target: &Option<Expr>) -> TokenStream {
-    match target {
-        Some(t) => t.to_token_stream(),
-        None => quote!(::core::module_path!()),
-    }
-}
-
-/// `&[("k", value), ...]` for the record.
-pub fn fields_tokens(fields: &[Field]) -> TokenStream {
-    let items = fields.iter().map(|f| {
-        let name = &f.name;
-        let v = &f.value;
-        match f.sigil {
-            Sigil::Plain => {
-                quote_spanned!(v.span()=> (#name, ::elide::__private::ToValue::to_value(&(#v))))
-            }
-            Sigil::Display => quote!((#name, ::elide::Value::Display(&(#v)))),
-            Sigil::Debug => quote!((#name, ::elide::Value::Debug(&(#v)))),
-        }
-    });
-    quote!(&[#(#items),*])
-}
-
-/// Statements that type-check the fields without evaluating them at run
-/// time (used inside dead branches).
-pub fn fields_typecheck(fields: &[Field]) -> TokenStream {
-    let items = fields.iter().map(|f| {
-        let v = &f.value;
-        match f.sigil {
-            Sigil::Plain => {
-                quote_spanned!(v.span()=> let _ = ::elide::__private::ToValue::to_value(&(#v));)
-            }
-            Sigil::Display => quote!(let _ = ::elide::__private::type_check_display(&(#v));),
-            Sigil::Debug => quote!(let _ = ::elide::__private::type_check_debug(&(#v));),
-        }
-    });
-    quote!(#(#items)*)
 }

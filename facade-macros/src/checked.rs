@@ -29,7 +29,7 @@ const USAGE: &str = "expected `requires(cond, \"message\")` or `ensures(|ret| co
 
 /// Entry point: on an error, the function is still emitted unchanged next
 /// to the `compile_error!`, so the error is the only one the user sees.
-pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     match expand_fn(attr, item.clone()) {
         Ok(t) => t,
         Err(e) => {
@@ -216,15 +216,28 @@ fn expand_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         ReturnType::Type(_, ty) if has_impl_trait(ty) => None,
         ReturnType::Type(_, ty) => Some(ty.to_token_stream()),
     };
-    let live = live_fn(&f, &clauses, ret_ty.as_ref());
-    let dead = dead_fn(&f, &clauses, ret_ty.as_ref());
-    let p = Presence::checks();
-    Ok(match (p.debug, p.release) {
-        (true, true) => live,
-        (false, false) => dead,
+    let live = live_body(&f, &clauses, ret_ty.as_ref());
+    let dead = dead_body(&f, &clauses, ret_ty.as_ref());
+    let p = Presence::checks(&None)?;
+    Ok(match p.known() {
+        Some((true, true)) => with_body(&f, live),
+        Some((false, false)) => with_body(&f, dead),
         // Twins selected by the user crate's `debug_assertions`.
-        (true, false) => quote!(#[cfg(debug_assertions)] #live #[cfg(not(debug_assertions))] #dead),
-        (false, true) => quote!(#[cfg(not(debug_assertions))] #live #[cfg(debug_assertions)] #dead),
+        Some((debug, _)) => {
+            let (on, off) = if debug {
+                (quote!(debug_assertions), quote!(not(debug_assertions)))
+            } else {
+                (quote!(not(debug_assertions)), quote!(debug_assertions))
+            };
+            let (live, dead) = (with_body(&f, live), with_body(&f, dead));
+            quote!(#[cfg(#on)] #live #[cfg(#off)] #dead)
+        }
+        // Decided by the module path, at compile time: one function whose
+        // body is chosen by a constant.
+        None => {
+            let c = p.condition();
+            with_body(&f, quote!(if #c { #live } else { #dead }))
+        }
     })
 }
 
@@ -248,7 +261,8 @@ fn with_body(f: &ItemFn, body: TokenStream) -> TokenStream {
     }
 }
 
-fn live_fn(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> TokenStream {
+/// The body with the checks, as a block.
+fn live_body(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> TokenStream {
     let name = f.sig.ident.to_string();
     let pre = clauses
         .iter()
@@ -259,14 +273,15 @@ fn live_fn(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> Toke
         .filter(|c| c.side == Side::Ensures)
         .map(|c| condition(c, &name))
         .collect();
-    let cs = crate::site::callsite(
+    let cs = crate::callsite::callsite(
         "Check",
-        "Error",
+        crate::level::ERROR.name,
         &quote!(::core::module_path!()),
         &quote!(#name),
     );
+    let on = crate::level::interest_on();
     let enter = quote! {
-        1u8 <= ::elide::__private::Callsite::interest(&__ELIDE_CS)
+        #on <= ::elide::__private::Callsite::interest(&__ELIDE_CS)
             && ::elide::__private::checked_enter(&__ELIDE_CS, || { #(#pre)* })
     };
     let stmts = &f.block.stmts;
@@ -295,7 +310,7 @@ fn live_fn(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> Toke
             __elide_ret
         }
     };
-    with_body(f, body)
+    quote!({ #body })
 }
 
 /// One condition's check and failure report. Spanned at the condition, so
@@ -311,9 +326,9 @@ fn condition(c: &Clause, fn_name: &str) -> TokenStream {
         ),
     };
     let text = &c.text;
-    let meta = crate::site::metadata(
+    let meta = crate::callsite::metadata(
         "Check",
-        "Error",
+        crate::level::ERROR.name,
         &quote!(::core::module_path!()),
         &quote!(#text),
         c.span,
@@ -335,9 +350,9 @@ fn condition(c: &Clause, fn_name: &str) -> TokenStream {
     }
 }
 
-/// The statically disabled function: the body as written, and the
+/// The statically disabled body, as a block: as written, with the
 /// conditions only type-checked in a dead branch.
-fn dead_fn(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> TokenStream {
+fn dead_body(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> TokenStream {
     let checks = clauses.iter().map(|c| {
         let cond = &c.cond;
         let message = &c.message;
@@ -355,13 +370,10 @@ fn dead_fn(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> Toke
         }
     });
     let stmts = &f.block.stmts;
-    with_body(
-        f,
-        quote! {
-            if false {
-                #(#checks)*
-            }
-            #(#stmts)*
-        },
-    )
+    quote! {{
+        if false {
+            #(#checks)*
+        }
+        #(#stmts)*
+    }}
 }

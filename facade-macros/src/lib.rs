@@ -3,20 +3,39 @@
 //! directly: the expansions name `::elide::__private`.
 //!
 //! Each call site expands into three gates:
-//! 1. the **static gate**, decided here from cargo features: a site above the
-//!    static level becomes `if false { .. }`, which only type-checks;
+//! 1. the **static gate**, decided here from cargo features and the
+//!    build-time filters (`ELIDE_STATIC_LEVEL`, ...): a site above the static
+//!    level becomes `if false { .. }`, which only type-checks;
 //! 2. the **runtime gate**: one relaxed load of the site's own `static`
 //!    interest byte, compared with a constant;
 //! 3. the **cold path**: a closure handed to a `#[cold]` function in `elide`,
 //!    which is the only place the arguments are evaluated.
 //!
 //! This crate knows syntax only; every run-time decision lives in `elide`.
+//! One module per macro (its arguments' parser and its code generation);
+//! `callsite`, `fields`, `gate` and `level` hold what they share.
+
+// The pointer docs on the entry points exist only under `cfg(doc)` (so they are
+// not appended to `elide`'s pages); rustdoc checks them.
+#![cfg_attr(doc, warn(missing_docs))]
+#![warn(unreachable_pub, missing_debug_implementations)]
 
 mod args;
+mod callsite;
+mod check;
 mod checked;
+mod counter;
+mod debug_mode;
+mod describe;
+mod enabled;
+mod expand;
+mod fields;
 mod gate;
-mod site;
+mod level;
+mod log_site;
 mod source_text;
+mod static_filter;
+mod telemetry;
 
 use proc_macro::TokenStream;
 
@@ -32,7 +51,7 @@ use proc_macro::TokenStream;
 )]
 #[proc_macro]
 pub fn error(input: TokenStream) -> TokenStream {
-    site::log_fixed(1, "Error", input.into()).into()
+    log_site::log_fixed(level::ERROR, input.into()).into()
 }
 
 #[cfg_attr(
@@ -41,7 +60,7 @@ pub fn error(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn warn(input: TokenStream) -> TokenStream {
-    site::log_fixed(2, "Warn", input.into()).into()
+    log_site::log_fixed(level::WARN, input.into()).into()
 }
 
 #[cfg_attr(
@@ -50,7 +69,7 @@ pub fn warn(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn info(input: TokenStream) -> TokenStream {
-    site::log_fixed(3, "Info", input.into()).into()
+    log_site::log_fixed(level::INFO, input.into()).into()
 }
 
 #[cfg_attr(
@@ -59,7 +78,7 @@ pub fn info(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn debug(input: TokenStream) -> TokenStream {
-    site::log_fixed(4, "Debug", input.into()).into()
+    log_site::log_fixed(level::DEBUG, input.into()).into()
 }
 
 #[cfg_attr(
@@ -68,7 +87,7 @@ pub fn debug(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn trace(input: TokenStream) -> TokenStream {
-    site::log_fixed(5, "Trace", input.into()).into()
+    log_site::log_fixed(level::TRACE_LEVEL, input.into()).into()
 }
 
 #[cfg_attr(
@@ -77,7 +96,7 @@ pub fn trace(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn log(input: TokenStream) -> TokenStream {
-    site::log_any(input.into()).into()
+    log_site::log_any(input.into()).into()
 }
 
 #[cfg_attr(
@@ -86,7 +105,7 @@ pub fn log(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn enabled(input: TokenStream) -> TokenStream {
-    site::enabled(input.into()).into()
+    enabled::enabled(input.into()).into()
 }
 
 #[cfg_attr(
@@ -95,7 +114,7 @@ pub fn enabled(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn check(input: TokenStream) -> TokenStream {
-    site::check(input.into(), site::CheckKind::True).into()
+    check::check(input.into(), check::CheckKind::True).into()
 }
 
 #[cfg_attr(
@@ -104,7 +123,7 @@ pub fn check(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn check_eq(input: TokenStream) -> TokenStream {
-    site::check(input.into(), site::CheckKind::Eq).into()
+    check::check(input.into(), check::CheckKind::Eq).into()
 }
 
 #[cfg_attr(
@@ -113,7 +132,7 @@ pub fn check_eq(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn check_ne(input: TokenStream) -> TokenStream {
-    site::check(input.into(), site::CheckKind::Ne).into()
+    check::check(input.into(), check::CheckKind::Ne).into()
 }
 
 #[cfg_attr(
@@ -122,7 +141,7 @@ pub fn check_ne(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn debug_mode(input: TokenStream) -> TokenStream {
-    site::debug_mode(input.into()).into()
+    debug_mode::debug_mode(input.into()).into()
 }
 
 #[cfg_attr(
@@ -140,7 +159,7 @@ pub fn checked(attr: TokenStream, item: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn telemetry(input: TokenStream) -> TokenStream {
-    site::telemetry(input.into()).into()
+    telemetry::telemetry(input.into()).into()
 }
 
 #[cfg_attr(
@@ -149,5 +168,13 @@ pub fn telemetry(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn counter(input: TokenStream) -> TokenStream {
-    site::counter(input.into()).into()
+    counter::counter(input.into()).into()
+}
+
+/// What the static gate of this build is: the features and the parsed
+/// build-time filters, as data for `elide::describe`. Not public API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __static_gate(input: TokenStream) -> TokenStream {
+    describe::static_gate(input.into()).into()
 }

@@ -18,7 +18,7 @@ use syn::parse::ParseStream;
 /// Each token keeps its text exactly (literals included); the whitespace and
 /// comments between tokens become one space, so a condition written over
 /// several lines reads as one.
-pub struct Source {
+pub(crate) struct Source {
     /// Per top-level token: whether trivia precedes it, and its text.
     tokens: Vec<(bool, String)>,
 }
@@ -26,7 +26,7 @@ pub struct Source {
 impl Source {
     /// The text of a function-like macro's input, read from the macro call
     /// (`path!(..)`: the input starts after the delimiter that follows `!`).
-    pub fn of_call(input: &TokenStream) -> Option<Source> {
+    pub(crate) fn of_call(input: &TokenStream) -> Option<Source> {
         let text = Span::call_site().source_text()?;
         let mut pos = skip_trivia(&text, text.find('!')? + 1);
         if !matches!(text[pos..].chars().next()?, '(' | '[' | '{') {
@@ -37,7 +37,7 @@ impl Source {
     }
 
     /// The text inside a delimited group.
-    pub fn of_group(g: &Group) -> Option<Source> {
+    pub(crate) fn of_group(g: &Group) -> Option<Source> {
         let text = g.span().source_text()?;
         if !matches!(text.chars().next()?, '(' | '[' | '{') {
             return None;
@@ -58,7 +58,7 @@ impl Source {
     }
 
     /// The text of `count` top-level tokens starting at token `first`.
-    pub fn slice(&self, first: usize, count: usize) -> Option<String> {
+    pub(crate) fn slice(&self, first: usize, count: usize) -> Option<String> {
         let parts = self.tokens.get(first..first.checked_add(count)?)?;
         let mut out = String::new();
         for (i, (gap, text)) in parts.iter().enumerate() {
@@ -72,7 +72,7 @@ impl Source {
 }
 
 /// Position in a parse: how many top-level tokens precede the cursor.
-pub fn index(start: Cursor, now: Cursor) -> usize {
+pub(crate) fn index(start: Cursor, now: Cursor) -> usize {
     let mut c = start;
     let mut n = 0;
     while c < now {
@@ -87,7 +87,7 @@ pub fn index(start: Cursor, now: Cursor) -> usize {
 
 /// Parses one item and reports the top-level token range it covered,
 /// counted from `start`.
-pub fn parse_counted<T>(
+pub(crate) fn parse_counted<T>(
     input: ParseStream,
     start: Cursor,
     parse: impl FnOnce(ParseStream) -> syn::Result<T>,
@@ -99,7 +99,7 @@ pub fn parse_counted<T>(
 }
 
 /// The text for an item found with [`parse_counted`], or its token rendering.
-pub fn text_or_tokens(
+pub(crate) fn text_or_tokens(
     source: Option<&Source>,
     first: usize,
     count: usize,

@@ -58,7 +58,7 @@ mod worker {
     use super::*;
 
     /// Runs one attempt of a task; `Err` carries the reason.
-    pub fn attempt(task: &Task, attempt: u32) -> Result<u64, String> {
+    pub(crate) fn attempt(task: &Task, attempt: u32) -> Result<u64, String> {
         match task.fails {
             Some(n) if attempt >= n => {
                 let bytes = 4096 * (task.deps.len() as u64 + 1);

@@ -10,6 +10,10 @@ pub use crate::counter::{Counter, COUNTERS};
 pub use crate::dispatch::dispatch;
 pub use crate::metadata::{Kind, Metadata};
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
+pub use crate::static_gate::{
+    static_limit, INTEREST_OFF, INTEREST_ON, LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF,
+    LEVEL_TRACE, LEVEL_WARN,
+};
 pub use crate::value::ToValue;
 pub use linkme;
 
@@ -18,7 +22,7 @@ pub use linkme;
 #[cold]
 #[inline(never)]
 pub fn emit<F: FnOnce(&'static Metadata)>(cs: &'static Callsite, needed: u8, f: F) {
-    if needed <= cs.current() {
+    if needed <= crate::runtime::current(cs) {
         f(cs.metadata())
     }
 }
@@ -34,7 +38,7 @@ pub fn emit_sampled<U: FnOnce(), F: FnOnce(&'static Metadata)>(
     undo: U,
     f: F,
 ) {
-    if needed <= cs.current() {
+    if needed <= crate::runtime::current(cs) {
         f(cs.metadata())
     } else {
         undo()
@@ -45,7 +49,7 @@ pub fn emit_sampled<U: FnOnce(), F: FnOnce(&'static Metadata)>(
 #[inline(always)]
 pub fn enabled(cs: &'static Callsite, level: u8) -> bool {
     let v = cs.interest();
-    level <= v && (v != UNRESOLVED || level <= cs.resolve())
+    level <= v && (v != UNRESOLVED || level <= crate::runtime::resolve(cs))
 }
 
 /// Type-checks `%x` in a statically disabled site.

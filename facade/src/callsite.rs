@@ -11,10 +11,15 @@
 //! A configuration change bumps a generation counter and rewrites every
 //! registered site's byte; a site that resolves concurrently re-checks the
 //! generation and retries, so it can never keep a stale value.
+//!
+//! This module knows no policy: [`Callsite::resolve_with`] and
+//! [`rewrite_all`] take the decision (a site's metadata -> its byte) as an
+//! argument; `interest` supplies it and serialises the rewrites.
+//!
+//! Statics owned here: `HEAD` (the registry) and `GENERATION`.
 
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use crate::metadata::Metadata;
 
@@ -27,6 +32,7 @@ const REGISTERING: u8 = 1;
 const REGISTERED: u8 = 2;
 
 /// The run-time state of one call site. Created by the macros in a `static`.
+#[derive(Debug)]
 pub struct Callsite {
     interest: AtomicU8,
     registration: AtomicU8,
@@ -36,8 +42,6 @@ pub struct Callsite {
 
 static HEAD: AtomicPtr<Callsite> = AtomicPtr::new(ptr::null_mut());
 static GENERATION: AtomicUsize = AtomicUsize::new(0);
-/// Serialises configuration changes so two rebuilds cannot interleave.
-static REBUILD: Mutex<()> = Mutex::new(());
 
 impl Callsite {
     /// A site in its initial, unresolved state.
@@ -61,27 +65,17 @@ impl Callsite {
         &self.meta
     }
 
-    /// Registers the site (once) and computes its interest. Cold.
-    #[cold]
-    #[inline(never)]
-    pub fn resolve(&'static self) -> u8 {
+    /// Registers the site (once) and caches `decide(metadata)`, deciding
+    /// again if a rewrite ran meanwhile.
+    pub(crate) fn resolve_with(&'static self, decide: impl Fn(&Metadata) -> u8) -> u8 {
         self.register();
         loop {
             let generation = GENERATION.load(Ordering::SeqCst);
-            let v = crate::config::interest_for(&self.meta);
+            let v = decide(&self.meta);
             self.interest.store(v, Ordering::SeqCst);
             if GENERATION.load(Ordering::SeqCst) == generation {
                 return v;
             }
-        }
-    }
-
-    /// The interest, resolving first if the site is still unresolved.
-    #[inline]
-    pub fn current(&'static self) -> u8 {
-        match self.interest() {
-            UNRESOLVED => self.resolve(),
-            v => v,
         }
     }
 
@@ -123,16 +117,13 @@ pub(crate) fn for_each(mut f: impl FnMut(&'static Callsite)) {
     }
 }
 
-/// Applies a configuration change and rewrites every site's cached interest.
-///
-/// `change` runs under the rebuild lock, before the generation bump, so a
-/// site resolving concurrently either sees the new configuration or retries.
-pub(crate) fn reconfigure(change: impl FnOnce()) {
-    let _serial = REBUILD.lock().unwrap_or_else(|e| e.into_inner());
-    change();
+/// Rewrites every registered site's cached interest with `decide`. The
+/// generation is bumped first, so a site resolving concurrently retries.
+/// The caller serialises rewrites and makes its change before the call.
+pub(crate) fn rewrite_all(decide: impl Fn(&Metadata) -> u8) {
     GENERATION.fetch_add(1, Ordering::SeqCst);
     for_each(|cs| {
-        let v = crate::config::interest_for(&cs.meta);
+        let v = decide(&cs.meta);
         cs.interest.store(v, Ordering::SeqCst);
     });
 }

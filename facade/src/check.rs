@@ -1,4 +1,6 @@
 //! What a failed debug check does.
+//!
+//! Statics owned here: `POLICY` (the [`CheckFailure`] in force).
 
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -50,7 +52,7 @@ where
 {
     // The hot path sends unresolved sites here too: resolve, and skip if
     // debug mode turns out to be off.
-    if cs.current() == 0 {
+    if crate::runtime::current(cs) == 0 {
         return;
     }
     let Some(details) = verdict() else { return };
@@ -94,8 +96,9 @@ where
     ));
     if check_failure() == CheckFailure::Panic {
         // The panic may abort the process (`panic = "abort"`): get the
-        // record out of buffered sinks first.
-        crate::dispatch::flush();
+        // record out of buffered sinks first (not from inside a sink: the
+        // shutdown never re-enters one; the panic is contained there).
+        crate::runtime::shutdown(crate::runtime::Shutdown::Flush);
         panic!("{}:{}: {line}", meta.file(), meta.line());
     }
 }

@@ -17,7 +17,7 @@ use crate::callsite::Callsite;
 #[cold]
 #[inline(never)]
 pub fn enter<F: FnOnce()>(cs: &'static Callsite, preconditions: F) -> bool {
-    if cs.current() == 0 {
+    if crate::runtime::current(cs) == 0 {
         return false;
     }
     preconditions();

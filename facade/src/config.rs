@@ -10,21 +10,20 @@
 //! 4. the built-in default (level `Error`, debug off, telemetry off); the
 //!    application can change the level with [`set_default_level`].
 //!
-//! Resolution runs once per site (at its first hit) and again for every site
-//! on a change, never on the hot path. Every change rewrites the cached
-//! interest of all registered sites.
+//! This module holds the state and answers questions about it; it never
+//! initialises anything or touches sites. Changes go through
+//! `interest::reconfigure`, which rewrites every site's cache afterwards.
+//!
+//! Statics owned here: `CONFIG`.
 
-use std::path::PathBuf;
-use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
 
-use crate::callsite;
-use crate::dispatch;
 use crate::env::lookup::Decided;
 use crate::env::{self, EnvSnapshot, Origin, Root};
-use crate::metadata::{Kind, Metadata};
 use crate::namespace::{env_prefix, most_specific_rule};
 use crate::LevelFilter;
 
+/// The run-time configuration.
 #[derive(Debug)]
 pub(crate) struct Config {
     pub(crate) level: Option<LevelFilter>,
@@ -53,25 +52,24 @@ static CONFIG: RwLock<Config> = RwLock::new(Config {
     root: None,
 });
 
+/// The configuration, for reading.
 pub(crate) fn read() -> RwLockReadGuard<'static, Config> {
     CONFIG.read().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Changes the configuration without touching sites. The caller rewrites
-/// them afterwards (or knows none depends on the change).
-pub(crate) fn write() -> RwLockWriteGuard<'static, Config> {
-    CONFIG.write().unwrap_or_else(|e| e.into_inner())
+/// Proof that the configuration changed and the sites' caches are stale.
+#[must_use = "sites still cache the old configuration: rewrite them"]
+pub(crate) struct Stale(());
+
+/// Changes the configuration. Only `interest::reconfigure` calls this; the
+/// returned [`Stale`] reminds it to rewrite the sites.
+pub(crate) fn apply(f: impl FnOnce(&mut Config)) -> Stale {
+    f(&mut CONFIG.write().unwrap_or_else(|e| e.into_inner()));
+    Stale(())
 }
 
-/// Changes the configuration and rewrites every site's cache.
-pub(crate) fn update(f: impl FnOnce(&mut Config)) {
-    callsite::reconfigure(|| {
-        let mut c = CONFIG.write().unwrap_or_else(|e| e.into_inner());
-        f(&mut c)
-    });
-}
-
-fn set_rule<T>(rules: &mut Vec<(String, T)>, namespace: &str, value: T) {
+/// Sets `namespace`'s rule in `rules` (replacing one for the same namespace).
+pub(crate) fn set_rule<T>(rules: &mut Vec<(String, T)>, namespace: &str, value: T) {
     let ns = env_prefix(namespace);
     match rules.iter_mut().find(|(n, _)| *n == ns) {
         Some(slot) => slot.1 = value,
@@ -163,109 +161,4 @@ impl Config {
     pub(crate) fn process_prefix(&self) -> &str {
         env::process_prefix(self.root.as_ref())
     }
-}
-
-/// The value a site caches: its threshold (logs) or 0/1 (checks, telemetry).
-pub(crate) fn interest_for(meta: &Metadata) -> u8 {
-    crate::init::ensure();
-    let prefix = env_prefix(meta.target());
-    let cfg = read();
-    match meta.kind() {
-        Kind::Log => cfg.level_of(&prefix).min(dispatch::max_level()).as_u8(),
-        Kind::Check => cfg.debug_of(&prefix) as u8,
-        Kind::Telemetry => (cfg.telemetry_of(&prefix) && dispatch::wants_telemetry()) as u8,
-    }
-}
-
-/// Sets the level of every namespace that has no more specific rule.
-///
-/// ```
-/// elide::set_level(elide::LevelFilter::Debug);
-/// assert!(elide::enabled!(elide::Level::Debug) || elide::sinks().iter().all(|s| s.max_level() < elide::LevelFilter::Debug));
-/// ```
-pub fn set_level(level: LevelFilter) {
-    update(|c| c.level = Some(level));
-}
-
-/// Sets the level of one namespace and everything below it
-/// (`set_level_for("my_app::db", ..)` covers `my_app::db::pool`).
-///
-/// ```
-/// use elide::LevelFilter;
-/// elide::set_level_for("my_app::db", LevelFilter::Trace);
-/// assert_eq!(elide::level_for("my_app::db::pool"), LevelFilter::Trace);
-/// ```
-pub fn set_level_for(namespace: &str, level: LevelFilter) {
-    update(|c| set_rule(&mut c.level_for, namespace, level));
-}
-
-/// Sets the built-in default level (RADICAL's is `Error`), used where
-/// neither the API nor the environment says anything.
-pub fn set_default_level(level: LevelFilter) {
-    update(|c| c.default_level = level);
-}
-
-/// The level configured for a namespace (before sinks are taken into account).
-pub fn level_for(namespace: &str) -> LevelFilter {
-    crate::init::ensure();
-    read().level_of(&env_prefix(namespace))
-}
-
-/// Turns debug mode (which runs `check!` sites) on or off everywhere that has
-/// no more specific rule.
-pub fn set_debug(on: bool) {
-    update(|c| c.debug = Some(on));
-}
-
-/// Turns debug mode on or off for one namespace and everything below it.
-pub fn set_debug_for(namespace: &str, on: bool) {
-    update(|c| set_rule(&mut c.debug_for, namespace, on));
-}
-
-/// Whether debug mode is on for a namespace.
-///
-/// ```
-/// elide::set_debug_for("my_app::scheduler", true);
-/// assert!(elide::debug_mode_for("my_app::scheduler::queue"));
-/// ```
-pub fn debug_mode_for(namespace: &str) -> bool {
-    crate::init::ensure();
-    read().debug_of(&env_prefix(namespace))
-}
-
-/// Whether debug mode is on for the application root namespace
-/// ([`init_ns`](crate::init_ns); `radical` when none was set).
-pub fn debug_mode() -> bool {
-    crate::init::ensure();
-    let cfg = read();
-    cfg.debug_of(cfg.process_prefix())
-}
-
-/// Turns telemetry (`telemetry!` sites) on or off everywhere that has no more
-/// specific rule.
-pub fn set_telemetry(on: bool) {
-    update(|c| c.telemetry = Some(on));
-}
-
-/// Turns telemetry on or off for one namespace and everything below it.
-pub fn set_telemetry_for(namespace: &str, on: bool) {
-    update(|c| set_rule(&mut c.telemetry_for, namespace, on));
-}
-
-/// Whether telemetry is on for a namespace.
-pub fn telemetry_for(namespace: &str) -> bool {
-    crate::init::ensure();
-    read().telemetry_of(&env_prefix(namespace))
-}
-
-/// Where telemetry profiles go: `PROFILE_DIR` of the application root
-/// namespace (`<ROOT>_PROFILE_DIR` down to `RADICAL_PROFILE_DIR`, then
-/// `RADICAL_DEFAULT_PROFILE_DIR`), relative paths taken from the working
-/// directory at initialisation; by default that working directory.
-pub fn profile_dir() -> PathBuf {
-    crate::init::ensure();
-    let cfg = read();
-    let d = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
-    env::report(&d);
-    d.value.0
 }

@@ -5,6 +5,9 @@
 //! threads do not all write one cache line. Sites are collected at link time
 //! (`linkme`), so a hit never checks whether the site is registered; a
 //! snapshot ([`counters`]) sums the shards off the hot path.
+//!
+//! Statics owned here: `COUNTERS` (every site, collected by the linker),
+//! `NEXT_SHARD` and each thread's `SHARD_OFFSET`.
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -37,6 +40,15 @@ thread_local! {
 }
 
 static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
+
+impl std::fmt::Debug for Counter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Counter")
+            .field("name", &self.name)
+            .field("value", &self.value())
+            .finish_non_exhaustive()
+    }
+}
 
 impl Counter {
     /// A counter at zero.

@@ -8,6 +8,8 @@ use crate::dispatch;
 use crate::env::lookup::Decided;
 use crate::env::{self, Origin};
 use crate::namespace::env_prefix;
+use crate::runtime;
+use crate::static_gate::StaticGate;
 use crate::LevelFilter;
 
 /// One key of the effective configuration.
@@ -59,6 +61,7 @@ pub struct Description {
     root: Option<String>,
     entries: Vec<Entry>,
     sinks_max: LevelFilter,
+    static_gate: StaticGate,
 }
 
 impl Description {
@@ -78,6 +81,49 @@ impl Description {
             .and_then(|e| e.value.parse().ok())
             .unwrap_or(LevelFilter::Off);
         lvl.min(self.sinks_max)
+    }
+    /// The most verbose level whose sites for this namespace are compiled
+    /// into this build at all; above it, no run-time setting brings a site
+    /// back. This is the static gate, decided while the macros expand; for
+    /// each kind of build the most restrictive of two controls wins:
+    ///
+    /// | control | debug builds | release builds (no `debug_assertions`) | `log` |
+    /// |---|---|---|---|
+    /// | feature `max_level_*` | decides | decides unless a `release_max_level_*` is set | same |
+    /// | feature `release_max_level_*` | ignored | decides, over `max_level_*` | same |
+    /// | `ELIDE_STATIC_LEVEL` | per crate/module | per crate/module, unless the next is set | none |
+    /// | `ELIDE_RELEASE_STATIC_LEVEL` | ignored | per crate/module | none |
+    ///
+    /// The variables take env_logger's directives:
+    /// `ELIDE_STATIC_LEVEL="info,my_app::db=trace,noisy_dep=off"` (a bare
+    /// level is the default; `path=level` covers a crate or module path, or a
+    /// site's literal `target:`; the longest path matching on a `::` boundary
+    /// wins). They are read at compile time, from the environment or
+    /// `.cargo/config.toml` `[env]`; changing one rebuilds the crates that
+    /// use the macros, and a malformed directive is a compile error.
+    /// Checks and telemetry have the same per-crate control with `on`/`off`:
+    /// see [`static_checks`](Self::static_checks).
+    ///
+    /// ```
+    /// let d = elide::describe_for("my_app::db");
+    /// println!("compiled in up to {}", d.static_level());
+    /// ```
+    pub fn static_level(&self) -> LevelFilter {
+        self.static_gate.level()
+    }
+    /// Whether this namespace's check sites (`check!`, `#[checked]`,
+    /// `debug_mode!`) are compiled into this build: off with feature
+    /// `checks_off`, in release builds also with `release_checks_off`, and
+    /// per crate or module with `ELIDE_STATIC_CHECKS="on,noisy_dep=off"`.
+    pub fn static_checks(&self) -> bool {
+        self.static_gate.checks()
+    }
+    /// Whether this namespace's telemetry and counter sites are compiled
+    /// into this build: off with feature `telemetry_off`, in release builds
+    /// also with `release_telemetry_off`, and per crate or module with
+    /// `ELIDE_STATIC_TELEMETRY` (same syntax as `ELIDE_STATIC_CHECKS`).
+    pub fn static_telemetry(&self) -> bool {
+        self.static_gate.telemetry()
     }
 }
 
@@ -106,7 +152,8 @@ impl fmt::Display for Description {
             "  log sites emit up to {} (LOG_LVL capped by the most verbose sink, {})",
             self.effective_level(),
             self.sinks_max
-        )
+        )?;
+        write!(f, "{}", self.static_gate)
     }
 }
 
@@ -131,7 +178,7 @@ fn text<T: fmt::Display>(d: Decided<T>) -> Decided<String> {
 /// # assert!(d.to_string().contains("elide configuration for `"));
 /// ```
 pub fn describe() -> Description {
-    crate::init::ensure();
+    runtime::ensure();
     let cfg = config::read();
     let name = match cfg.root.as_ref() {
         Some(r) => r.name.clone(),
@@ -145,8 +192,8 @@ pub fn describe() -> Description {
 /// `radical.asyncflow`, or a module path), with, for each key, the value in
 /// force and the API call, variable or default that decided it.
 pub fn describe_for(namespace: &str) -> Description {
-    crate::init::ensure();
-    let sinks_from_env = crate::init::sinks_from_env();
+    runtime::ensure();
+    let sinks_from_env = runtime::env_sinks::from_env();
     let sinks_max = dispatch::max_level();
     let cfg = config::read();
     let prefix = env_prefix(namespace);
@@ -177,7 +224,7 @@ pub fn describe_for(namespace: &str) -> Description {
         push("LOG_TGT", text(d));
         push("LOG_MODE", text(mode));
     } else {
-        let n = dispatch::sinks().len();
+        let n = dispatch::installed().map_or(0, |s| s.len());
         let api = |value: String| Decided {
             value,
             origin: Origin::Api("set_sinks".into()),
@@ -202,5 +249,6 @@ pub fn describe_for(namespace: &str) -> Description {
         root: root.map(|r| r.name.clone()),
         entries,
         sinks_max,
+        static_gate: StaticGate::of(namespace),
     }
 }

@@ -1,19 +1,24 @@
-//! The installed set of sinks and delivery of records to them.
+//! The installed set of sinks and delivery of records to them, with the
+//! containment of sinks: a sink that panics in `emit` or `flush` is
+//! counted, reported, and never reaches the caller or stops the others.
 //!
 //! The set lives behind `arc-swap`: emitting threads load it without locks
-//! while another thread replaces it. Installing a set rewrites every site's
-//! cache, because the effective threshold of a site is capped by the most
-//! verbose level any installed sink accepts.
+//! while another thread replaces it. This module knows neither call sites
+//! nor initialisation: `interest` replaces the set (and rewrites the sites,
+//! whose threshold is capped by the most verbose level any sink accepts).
+//!
+//! Statics owned here: `SINKS` (the set), `SINKS_GENERATION`, `RETIRED`
+//! (replaced sets still held by some thread), `FLUSH_PANIC_REPORTED`, and
+//! the per-thread `LOCAL` cache with its `RELEASE_ON_EXIT` guard.
 
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use arc_swap::ArcSwapOption;
 
-use crate::callsite;
 use crate::metadata::Kind;
 use crate::record::Record;
 use crate::sink::Sink;
@@ -34,6 +39,8 @@ struct Entry {
 // SAFETY: `target` points into the `Arc` stored beside it, which is Send +
 // Sync (`Sink: Send + Sync`) and lives as long as the entry.
 unsafe impl Send for Entry {}
+// SAFETY: as for `Send`: shared access only reads `target`, and the sink
+// behind it is `Sync`.
 unsafe impl Sync for Entry {}
 
 impl Entry {
@@ -88,25 +95,100 @@ static SINKS_GENERATION: AtomicUsize = AtomicUsize::new(0);
 /// were flushed): flushed again at exit.
 static RETIRED: std::sync::Mutex<Vec<std::sync::Weak<SinkSet>>> = std::sync::Mutex::new(Vec::new());
 
+/// Whether a panicking `flush` was reported on stderr (once per process).
+static FLUSH_PANIC_REPORTED: AtomicBool = AtomicBool::new(false);
+
 fn retire(set: &Arc<SinkSet>) {
     let mut retired = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
     retired.retain(|w| w.strong_count() > 0);
     retired.push(Arc::downgrade(set));
 }
 
-/// Flushes the sinks of replaced sets that are still alive (held by a
-/// thread's cache): for the exit handler, so a record written into an old
-/// set after it was replaced is not left in a buffer.
-pub(crate) fn flush_retired() {
-    let retired: Vec<Arc<SinkSet>> = RETIRED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .filter_map(std::sync::Weak::upgrade)
-        .collect();
-    for set in retired {
-        set.entries.iter().for_each(|e| e.sink.flush());
+/// Replaced sets that are still alive (held by a thread's cache), so a
+/// record written into an old set after it was replaced is not left in a
+/// buffer. Empty in a forked child if a thread of the parent held the list.
+fn retired() -> Vec<Arc<SinkSet>> {
+    crate::process::lock(&RETIRED)
+        .map(|r| r.iter().filter_map(std::sync::Weak::upgrade).collect())
+        .unwrap_or_default()
+}
+
+/// Flushes one sink, containing a panic: counted in
+/// [`stats`](crate::stats), reported on stderr the first time. Whether the
+/// flush returned normally.
+pub(crate) fn flush_contained(sink: &dyn Sink) -> bool {
+    let ok = catch_unwind(AssertUnwindSafe(|| sink.flush())).is_ok();
+    if !ok {
+        stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
+        if !FLUSH_PANIC_REPORTED.swap(true, Ordering::Relaxed) {
+            let _ = crate::process::write_stderr(
+                b"elide: a sink panicked in flush; the other sinks were still flushed \
+                  (further panics are counted in elide::stats())\n",
+            );
+        }
     }
+    ok
+}
+
+/// Which sinks [`flush_all`] reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// The installed set.
+    Installed,
+    /// The installed set and replaced sets some thread still holds.
+    AlsoRetired,
+}
+
+/// Flushes every sink, each on its own: a panic in one is contained and
+/// the others are still flushed. Does nothing on a thread that is inside a
+/// sink (dispatching, or an async writer): a sink is never re-entered from
+/// inside itself, and a flush there could wait for the lock or queue this
+/// thread holds.
+pub(crate) fn flush_all(reach: Reach) {
+    if in_dispatch() {
+        return;
+    }
+    if let Some(set) = SINKS.load_full() {
+        set.entries.iter().for_each(|e| {
+            flush_contained(&*e.sink);
+        });
+    }
+    if reach == Reach::AlsoRetired {
+        for set in retired() {
+            set.entries.iter().for_each(|e| {
+                flush_contained(&*e.sink);
+            });
+        }
+    }
+}
+
+/// A set that was replaced, for [`Replaced::flush_leavers`].
+pub(crate) struct Replaced {
+    old: Arc<SinkSet>,
+    new: Arc<SinkSet>,
+}
+
+impl Replaced {
+    /// Flushes (contained) the sinks of the old set that are not in the new
+    /// one.
+    pub(crate) fn flush_leavers(self) {
+        let kept = |s: &Arc<dyn Sink>| self.new.entries.iter().any(|e| Arc::ptr_eq(&e.sink, s));
+        self.old
+            .entries
+            .iter()
+            .filter(|e| !kept(&e.sink))
+            .for_each(|e| {
+                flush_contained(&*e.sink);
+            });
+    }
+}
+
+/// Installs `sinks` in place of the current set. The caller (`interest`)
+/// serialises replacements and rewrites the sites afterwards.
+pub(crate) fn install(sinks: Vec<Arc<dyn Sink>>) -> Option<Replaced> {
+    let new = Arc::new(SinkSet::new(sinks));
+    let old = store(Some(new.clone()))?;
+    Some(Replaced { old, new })
 }
 
 fn store(set: Option<Arc<SinkSet>>) -> Option<Arc<SinkSet>> {
@@ -125,97 +207,18 @@ fn store(set: Option<Arc<SinkSet>>) -> Option<Arc<SinkSet>> {
     old
 }
 
-/// Replaces the installed sinks. Records already being emitted finish on the
-/// old set; the old sinks are flushed.
-///
-/// ```
-/// use std::sync::Arc;
-/// use elide::sink::MemorySink;
-/// let mem = Arc::new(MemorySink::new());
-/// elide::set_sinks([mem.clone() as Arc<dyn elide::Sink>]);
-/// elide::set_level(elide::LevelFilter::Info);
-/// elide::info!(uid = 7, "hello");
-/// assert_eq!(mem.messages(), ["hello"]);
-/// ```
-pub fn set_sinks<I: IntoIterator<Item = Arc<dyn Sink>>>(sinks: I) {
-    // The application chose: `LOG_TGT` no longer manages the sinks.
-    crate::init::sinks_chosen_by_api();
-    replace_sinks(|_| sinks.into_iter().collect());
+/// The installed sinks; `None` if no set was ever installed.
+pub(crate) fn installed() -> Option<Vec<Arc<dyn Sink>>> {
+    SINKS.load().as_ref().map(|s| s.sinks())
 }
 
-/// Replaces the sink set with `f(current sinks)`, read and stored under the
-/// rebuild lock so a concurrent [`add_sink`] cannot be lost; flushes the
-/// sinks that left the set.
-pub(crate) fn replace_sinks(f: impl FnOnce(Vec<Arc<dyn Sink>>) -> Vec<Arc<dyn Sink>>) {
-    let mut old = None;
-    let mut new = None;
-    callsite::reconfigure(|| {
-        let current = SINKS.load().as_ref().map(|s| s.sinks()).unwrap_or_default();
-        let set = Arc::new(SinkSet::new(f(current)));
-        new = Some(set.clone());
-        old = store(Some(set));
-    });
-    if let (Some(old), Some(new)) = (old, new) {
-        let kept = |s: &Arc<dyn Sink>| new.entries.iter().any(|e| Arc::ptr_eq(&e.sink, s));
-        old.entries
-            .iter()
-            .filter(|e| !kept(&e.sink))
-            .for_each(|e| e.sink.flush());
-    }
-}
-
-/// Adds a sink to the installed set.
-pub fn add_sink(sink: Arc<dyn Sink>) {
-    crate::init::ensure();
-    replace_sinks(|mut sinks| {
-        sinks.push(sink);
-        sinks
-    });
-}
-
-/// The installed sinks.
-pub fn sinks() -> Vec<Arc<dyn Sink>> {
-    crate::init::ensure();
-    SINKS.load().as_ref().map(|s| s.sinks()).unwrap_or_default()
-}
-
-/// Flushes every installed sink (for async sinks: waits until what was
-/// accepted so far is written).
-pub fn flush() {
-    if let Some(set) = SINKS.load_full() {
-        set.entries.iter().for_each(|e| e.sink.flush());
-    }
-}
-
-/// Marks the calling thread as a writer for good: records it emits (from a
-/// sink it drives that logs) are dropped and counted like any nested
-/// emission, instead of looping back into the queue it drains.
-pub(crate) fn mark_writer_thread() {
-    let _ = LOCAL.try_with(|l| l.emitting.set(true));
-}
-
-/// Whether this thread is inside [`dispatch`] (a sink is running).
+/// Whether this thread is inside [`dispatch`] (a sink is running), or is
+/// an async sink's writer (which runs sinks all the time).
 pub(crate) fn in_dispatch() -> bool {
-    LOCAL.try_with(|l| l.emitting.get()).unwrap_or(false)
+    LOCAL.try_with(|l| l.emitting.get()).unwrap_or(false) || crate::sink::on_writer_thread()
 }
 
-/// Installs `sinks` if nothing is installed yet, without touching sites
-/// (used while the process configuration is first read). Returns whether
-/// they were installed.
-pub(crate) fn install_initial(sinks: Vec<Arc<dyn Sink>>) -> bool {
-    let set = Arc::new(SinkSet::new(sinks));
-    let prev = SINKS.compare_and_swap(&None::<Arc<SinkSet>>, Some(set));
-    if prev.is_none() {
-        SINKS_GENERATION.fetch_add(1, Ordering::Release);
-    }
-    prev.is_none()
-}
-
-/// Whether a sink set (possibly empty) is installed.
-pub(crate) fn is_installed() -> bool {
-    SINKS.load().is_some()
-}
-
+/// The most verbose level any installed sink accepts.
 pub(crate) fn max_level() -> LevelFilter {
     SINKS
         .load()
@@ -223,6 +226,7 @@ pub(crate) fn max_level() -> LevelFilter {
         .map_or(LevelFilter::Off, |s| s.max_level)
 }
 
+/// Whether some installed sink wants telemetry events.
 pub(crate) fn wants_telemetry() -> bool {
     SINKS.load().as_ref().is_some_and(|s| s.telemetry)
 }
@@ -272,10 +276,14 @@ fn release(set: *const SinkSet) {
 
 /// Re-reads the shared set after a change. Returns false if this thread can
 /// no longer cache (its thread-locals are being torn down).
+///
+/// An async sink's writer thread never caches: its records (from a sink it
+/// drives that logs) are dropped and counted as nested, instead of looping
+/// back into the queue it drains.
 #[cold]
 #[inline(never)]
 fn refresh(l: &Local, generation: usize) -> bool {
-    if RELEASE_ON_EXIT.try_with(|_| ()).is_err() {
+    if RELEASE_ON_EXIT.try_with(|_| ()).is_err() || crate::sink::on_writer_thread() {
         return false;
     }
     let new = SINKS.load_full().map_or(ptr::null(), Arc::into_raw);
@@ -312,6 +320,8 @@ pub fn dispatch(record: &Record<'_>) {
                 // can run while `emitting` is set.
                 deliver(unsafe { &*set }, record);
             }
+        } else if crate::sink::on_writer_thread() {
+            stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
         } else if let Some(set) = SINKS.load_full() {
             deliver(&set, record);
         }
@@ -357,7 +367,7 @@ fn deliver_each(entries: &[Entry], record: &Record<'_>) {
 /// Calls a sink, containing a panic so it never reaches the caller; a panic
 /// is counted in [`stats`](crate::stats). Whether `emit` returned normally.
 #[inline(always)]
-pub(crate) fn emit_contained(sink: &dyn Sink, record: &Record<'_>) -> bool {
+fn emit_contained(sink: &dyn Sink, record: &Record<'_>) -> bool {
     let ok = catch_unwind(AssertUnwindSafe(|| sink.emit(record))).is_ok();
     if !ok {
         stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
@@ -386,6 +396,12 @@ mod tests {
         fn emit(&self, _: &Record<'_>) {}
         fn flush(&self) {
             self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn set_sinks<I: IntoIterator<Item = Arc<dyn Sink>>>(sinks: I) {
+        if let Some(replaced) = install(sinks.into_iter().collect()) {
+            replaced.flush_leavers();
         }
     }
 
@@ -470,11 +486,11 @@ mod tests {
         set_sinks(Vec::<Arc<dyn Sink>>::new());
         let after_replace = old.0.load(Ordering::Relaxed);
         assert!(after_replace >= 1, "replacing flushes the old sinks");
-        flush_retired();
+        flush_all(Reach::AlsoRetired);
         assert_eq!(old.0.load(Ordering::Relaxed), after_replace + 1);
         go_tx.send(()).unwrap();
         worker.join().unwrap();
-        flush_retired();
+        flush_all(Reach::AlsoRetired);
         assert_eq!(
             old.0.load(Ordering::Relaxed),
             after_replace + 1,

@@ -18,10 +18,11 @@
 //!
 //! **Bad values** are rejected with exactly one warning per variable and
 //! value on stderr, naming the variable, the value and the fallback used.
+//!
+//! Statics owned here: the set of warnings already given (in `warn_once`).
 
 pub(crate) mod lookup;
 pub(crate) mod parse;
-pub(crate) mod sinks;
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};

@@ -7,13 +7,16 @@
 //! value that is empty or holds a space, `=`, `"`, `\` or a line break is
 //! quoted, so no text can be read back as another column or another
 //! `key=value` pair.
+//!
+//! Statics owned here: each thread's reusable `LINE` buffer, and the
+//! process-wide RADICAL name style (`radical.rs`).
 
-use std::fmt::Write;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::fmt::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::process::pid;
 use crate::record::Record;
-use crate::value::Value;
+use crate::value::{Value, Visit};
 
 mod compact;
 mod digits;
@@ -75,54 +78,6 @@ pub(crate) fn with_line_buffer(f: impl FnOnce(&mut String)) {
     if let Some(f) = f {
         f(&mut String::new());
     }
-}
-
-/// The cached process id; 0 = not read yet (or forgotten in a forked child).
-static PID: AtomicU32 = AtomicU32::new(0);
-
-/// The process id, for every line. `getpid` is a system call (about 130 ns
-/// here, a third of a RADICAL header), so it is read once and kept; on Unix
-/// a `pthread_atfork` child handler forgets it, so a forked child prints its
-/// own id. If the handler cannot be registered, nothing is cached.
-pub(crate) fn pid() -> u32 {
-    match PID.load(Ordering::Relaxed) {
-        0 => {
-            let pid = std::process::id();
-            if fork_hook_installed() {
-                PID.store(pid, Ordering::Relaxed);
-            }
-            pid
-        }
-        pid => pid,
-    }
-}
-
-#[cfg(unix)]
-fn fork_hook_installed() -> bool {
-    use std::sync::OnceLock;
-    extern "C" {
-        // POSIX; in the C library std already links.
-        fn pthread_atfork(
-            prepare: Option<extern "C" fn()>,
-            parent: Option<extern "C" fn()>,
-            child: Option<extern "C" fn()>,
-        ) -> std::ffi::c_int;
-    }
-    extern "C" fn forget_pid() {
-        // Async-signal-safe: atomic stores only.
-        PID.store(0, Ordering::Relaxed);
-        crate::sample::forget_ticker_after_fork();
-    }
-    static INSTALLED: OnceLock<bool> = OnceLock::new();
-    // SAFETY: registers a handler that only stores to an atomic; the
-    // function pointers are valid for the life of the process.
-    *INSTALLED.get_or_init(|| unsafe { pthread_atfork(None, None, Some(forget_pid)) } == 0)
-}
-
-#[cfg(not(unix))]
-fn fork_hook_installed() -> bool {
-    // No fork: the id never changes.
-    true
 }
 
 /// Seconds since the Unix epoch, as a float.
@@ -204,20 +159,42 @@ pub(crate) fn write_plain_key(k: &str, out: &mut String) {
 /// chars, `%x`, `?x`) quoted and escaped when it is empty or holds a space,
 /// `=`, `"`, `\` or a line break (see [`escape::Quoted`]).
 pub(crate) fn write_plain_value(v: &Value<'_>, out: &mut String) {
-    match *v {
-        Value::I64(n) => digits::push_i64(n, out),
-        Value::U64(n) => {
-            digits::push_u64(n, out);
-        }
-        Value::I128(_) | Value::U128(_) | Value::F64(_) => {
-            let _ = write!(out, "{v}");
-        }
-        Value::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-        Value::Str(s) => escape::quoted_str(s, out),
-        ref other => {
-            let mut q = escape::Quoted::begin(out);
-            let _ = write!(q, "{other}");
-            q.end();
-        }
+    v.visit(&mut Plain(out));
+}
+
+/// The `key=value` writer of [`write_plain_value`].
+struct Plain<'a>(&'a mut String);
+
+impl Visit for Plain<'_> {
+    fn i64(&mut self, v: i64) {
+        digits::push_i64(v, self.0);
+    }
+    fn u64(&mut self, v: u64) {
+        digits::push_u64(v, self.0);
+    }
+    fn i128(&mut self, v: i128) {
+        let _ = write!(self.0, "{v}");
+    }
+    fn u128(&mut self, v: u128) {
+        let _ = write!(self.0, "{v}");
+    }
+    fn f64(&mut self, v: f64) {
+        let _ = write!(self.0, "{v}");
+    }
+    fn bool(&mut self, v: bool) {
+        self.0.push_str(if v { "true" } else { "false" });
+    }
+    fn str(&mut self, v: &str) {
+        escape::quoted_str(v, self.0);
+    }
+    fn display(&mut self, v: &dyn fmt::Display) {
+        let mut q = escape::Quoted::begin(self.0);
+        let _ = write!(q, "{v}");
+        q.end();
+    }
+    fn debug(&mut self, v: &dyn fmt::Debug) {
+        let mut q = escape::Quoted::begin(self.0);
+        let _ = write!(q, "{v:?}");
+        q.end();
     }
 }

@@ -5,8 +5,10 @@
 //! procedural macro into three gates:
 //!
 //! 1. **Static gate**: cargo features (`max_level_*`, `release_max_level_*`,
-//!    `checks_off`, `telemetry_off`, ...) remove a site entirely. No code is
-//!    generated at any opt-level, but the arguments still type-check.
+//!    `checks_off`, `telemetry_off`, ...) and the per-crate build-time filters
+//!    (`ELIDE_STATIC_LEVEL="info,my_app::db=trace"`, see
+//!    [`guide::features`]) remove a site entirely. No code is generated at
+//!    any opt-level, but the arguments still type-check.
 //! 2. **Runtime gate**: each site owns a `static` caching its threshold for
 //!    the current configuration. A disabled site costs one relaxed load, a
 //!    compare and a branch; its arguments are never evaluated.
@@ -54,27 +56,33 @@
 //! [cargo features](guide::features) (the static gate) and
 //! [sinks](guide::sinks) (where records go and what each guarantees).
 
-#![warn(missing_docs)]
-
+// Layers, lowest first; each calls only downward (checked in CI by
+// `module-cycles`): data (level, metadata, value, record, namespace,
+// stats, counter) -> process -> sample, callsite -> format -> sink ->
+// env -> config -> dispatch -> interest -> runtime -> control, describe,
+// check, checked, telemetry -> __private (what the macros call).
 mod callsite;
 mod check;
 mod checked;
 mod config;
+mod control;
 mod counter;
 mod describe;
 mod dispatch;
 mod env;
-mod exit;
 pub mod format;
 pub mod guide;
-mod init;
+mod interest;
 mod level;
 mod macros;
 mod metadata;
 mod namespace;
+mod process;
 mod record;
+mod runtime;
 mod sample;
 pub mod sink;
+mod static_gate;
 mod stats;
 pub mod telemetry;
 mod value;
@@ -84,21 +92,21 @@ pub mod __private;
 
 pub use callsite::registered_count;
 pub use check::{check_failure, set_check_failure, CheckFailure};
-pub use config::{
-    debug_mode, debug_mode_for, level_for, profile_dir, set_debug, set_debug_for,
-    set_default_level, set_level, set_level_for, set_telemetry, set_telemetry_for, telemetry_for,
+pub use control::{
+    add_sink, debug_mode, debug_mode_for, flush, init_ns, level_for, profile_dir, reload_from_env,
+    set_debug, set_debug_for, set_default_level, set_level, set_level_for, set_sinks,
+    set_telemetry, set_telemetry_for, sinks, telemetry_for,
 };
 pub use counter::{counter_value, counters};
 pub use describe::{describe, describe_for, Description, Entry};
-pub use dispatch::{add_sink, flush, set_sinks, sinks};
 pub use env::Origin;
-pub use init::{init, init_ns, reload_from_env, Guard};
 pub use level::{Level, LevelFilter, ParseLevelError};
 pub use metadata::{Kind, Metadata};
 pub use namespace::env_prefix;
 pub use record::{thread_number, Record, ThreadInfo};
-pub use sink::{install_panic_hook, Sink};
+pub use runtime::{init, install_panic_hook, Guard};
+pub use sink::Sink;
 pub use stats::{report_write_error, stats, Stats};
-pub use value::{Field, ToValue, Value};
+pub use value::{Field, ToValue, Value, Visit};
 
 pub use macros::*;

@@ -1,4 +1,7 @@
 //! The record handed to sinks, built only on a site's cold path.
+//!
+//! Statics owned here: the thread-number counter and each thread's number
+//! (inside [`thread_number`]).
 
 use std::cell::{Cell, OnceCell};
 use std::fmt;

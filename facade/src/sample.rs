@@ -5,15 +5,17 @@
 //! other threads write: `sample` counts per thread, `first` stops writing
 //! once its quota is spent, and `every` reads a coarse clock kept by a
 //! background ticker (started on the first `every` hit) instead of calling
-//! the OS clock. The ticker parks after [`TICKER_IDLE`] without an admitted
+//! the OS clock. The ticker parks after a second without an admitted
 //! hit, so an idle process gets no timer wake-ups; the next hit wakes it
 //! and reads the clock itself that once.
+//!
+//! Statics owned here: none (each site owns its filter; the coarse clock is
+//! `process`'s).
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
 use std::thread::LocalKey;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// `sample = n`: true on the first hit of each run of `n` hits on this thread.
 ///
@@ -37,6 +39,7 @@ pub fn sample_undo(hits: &'static LocalKey<Cell<u32>>) {
 }
 
 /// `first = n` / `once`: the first `n` hits of the site pass, over all threads.
+#[derive(Debug)]
 pub struct First(AtomicU32);
 
 impl First {
@@ -63,89 +66,8 @@ impl Default for First {
     }
 }
 
-/// Resolution of the coarse clock used by `every`.
-pub const TICK: Duration = Duration::from_millis(1);
-
-/// The ticker parks after this long without an admitted `every` hit, so an
-/// idle process has no timer wake-ups; the next hit wakes it.
-pub const TICKER_IDLE: Duration = Duration::from_secs(1);
-
-/// Coarse milliseconds since `EPOCH`, plus one; 0 = no ticker running (not
-/// started yet, or parked).
-static COARSE_MS: AtomicU64 = AtomicU64::new(0);
-/// The coarse time of the last admitted hit or ticker wake-up.
-static LAST_ACTIVE_MS: AtomicU64 = AtomicU64::new(0);
-static EPOCH: OnceLock<Instant> = OnceLock::new();
-/// The ticker thread and the process it runs in (a forked child has none).
-static TICKER: Mutex<Option<(u32, std::thread::Thread)>> = Mutex::new(None);
-
-/// In a forked child (called from the fork handler, so only an atomic
-/// store): the clock is stale and no ticker runs; the next hit starts one.
-pub(crate) fn forget_ticker_after_fork() {
-    COARSE_MS.store(0, Ordering::Relaxed);
-}
-
-/// Milliseconds since the ticker started (always >= 1 once running).
-#[inline(always)]
-fn coarse_ms() -> u64 {
-    match COARSE_MS.load(Ordering::Relaxed) {
-        0 => wake_ticker(),
-        ms => ms,
-    }
-}
-
-fn precise_ms(epoch: Instant) -> u64 {
-    epoch.elapsed().as_millis() as u64 + 1
-}
-
-fn tick(epoch: Instant) {
-    let idle = TICKER_IDLE.as_millis() as u64;
-    loop {
-        std::thread::sleep(TICK);
-        let now = precise_ms(epoch);
-        if now.saturating_sub(LAST_ACTIVE_MS.load(Ordering::Relaxed)) > idle {
-            // Readers that see 0 wake us (and read the clock themselves
-            // until we run again); a wake-up that races with this store
-            // leaves the park token set, so `park` returns at once.
-            COARSE_MS.store(0, Ordering::Relaxed);
-            std::thread::park();
-            continue;
-        }
-        COARSE_MS.store(now, Ordering::Relaxed);
-    }
-}
-
-/// Starts the ticker on the first `every` hit, or wakes it after it parked;
-/// returns the precise time meanwhile.
-#[cold]
-#[inline(never)]
-fn wake_ticker() -> u64 {
-    let epoch = *EPOCH.get_or_init(Instant::now);
-    let now = precise_ms(epoch);
-    LAST_ACTIVE_MS.fetch_max(now, Ordering::Relaxed);
-    let pid = crate::format::pid(); // also arms the fork handler
-                                    // try_lock: another hit is starting the ticker (or, in a forked child,
-                                    // the lock was copied held); this hit just uses the precise time.
-    if let Ok(mut ticker) = TICKER.try_lock() {
-        let running = matches!(&*ticker, Some((p, _)) if *p == pid);
-        if !running {
-            *ticker = std::thread::Builder::new()
-                .name("elide-ticker".into())
-                .spawn(move || tick(epoch))
-                .ok()
-                .map(|h| (pid, h.thread().clone()));
-        }
-        if let Some((_, t)) = &*ticker {
-            // fetch_max: the ticker may already have stored a later time.
-            COARSE_MS.fetch_max(now, Ordering::Relaxed);
-            t.unpark();
-        }
-    }
-    // Without a thread, every hit reads the clock here.
-    now
-}
-
 /// `every = period`: at most one hit per period passes (the first hit does).
+#[derive(Debug)]
 pub struct Every(AtomicU64);
 
 impl Every {
@@ -156,7 +78,7 @@ impl Every {
     /// Whether this hit starts a new period.
     #[inline(always)]
     pub fn admit(&self, period: Duration) -> bool {
-        let now = coarse_ms();
+        let now = crate::process::coarse_ms();
         let next = self.0.load(Ordering::Relaxed);
         now >= next && self.claim(next, now, period)
     }
@@ -179,7 +101,7 @@ impl Every {
             .compare_exchange(next, until, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok();
         if claimed {
-            LAST_ACTIVE_MS.fetch_max(now, Ordering::Relaxed);
+            crate::process::mark_active(now);
         }
         claimed
     }
@@ -195,32 +117,16 @@ impl Default for Every {
 mod tests {
     use super::*;
 
-    /// The ticker parks when `every` sites go quiet and comes back on the
-    /// next hit, which still sees a correct clock.
+    /// One hit per period passes; a short period passes again once the
+    /// coarse clock has moved on.
     #[test]
-    fn ticker_parks_when_idle_and_wakes_on_the_next_hit() {
+    fn every_admits_one_hit_per_period() {
         static SITE: Every = Every::new();
         assert!(SITE.admit(Duration::from_secs(3600)), "first hit passes");
         assert!(!SITE.admit(Duration::from_secs(3600)));
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while COARSE_MS.load(Ordering::Relaxed) != 0 {
-            assert!(Instant::now() < deadline, "ticker never parked");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        // Parked: the next hit reads the clock, wakes the ticker, and the
-        // period is still honoured.
-        let before = precise_ms(*EPOCH.get().unwrap());
-        assert!(!SITE.admit(Duration::from_secs(3600)));
-        assert!(
-            COARSE_MS.load(Ordering::Relaxed) >= before,
-            "woken with a fresh time"
-        );
         static SHORT: Every = Every::new();
         assert!(SHORT.admit(Duration::from_millis(1)));
         std::thread::sleep(Duration::from_millis(20));
-        assert!(
-            SHORT.admit(Duration::from_millis(1)),
-            "the woken clock advances"
-        );
+        assert!(SHORT.admit(Duration::from_millis(1)), "the clock advances");
     }
 }

@@ -1,4 +1,7 @@
 //! Counters of what the facade could not deliver, for operators.
+//!
+//! Statics owned here: `NESTED_DROPPED`, `SINK_PANICS`, `WRITE_ERRORS` and
+//! `REPORTED` (sinks whose write errors were reported once).
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -7,6 +10,8 @@ use std::sync::Mutex;
 pub(crate) static NESTED_DROPPED: AtomicU64 = AtomicU64::new(0);
 pub(crate) static SINK_PANICS: AtomicU64 = AtomicU64::new(0);
 pub(crate) static WRITE_ERRORS: AtomicU64 = AtomicU64::new(0);
+/// Sinks whose write errors were reported (by name).
+static REPORTED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
 
 /// A snapshot of the facade's own health counters.
 ///
@@ -38,17 +43,22 @@ pub fn stats() -> Stats {
 /// sink (by `name`) fails. For sink implementations.
 pub fn report_write_error(name: &str, err: &std::io::Error) {
     WRITE_ERRORS.fetch_add(1, Ordering::Relaxed);
-    static REPORTED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
-    let mut seen = REPORTED.lock().unwrap_or_else(|e| e.into_inner());
+    // In a forked child the set may be held for good by a thread of the
+    // parent: then the error is only counted.
+    let Some(mut seen) = crate::process::lock(&REPORTED) else {
+        return;
+    };
     if seen
         .get_or_insert_with(HashSet::new)
         .insert(name.to_owned())
     {
+        drop(seen);
         // Best effort: stderr itself may be the failing stream.
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "elide: writing to {name} failed: {err} (further errors are counted in elide::stats())"
+        let _ = crate::process::write_stderr(
+            format!(
+                "elide: writing to {name} failed: {err} (further errors are counted in elide::stats())\n"
+            )
+            .as_bytes(),
         );
     }
 }

@@ -35,30 +35,136 @@ pub enum Value<'a> {
     Debug(&'a dyn fmt::Debug),
 }
 
+/// Receives a [`Value`] by kind: [`Value::visit`] is the one place that
+/// tells the kinds apart, and every writer (text, JSON, the async capture,
+/// [`OwnedValue`](crate::sink::OwnedValue)) is a `Visit`.
+///
+/// Only [`display`](Visit::display) and [`debug`](Visit::debug) are
+/// required: every typed method defaults to `display`, so a visitor that
+/// only writes text handles every kind, and a kind added later reaches
+/// existing visitors as text.
+///
+/// ```
+/// use elide::{Value, Visit};
+/// struct Kind(&'static str);
+/// impl Visit for Kind {
+///     fn u64(&mut self, _: u64) { self.0 = "number" }
+///     fn display(&mut self, _: &dyn std::fmt::Display) { self.0 = "text" }
+///     fn debug(&mut self, _: &dyn std::fmt::Debug) { self.0 = "text" }
+/// }
+/// let mut k = Kind("");
+/// Value::U64(7).visit(&mut k);
+/// assert_eq!(k.0, "number");
+/// Value::Bool(true).visit(&mut k);
+/// assert_eq!(k.0, "text");
+/// ```
+pub trait Visit {
+    /// A signed integer.
+    fn i64(&mut self, v: i64) {
+        self.display(&v)
+    }
+    /// An unsigned integer.
+    fn u64(&mut self, v: u64) {
+        self.display(&v)
+    }
+    /// A 128-bit signed integer.
+    fn i128(&mut self, v: i128) {
+        self.display(&v)
+    }
+    /// A 128-bit unsigned integer.
+    fn u128(&mut self, v: u128) {
+        self.display(&v)
+    }
+    /// A floating-point number.
+    fn f64(&mut self, v: f64) {
+        self.display(&v)
+    }
+    /// A boolean.
+    fn bool(&mut self, v: bool) {
+        self.display(&v)
+    }
+    /// A character.
+    fn char(&mut self, v: char) {
+        self.display(&v)
+    }
+    /// A string.
+    fn str(&mut self, v: &str) {
+        self.display(&v)
+    }
+    /// A `Display` value (`key = %expr`), and every typed kind by default.
+    fn display(&mut self, v: &dyn fmt::Display);
+    /// A `Debug` value (`key = ?expr`).
+    fn debug(&mut self, v: &dyn fmt::Debug);
+}
+
+impl Value<'_> {
+    /// Hands the value to the method of `visitor` for its kind.
+    pub fn visit<V: Visit + ?Sized>(&self, visitor: &mut V) {
+        match *self {
+            Value::I64(v) => visitor.i64(v),
+            Value::U64(v) => visitor.u64(v),
+            Value::I128(v) => visitor.i128(v),
+            Value::U128(v) => visitor.u128(v),
+            Value::F64(v) => visitor.f64(v),
+            Value::Bool(v) => visitor.bool(v),
+            Value::Char(v) => visitor.char(v),
+            Value::Str(v) => visitor.str(v),
+            Value::Display(v) => visitor.display(v),
+            Value::Debug(v) => visitor.debug(v),
+        }
+    }
+}
+
+/// Writes a value to a formatter: `Display` of typed values, `Debug` of
+/// `?x` fields; with `quoted`, strings and chars through `Debug` too.
+struct Fmt<'a, 'b> {
+    f: &'a mut fmt::Formatter<'b>,
+    quoted: bool,
+    res: fmt::Result,
+}
+
+impl Visit for Fmt<'_, '_> {
+    fn char(&mut self, v: char) {
+        self.res = match self.quoted {
+            true => fmt::Debug::fmt(&v, self.f),
+            false => fmt::Display::fmt(&v, self.f),
+        };
+    }
+    fn str(&mut self, v: &str) {
+        self.res = match self.quoted {
+            true => fmt::Debug::fmt(v, self.f),
+            false => fmt::Display::fmt(v, self.f),
+        };
+    }
+    fn display(&mut self, v: &dyn fmt::Display) {
+        self.res = v.fmt(self.f);
+    }
+    fn debug(&mut self, v: &dyn fmt::Debug) {
+        self.res = v.fmt(self.f);
+    }
+}
+
 impl fmt::Display for Value<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Value::I64(v) => fmt::Display::fmt(&v, f),
-            Value::U64(v) => fmt::Display::fmt(&v, f),
-            Value::I128(v) => fmt::Display::fmt(&v, f),
-            Value::U128(v) => fmt::Display::fmt(&v, f),
-            Value::F64(v) => fmt::Display::fmt(&v, f),
-            Value::Bool(v) => fmt::Display::fmt(&v, f),
-            Value::Char(v) => fmt::Display::fmt(&v, f),
-            Value::Str(v) => fmt::Display::fmt(v, f),
-            Value::Display(v) => fmt::Display::fmt(v, f),
-            Value::Debug(v) => fmt::Debug::fmt(v, f),
-        }
+        let mut w = Fmt {
+            f,
+            quoted: false,
+            res: Ok(()),
+        };
+        self.visit(&mut w);
+        w.res
     }
 }
 
 impl fmt::Debug for Value<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Value::Str(v) => fmt::Debug::fmt(v, f),
-            Value::Char(v) => fmt::Debug::fmt(&v, f),
-            _ => fmt::Display::fmt(self, f),
-        }
+        let mut w = Fmt {
+            f,
+            quoted: true,
+            res: Ok(()),
+        };
+        self.visit(&mut w);
+        w.res
     }
 }
 

@@ -18,7 +18,7 @@ use elide::{check, enabled, Level, LevelFilter};
 mod engine {
     use super::*;
 
-    pub fn levels() -> [bool; 5] {
+    pub(crate) fn levels() -> [bool; 5] {
         [
             enabled!(target: "radical_asyncflow::engine", Level::Error),
             enabled!(target: "radical_asyncflow::engine", Level::Warn),
@@ -28,20 +28,20 @@ mod engine {
         ]
     }
 
-    pub fn check_runs() -> bool {
+    pub(crate) fn check_runs() -> bool {
         static RAN: AtomicUsize = AtomicUsize::new(0);
         let before = RAN.load(Ordering::Relaxed);
         check!(target: "radical_asyncflow::engine", RAN.fetch_add(1, Ordering::Relaxed) < usize::MAX);
         RAN.load(Ordering::Relaxed) > before
     }
 
-    pub fn burst(n: u64) {
+    pub(crate) fn burst(n: u64) {
         for seq in 0..n {
             elide::info!(target: "radical_asyncflow::engine", seq, "burst");
         }
     }
 
-    pub fn emit() {
+    pub(crate) fn emit() {
         elide::error!(target: "radical_asyncflow::engine", "probe error line");
         elide::info!(target: "radical_asyncflow::engine", "probe info line");
         elide::debug!(target: "radical_asyncflow::engine", "probe debug line");
@@ -52,7 +52,7 @@ mod engine {
 mod pilot {
     use super::*;
 
-    pub fn levels() -> [bool; 5] {
+    pub(crate) fn levels() -> [bool; 5] {
         [
             enabled!(target: "radical_pilot::agent", Level::Error),
             enabled!(target: "radical_pilot::agent", Level::Warn),

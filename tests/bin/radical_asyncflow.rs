@@ -19,7 +19,7 @@ mod engine {
         n + 1
     }
 
-    pub fn run() -> bool {
+    pub(crate) fn run() -> bool {
         elide::check!(CHECK_RAN.fetch_add(1, Ordering::Relaxed) < usize::MAX);
         elide::debug_mode!()
     }

@@ -84,6 +84,120 @@ fn fork_test(path: &str) {
     drop(guard);
 }
 
+/// A sink that takes its own lock in `emit` and `flush`, and runs a
+/// `check!` inside `emit`: a failing check there must not flush this sink
+/// again (its lock is held) nor panic into the caller.
+#[derive(Default)]
+struct CheckingSink(std::sync::Mutex<Vec<String>>);
+
+impl Sink for CheckingSink {
+    fn emit(&self, record: &elide::Record<'_>) {
+        let mut lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let msg = record.args().to_string();
+        elide::check!(msg != "bad", "the sink refuses {msg:?}");
+        lines.push(msg);
+    }
+    fn flush(&self) {
+        let _held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+/// A sink whose `flush` panics.
+struct PanickyFlush;
+
+impl Sink for PanickyFlush {
+    fn emit(&self, _: &elide::Record<'_>) {}
+    fn flush(&self) {
+        panic!("flush of the panicky sink");
+    }
+}
+
+/// The sink of one kind for the fork test.
+fn sink_of_kind(kind: &str, path: &str) -> Arc<dyn Sink> {
+    match kind {
+        "stderr" => Arc::new(elide::sink::ConsoleSink::stderr()),
+        "file" => Arc::new(FileSink::open(path).expect("open log")),
+        "durable" => Arc::new(AsyncSink::durable_file(path).expect("open log")),
+        "sync-durable" => Arc::new(DurableFileSink::open(path).expect("open log")),
+        "async" => Arc::new(AsyncSink::file(path).expect("open log")),
+        other => panic!("unknown sink kind {other:?}"),
+    }
+}
+
+/// Two threads log into a sink of `kind` while the main thread forks 40
+/// children that log one line of their own and exit at once
+/// (`parent_quiet`: the parent's threads stop before the fork). Prints how
+/// many children exited within 2 s and kills the others.
+#[cfg(unix)]
+fn fork_exit(kind: &str, path: &str, parent_quiet: bool) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+    extern "C" {
+        fn fork() -> i32;
+        fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
+        fn kill(pid: i32, sig: i32) -> i32;
+    }
+    const WNOHANG: i32 = 1;
+    const SIGKILL: i32 = 9;
+    install(sink_of_kind(kind, path));
+    static STOP: AtomicBool = AtomicBool::new(false);
+    let threads: Vec<_> = (0..2)
+        .map(|t| {
+            std::thread::spawn(move || {
+                let mut seq = 0u64;
+                while !STOP.load(Ordering::Relaxed) {
+                    elide::info!(t, seq, "parent thread {t} record {seq}");
+                    seq += 1;
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(20));
+    if parent_quiet {
+        STOP.store(true, Ordering::Relaxed);
+        for t in threads.iter() {
+            while !t.is_finished() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    }
+    let mut children = Vec::new();
+    for n in 0..40 {
+        // SAFETY: the child only logs and exits.
+        let pid = unsafe { fork() };
+        if pid == 0 {
+            elide::info!(n, "child {n} record");
+            std::process::exit(0);
+        }
+        children.push(pid);
+    }
+    STOP.store(true, Ordering::Relaxed);
+    let start = Instant::now();
+    let mut exited = 0;
+    while start.elapsed() < Duration::from_secs(2) && exited < children.len() {
+        for pid in children.iter_mut().filter(|p| **p > 0) {
+            let mut status = 0;
+            // SAFETY: waits (without blocking) for a child forked above.
+            if unsafe { waitpid(*pid, &mut status, WNOHANG) } == *pid {
+                *pid = 0;
+                exited += 1;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for &pid in children.iter().filter(|p| **p > 0) {
+        // SAFETY: kills and reaps a child forked above that still hangs.
+        unsafe {
+            kill(pid, SIGKILL);
+            waitpid(pid, std::ptr::null_mut(), 0);
+        }
+    }
+    for t in threads {
+        t.join().unwrap();
+    }
+    println!("exited={exited} hung={}", children.len() - exited);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
@@ -120,7 +234,7 @@ fn main() {
             let n: u64 = arg(3).parse().unwrap_or(1_000);
             // A slow disk, so the queue is never empty when the thread panics.
             let slow = SlowDisk(DurableFile::open(arg(2)).expect("open log"));
-            install(Arc::new(AsyncSink::new(slow).with_capacity(64)));
+            install(Arc::new(AsyncSink::builder(slow).capacity(64).build()));
             if arg(4) != "no-hook" {
                 elide::install_panic_hook();
             }
@@ -131,13 +245,45 @@ fn main() {
             .join();
             std::process::abort();
         }
+        // Forked children of a logging process exit promptly.
+        #[cfg(unix)]
+        "fork-exit" => fork_exit(arg(2), arg(3), arg(4) == "parent-quiet"),
+        // A `check!` fails inside a sink's `emit`: the caller gets control
+        // back and the failure is counted.
+        "check-in-sink" => {
+            install(Arc::new(CheckingSink::default()));
+            elide::set_debug(true);
+            elide::info!("good");
+            elide::info!("bad");
+            elide::info!("good again");
+            let s = elide::stats();
+            println!("returned sink_panics={}", s.sink_panics);
+            elide::flush();
+            println!("flushed");
+        }
+        // A sink whose flush panics beside a buffered file sink holding 100
+        // lines; `arg(3)` says how the process ends.
+        "flush-panics" => {
+            let file: Arc<dyn Sink> = Arc::new(FileSink::open(arg(2)).expect("open log"));
+            elide::set_sinks([Arc::new(PanickyFlush) as Arc<dyn Sink>, file]);
+            elide::set_level(LevelFilter::Info);
+            log_n(100);
+            match arg(3) {
+                "flush" => elide::flush(),
+                "set-sinks" => elide::set_sinks(Vec::<Arc<dyn Sink>>::new()),
+                "guard" => drop(elide::init()),
+                _ => {}
+            }
+            println!("sink_panics={}", elide::stats().sink_panics);
+            std::process::exit(0);
+        }
         // Every write fails with ENOSPC.
         "dev-full-async" => {
             let file = File::options()
                 .write(true)
                 .open("/dev/full")
                 .expect("open /dev/full");
-            let sink = Arc::new(AsyncSink::new(file).with_name("/dev/full"));
+            let sink = Arc::new(AsyncSink::builder(file).name("/dev/full").build());
             install(sink.clone());
             log_n(1_000);
             elide::flush();
@@ -165,7 +311,7 @@ fn main() {
         }
         // stdout is a pipe the parent has closed: every write is EPIPE.
         "closed-pipe" => {
-            let sink = Arc::new(AsyncSink::new(std::io::stdout()).with_name("stdout"));
+            let sink = Arc::new(AsyncSink::builder(std::io::stdout()).name("stdout").build());
             install(sink.clone());
             log_n(2_000);
             elide::flush();

@@ -169,7 +169,11 @@ fn e_telemetry_prof() {
 fn e_info_async() {
     // The caller's share: capture and enqueue; the writer thread formats.
     elide_with(
-        Arc::new(AsyncSink::new(std::io::sink()).with_level(LevelFilter::Info)),
+        Arc::new(
+            AsyncSink::builder(std::io::sink())
+                .level(LevelFilter::Info)
+                .build(),
+        ),
         LevelFilter::Info,
     );
 }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use crate::svg::{self, escape};
 
 /// The percentiles drawn, with their axis labels.
-pub const PERCENTILES: [(f64, &str); 4] = [
+pub(crate) const PERCENTILES: [(f64, &str); 4] = [
     (0.50, "p50"),
     (0.90, "p90"),
     (0.99, "p99"),
@@ -15,7 +15,7 @@ pub const PERCENTILES: [(f64, &str); 4] = [
 
 /// One sink's line: its name and its latency in microseconds at each of
 /// [`PERCENTILES`], then the maximum.
-pub struct Series {
+pub(crate) struct Series {
     pub name: String,
     pub us: Vec<f64>,
 }
@@ -25,7 +25,7 @@ const COLOURS: [&str; 6] = [
 ];
 
 /// Renders the series as an SVG document; `note` goes under the title.
-pub fn svg(series: &[Series], note: &str) -> String {
+pub(crate) fn svg(series: &[Series], note: &str) -> String {
     const WIDTH: f64 = 900.0;
     const LEFT: f64 = 80.0;
     const TOP: f64 = 60.0;

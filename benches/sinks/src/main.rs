@@ -89,13 +89,13 @@ fn elide_sync(dir: &Path, n: usize) -> Row {
 
 fn elide_async(dir: &Path, n: usize, prealloc: Option<usize>) -> Row {
     let path = fresh(dir, "elide-async.log");
-    let mut sink = AsyncSink::new(DurableFile::open(&path).expect("open log"));
+    let mut sink = AsyncSink::builder(DurableFile::open(&path).expect("open log"));
     let mut name = "elide AsyncSink + DurableFile (group commit), defaults".to_owned();
     if let Some(p) = prealloc {
-        sink = sink.with_preallocated(p);
+        sink = sink.preallocated(p);
         name = format!("elide AsyncSink + DurableFile (group commit), with_preallocated({p})");
     }
-    let sink = Arc::new(sink);
+    let sink = Arc::new(sink.build());
     elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
     // What a program's `init()` guard does at exit: flush, no time limit.
     let (lat, wall, start) = timed(n, |i| elide::info!(seq = i, "record {i}"));

@@ -152,6 +152,7 @@ pub(crate) fn escape_text(s: &str, out: &mut String) {
 /// write!(elide::format::Escaped(&mut line), "a\nb\u{2028}c").unwrap();
 /// assert_eq!(line, "a\\nb\\u{2028}c");
 /// ```
+#[derive(Debug)]
 pub struct Escaped<'a>(pub &'a mut String);
 
 impl fmt::Write for Escaped<'_> {

@@ -1,11 +1,11 @@
 //! JSON lines: one object per record, always valid JSON.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use super::escape::JsonEscaped;
 use super::{epoch_secs, pid};
 use crate::record::Record;
-use crate::value::{Field, Value};
+use crate::value::{Field, Value, Visit};
 
 /// A JSON string literal.
 pub fn json_str(s: &str, out: &mut String) {
@@ -17,28 +17,50 @@ pub fn json_str(s: &str, out: &mut String) {
 /// A typed JSON value: numbers and bools stay bare, non-finite floats and
 /// everything else become strings, so the output is always valid JSON.
 pub fn json_value(v: &Value<'_>, out: &mut String) {
-    match *v {
-        Value::I64(n) => {
-            let _ = write!(out, "{n}");
+    v.visit(&mut Json(out));
+}
+
+/// The JSON writer of [`json_value`].
+struct Json<'a>(&'a mut String);
+
+impl Json<'_> {
+    fn bare(&mut self, v: &dyn fmt::Display) {
+        let _ = write!(self.0, "{v}");
+    }
+}
+
+impl Visit for Json<'_> {
+    fn i64(&mut self, v: i64) {
+        self.bare(&v)
+    }
+    fn u64(&mut self, v: u64) {
+        self.bare(&v)
+    }
+    fn i128(&mut self, v: i128) {
+        self.bare(&v)
+    }
+    fn u128(&mut self, v: u128) {
+        self.bare(&v)
+    }
+    fn f64(&mut self, v: f64) {
+        if v.is_finite() {
+            let _ = write!(self.0, "{v:?}");
+        } else {
+            self.display(&v)
         }
-        Value::U64(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::I128(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::U128(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::F64(f) if f.is_finite() => {
-            let _ = write!(out, "{f:?}");
-        }
-        Value::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-        ref other => {
-            out.push('"');
-            let _ = write!(JsonEscaped(out), "{other}");
-            out.push('"');
-        }
+    }
+    fn bool(&mut self, v: bool) {
+        self.bare(&v)
+    }
+    fn display(&mut self, v: &dyn fmt::Display) {
+        self.0.push('"');
+        let _ = write!(JsonEscaped(self.0), "{v}");
+        self.0.push('"');
+    }
+    fn debug(&mut self, v: &dyn fmt::Debug) {
+        self.0.push('"');
+        let _ = write!(JsonEscaped(self.0), "{v:?}");
+        self.0.push('"');
     }
 }
 

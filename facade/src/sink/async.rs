@@ -47,13 +47,16 @@
 //! [`DurableFile`](crate::sink::DurableFile) that is one `sync_data` per
 //! batch, so durable throughput is batch size x fsync rate, while callers
 //! only ever wait for a queue slot.
+//!
+//! Statics owned here: `ON_WRITER` (set on writer threads) and the
+//! metadata of the writer's own "records dropped" line.
 
 use std::cell::Cell;
 use std::io::{self, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
@@ -107,14 +110,12 @@ enum Msg {
     Record(Captured),
     /// Answer on the sender once everything queued before is flushed.
     Flush(Sender<()>),
-    /// Carry on from these channels (a new capacity was set).
-    Switch(Receiver<Msg>, Sender<Store>),
 }
 
 /// State shared by the callers and the writer thread.
 struct Shared {
-    name: Mutex<String>,
-    format: Mutex<Format>,
+    /// The sink's name in error reports.
+    name: String,
     dropped: AtomicU64,
     written: AtomicU64,
     failed: AtomicU64,
@@ -139,8 +140,9 @@ thread_local! {
     static ON_WRITER: Cell<bool> = const { Cell::new(false) };
 }
 
-fn on_writer() -> bool {
-    ON_WRITER.with(Cell::get)
+/// Whether this thread is an async sink's writer.
+pub(crate) fn on_writer() -> bool {
+    ON_WRITER.try_with(Cell::get).unwrap_or(false)
 }
 
 /// A sink that queues records for a background writer thread, which
@@ -152,13 +154,18 @@ fn on_writer() -> bool {
 /// fsync), a `File`, `Stdout`, a pipe. That path is the fast one: lines are
 /// formatted straight into the batch buffer.
 ///
+/// Configure it with its [builder](AsyncSink::builder), which starts the
+/// writer thread in [`build`](AsyncSinkBuilder::build); the constructors
+/// `new`, `wrap`, `file` and `durable_file` build with the defaults.
+///
 /// ```
 /// use std::sync::Arc;
 /// use elide::sink::{AsyncSink, Overflow};
-/// let sink = AsyncSink::new(std::io::sink())
-///     .with_capacity(1024)
-///     .with_policy(Overflow::Drop)
-///     .with_name("nowhere");
+/// let sink = AsyncSink::builder(std::io::sink())
+///     .capacity(1024)
+///     .overflow(Overflow::Drop)
+///     .name("nowhere")
+///     .build();
 /// let sink = Arc::new(sink);
 /// elide::set_sinks([sink.clone() as Arc<dyn elide::Sink>]);
 /// elide::set_level(elide::LevelFilter::Info);
@@ -172,50 +179,193 @@ pub struct AsyncSink {
     /// has no writer, so it must neither queue nor wait for one.
     pid: u32,
     tx: Sender<Msg>,
-    /// The wrapped sink, for [`wrap`](AsyncSink::wrap).
-    inner: Option<Arc<dyn Sink>>,
+    /// Whether records carry the thread's name (a wrapped sink may print it).
+    wrapped: bool,
     telemetry: bool,
     pool_rx: Receiver<Store>,
+    /// For the buffers of records dropped on a full queue.
     pool_tx: Sender<Store>,
     shared: Arc<Shared>,
-    format: Format,
     level: LevelFilter,
     policy: Overflow,
     capacity: usize,
-    preallocated: usize,
     shutdown_timeout: Option<Duration>,
 }
 
 impl std::fmt::Debug for AsyncSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AsyncSink")
-            .field("name", &*lock(&self.shared.name))
+            .field("name", &self.shared.name)
+            .field("level", &self.level)
+            .field("policy", &self.policy)
+            .field("capacity", &self.capacity)
+            .field("shutdown_timeout", &self.shutdown_timeout)
+            .field("wraps_sink", &self.wrapped)
+            .field("telemetry", &self.telemetry)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The configuration of an [`AsyncSink`]; [`build`](AsyncSinkBuilder::build)
+/// starts the writer thread. Made by [`AsyncSink::builder`],
+/// [`AsyncSink::wrapping`], [`AsyncSink::file_builder`] or
+/// [`AsyncSink::durable_file_builder`].
+pub struct AsyncSinkBuilder {
+    out: Output,
+    name: String,
+    format: Format,
+    level: LevelFilter,
+    /// The wrapped sink's level: the most the sink may take.
+    level_cap: LevelFilter,
+    telemetry: bool,
+    policy: Overflow,
+    capacity: usize,
+    preallocated: usize,
+    shutdown_timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for AsyncSinkBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AsyncSinkBuilder")
+            .field("name", &self.name)
             .field("format", &self.format)
             .field("level", &self.level)
             .field("policy", &self.policy)
             .field("capacity", &self.capacity)
             .field("preallocated", &self.preallocated)
             .field("shutdown_timeout", &self.shutdown_timeout)
-            .field("wraps_sink", &self.inner.is_some())
-            .field("telemetry", &self.telemetry)
             .finish_non_exhaustive()
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+impl AsyncSinkBuilder {
+    fn new(out: Output, name: String) -> AsyncSinkBuilder {
+        AsyncSinkBuilder {
+            out,
+            name,
+            format: Format::Radical,
+            level: LevelFilter::Trace,
+            level_cap: LevelFilter::Trace,
+            telemetry: false,
+            policy: Overflow::Block,
+            capacity: DEFAULT_CAPACITY,
+            preallocated: DEFAULT_PREALLOCATED,
+            shutdown_timeout: None,
+        }
+    }
+
+    /// Sets the queue capacity in records (at least 1; default
+    /// [`DEFAULT_CAPACITY`]).
+    pub fn capacity(mut self, capacity: usize) -> AsyncSinkBuilder {
+        self.capacity = capacity.max(1);
+        self
+    }
+    /// Sets how many record buffers are allocated up front (default
+    /// [`DEFAULT_PREALLOCATED`], at most the capacity; about 170 bytes
+    /// each). A burst of more records in flight than this allocates (and
+    /// page-faults) on the callers' threads until the pool has grown;
+    /// after that, no record allocates.
+    pub fn preallocated(mut self, buffers: usize) -> AsyncSinkBuilder {
+        self.preallocated = buffers;
+        self
+    }
+    /// Sets what happens when the queue is full (default [`Overflow::Block`]).
+    pub fn overflow(mut self, policy: Overflow) -> AsyncSinkBuilder {
+        self.policy = policy;
+        self
+    }
+    /// Sets the line format (not used for a wrapped sink).
+    pub fn format(mut self, format: Format) -> AsyncSinkBuilder {
+        self.format = format;
+        self
+    }
+    /// Sets the most verbose level written (for a wrapped sink, at most the
+    /// inner sink's level).
+    pub fn level(mut self, level: LevelFilter) -> AsyncSinkBuilder {
+        self.level = level;
+        self
+    }
+    /// Names the sink in error reports (e.g. the file path).
+    pub fn name(mut self, name: impl Into<String>) -> AsyncSinkBuilder {
+        self.name = name.into();
+        self
+    }
+    /// Bounds how long [`flush`](Sink::flush) (and so the `init` guard's
+    /// drop, and dropping the sink) waits for the writer. When the time is
+    /// up it reports on stderr how many records were not yet written and
+    /// returns. Without it, flush waits as long as the writer needs.
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> AsyncSinkBuilder {
+        self.shutdown_timeout = Some(timeout);
+        self
+    }
+
+    /// Allocates the queue and the buffer pool and starts the writer
+    /// thread. If the thread cannot be started, records are counted as
+    /// dropped.
+    pub fn build(self) -> AsyncSink {
+        let (tx, rx) = bounded(self.capacity);
+        let (pool_tx, pool_rx) = bounded(self.capacity);
+        for _ in 0..self.preallocated.min(self.capacity) {
+            let _ = pool_tx.try_send(Store::sized());
+        }
+        let wrapped = matches!(self.out, Output::Sink(_));
+        let shared = Arc::new(Shared {
+            name: self.name,
+            dropped: AtomicU64::new(0),
+            written: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            taken: AtomicU64::new(0),
+            panic_reported: AtomicBool::new(false),
+        });
+        let writer = Writer {
+            out: self.out,
+            rx,
+            pool: pool_tx.clone(),
+            shared: shared.clone(),
+            batch: String::new(),
+            format: self.format,
+            batch_lines: 0,
+            unflushed_lines: 0,
+            reported_drops: 0,
+            max_batch: self.capacity,
+        };
+        let spawned = std::thread::Builder::new()
+            .name("elide-writer".to_owned())
+            .spawn(move || writer.run());
+        if let Err(e) = spawned {
+            crate::report_write_error(&format!("{} (writer thread)", shared.name), &e);
+        }
+        AsyncSink {
+            pid: crate::process::pid(),
+            tx,
+            wrapped,
+            telemetry: self.telemetry,
+            pool_rx,
+            pool_tx,
+            shared,
+            level: self.level.min(self.level_cap),
+            policy: self.policy,
+            capacity: self.capacity,
+            shutdown_timeout: self.shutdown_timeout,
+        }
+    }
 }
 
 impl AsyncSink {
-    /// Starts a writer thread over `writer`: RADICAL format, all levels,
+    /// A builder over `writer`: RADICAL format, all levels,
     /// [`Overflow::Block`], [`DEFAULT_CAPACITY`] records, no shutdown
-    /// timeout. If the thread cannot be started, records are counted as
-    /// dropped.
-    pub fn new<W: Write + Send + 'static>(writer: W) -> AsyncSink {
-        AsyncSink::start(Output::Bytes(Box::new(writer)), "async sink")
+    /// timeout until set.
+    pub fn builder<W: Write + Send + 'static>(writer: W) -> AsyncSinkBuilder {
+        AsyncSinkBuilder::new(Output::Bytes(Box::new(writer)), "async sink".to_owned())
     }
 
-    /// Starts a writer thread that hands every record to `inner`, so any
+    /// `AsyncSink::builder(writer).build()`: starts a writer thread over
+    /// `writer` with the defaults.
+    pub fn new<W: Write + Send + 'static>(writer: W) -> AsyncSink {
+        AsyncSink::builder(writer).build()
+    }
+
+    /// A builder whose writer thread hands every record to `inner`, so any
     /// sink (a [`FileSink`](crate::sink::FileSink), a
     /// [`ProfSink`](crate::telemetry::ProfSink), your own) gets the queue,
     /// the overflow policy and the accounting of this type.
@@ -234,7 +384,18 @@ impl AsyncSink {
     /// [`AsyncStats::failed`] and in [`stats`](crate::stats), and reported
     /// once on stderr. Dropped records are announced to `inner` as a `Warn`
     /// record `N records dropped` (field `dropped`) if it takes warnings.
-    /// [`with_format`](AsyncSink::with_format) has no effect here.
+    /// The builder's [`format`](AsyncSinkBuilder::format) has no effect here.
+    pub fn wrapping(inner: Arc<dyn Sink>) -> AsyncSinkBuilder {
+        let mut b = AsyncSinkBuilder::new(
+            Output::Sink(inner.clone()),
+            "async sink (wrapped)".to_owned(),
+        );
+        b.level_cap = inner.max_level();
+        b.telemetry = inner.wants_telemetry();
+        b
+    }
+
+    /// `AsyncSink::wrapping(inner).build()`: see [`wrapping`](AsyncSink::wrapping).
     ///
     /// ```
     /// use std::sync::Arc;
@@ -248,156 +409,35 @@ impl AsyncSink {
     /// assert_eq!(mem.messages(), ["queued"]);
     /// ```
     pub fn wrap(inner: Arc<dyn Sink>) -> AsyncSink {
-        let level = inner.max_level();
-        let telemetry = inner.wants_telemetry();
-        let mut sink = AsyncSink::start(Output::Sink(inner.clone()), "async sink (wrapped)");
-        sink.level = level;
-        sink.telemetry = telemetry;
-        sink.inner = Some(inner);
-        sink
+        AsyncSink::wrapping(inner).build()
     }
 
-    fn start(out: Output, name: &str) -> AsyncSink {
-        let (tx, rx) = bounded(DEFAULT_CAPACITY);
-        let (pool_tx, pool_rx) = bounded(DEFAULT_CAPACITY);
-        let shared = Arc::new(Shared {
-            name: Mutex::new(name.to_owned()),
-            format: Mutex::new(Format::Radical),
-            dropped: AtomicU64::new(0),
-            written: AtomicU64::new(0),
-            failed: AtomicU64::new(0),
-            taken: AtomicU64::new(0),
-            panic_reported: AtomicBool::new(false),
-        });
-        let writer = Writer {
-            out,
-            rx,
-            pool: pool_tx.clone(),
-            shared: shared.clone(),
-            batch: String::new(),
-            format: Format::Radical,
-            batch_lines: 0,
-            unflushed_lines: 0,
-            reported_drops: 0,
-            max_batch: DEFAULT_CAPACITY,
-        };
-        let spawned = std::thread::Builder::new()
-            .name("elide-writer".to_owned())
-            .spawn(move || writer.run());
-        if let Err(e) = spawned {
-            crate::report_write_error("async sink (writer thread)", &e);
-        }
-        AsyncSink {
-            pid: crate::format::pid(),
-            tx,
-            inner: None,
-            telemetry: false,
-            pool_rx,
-            pool_tx,
-            shared,
-            format: Format::Radical,
-            level: LevelFilter::Trace,
-            policy: Overflow::Block,
-            capacity: DEFAULT_CAPACITY,
-            preallocated: DEFAULT_PREALLOCATED,
-            shutdown_timeout: None,
-        }
-        .prefilled()
-    }
-
-    /// Brings the buffer pool to `preallocated` (bounded by the capacity):
-    /// tops it up, or frees the surplus when a builder call lowered it.
-    fn prefilled(self) -> AsyncSink {
-        let want = self.preallocated.min(self.capacity);
-        let have = self.pool_rx.len();
-        for _ in have..want {
-            if self.pool_tx.try_send(Store::sized()).is_err() {
-                break;
-            }
-        }
-        for _ in want..have {
-            if self.pool_rx.try_recv().is_err() {
-                break;
-            }
-        }
-        self
-    }
-
-    /// An async sink appending to `path` (created if needed): one `write`
-    /// per batch, no fsync. Lines reach the OS, not necessarily the disk.
-    pub fn file(path: impl AsRef<Path>) -> io::Result<AsyncSink> {
+    /// A builder appending to `path` (the file and its parent directories
+    /// are created if needed): one `write` per batch, no fsync. Lines reach
+    /// the OS, not necessarily the disk.
+    pub fn file_builder(path: impl AsRef<Path>) -> io::Result<AsyncSinkBuilder> {
         let path = path.as_ref();
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        Ok(AsyncSink::new(file).with_name(path.display().to_string()))
+        let file = crate::sink::open_append(path)?;
+        Ok(AsyncSink::builder(file).name(path.display().to_string()))
     }
 
-    /// An async sink appending to `path` durably: one `sync_data` per batch
+    /// `AsyncSink::file_builder(path)?.build()`.
+    pub fn file(path: impl AsRef<Path>) -> io::Result<AsyncSink> {
+        Ok(AsyncSink::file_builder(path)?.build())
+    }
+
+    /// A builder appending to `path` durably (created like
+    /// [`file_builder`](AsyncSink::file_builder)): one `sync_data` per batch
     /// (group commit); [`flush`](Sink::flush) returns once everything
     /// accepted so far is on disk.
-    pub fn durable_file(path: impl AsRef<Path>) -> io::Result<AsyncSink> {
+    pub fn durable_file_builder(path: impl AsRef<Path>) -> io::Result<AsyncSinkBuilder> {
         let path = path.as_ref();
-        Ok(AsyncSink::new(DurableFile::open(path)?).with_name(path.display().to_string()))
+        Ok(AsyncSink::builder(DurableFile::open(path)?).name(path.display().to_string()))
     }
 
-    /// Sets the queue capacity in records (at least 1).
-    pub fn with_capacity(mut self, capacity: usize) -> AsyncSink {
-        let capacity = capacity.max(1);
-        if capacity != self.capacity {
-            let (tx, rx) = bounded(capacity);
-            let (pool_tx, pool_rx) = bounded(capacity);
-            // The writer finishes the old queue first (FIFO), then moves on.
-            let _ = self.tx.send(Msg::Switch(rx, pool_tx.clone()));
-            self.tx = tx;
-            self.pool_tx = pool_tx;
-            self.pool_rx = pool_rx;
-            self.capacity = capacity;
-        }
-        self.prefilled()
-    }
-    /// Sets how many record buffers are allocated up front (default
-    /// [`DEFAULT_PREALLOCATED`], at most the capacity; about 170 bytes
-    /// each); lowering it frees the surplus the constructor allocated. A burst of more records in flight than this allocates (and
-    /// page-faults) on the callers' threads until the pool has grown;
-    /// after that, no record allocates.
-    pub fn with_preallocated(mut self, buffers: usize) -> AsyncSink {
-        self.preallocated = buffers;
-        self.prefilled()
-    }
-    /// Sets what happens when the queue is full.
-    pub fn with_policy(mut self, policy: Overflow) -> AsyncSink {
-        self.policy = policy;
-        self
-    }
-    /// Sets the line format (not used by a [`wrap`](AsyncSink::wrap)ped sink).
-    pub fn with_format(mut self, format: Format) -> AsyncSink {
-        self.format = format;
-        *lock(&self.shared.format) = format;
-        self
-    }
-    /// Sets the most verbose level written (for a
-    /// [`wrap`](AsyncSink::wrap)ped sink, at most the inner sink's level).
-    pub fn with_level(mut self, level: LevelFilter) -> AsyncSink {
-        self.level = match &self.inner {
-            Some(inner) => level.min(inner.max_level()),
-            None => level,
-        };
-        self
-    }
-    /// Names the sink in error reports (e.g. the file path).
-    pub fn with_name(self, name: impl Into<String>) -> AsyncSink {
-        *lock(&self.shared.name) = name.into();
-        self
-    }
-    /// Bounds how long [`flush`](Sink::flush) (and so the `init` guard's
-    /// drop, and dropping the sink) waits for the writer. When the time is
-    /// up it reports on stderr how many records were not yet written and
-    /// returns. Without it, flush waits as long as the writer needs.
-    pub fn with_shutdown_timeout(mut self, timeout: Duration) -> AsyncSink {
-        self.shutdown_timeout = Some(timeout);
-        self
+    /// `AsyncSink::durable_file_builder(path)?.build()`.
+    pub fn durable_file(path: impl AsRef<Path>) -> io::Result<AsyncSink> {
+        Ok(AsyncSink::durable_file_builder(path)?.build())
     }
 
     /// The sink's counters.
@@ -428,7 +468,7 @@ impl AsyncSink {
     /// Whether this is a forked child of the process that made the sink: no
     /// writer thread exists here to take records or answer a flush.
     fn in_forked_child(&self) -> bool {
-        crate::format::pid() != self.pid
+        crate::process::pid() != self.pid
     }
 
     /// A record emitted in a forked child: counted as dropped and reported.
@@ -436,7 +476,7 @@ impl AsyncSink {
     fn drop_in_child(&self) {
         self.shared.dropped.fetch_add(1, Ordering::Relaxed);
         crate::report_write_error(
-            &format!("{} (in a forked child)", lock(&self.shared.name)),
+            &format!("{} (in a forked child)", self.shared.name),
             &io::Error::other("no writer thread after fork; the record is dropped"),
         );
     }
@@ -450,7 +490,7 @@ impl AsyncSink {
     }
 
     fn report_timeout(&self, timeout: Duration) {
-        let name = lock(&self.shared.name).clone();
+        let name = &self.shared.name;
         let _ = writeln!(
             io::stderr(),
             "elide: {name}: flush gave up after {timeout:?}; {} records not yet written",
@@ -474,7 +514,7 @@ impl Sink for AsyncSink {
         // An empty pool (a burst larger than the preallocation) allocates
         // here, sized like a pooled store so the record need not regrow it.
         let store = self.pool_rx.try_recv().unwrap_or_else(|_| Store::sized());
-        self.enqueue(Captured::capture(record, store, self.inner.is_some()));
+        self.enqueue(Captured::capture(record, store, self.wrapped));
     }
     fn flush(&self) {
         if on_writer() || self.in_forked_child() {
@@ -529,7 +569,7 @@ struct Writer {
     shared: Arc<Shared>,
     /// Formatted lines of the batch not yet handed to `out`.
     batch: String,
-    /// The line format, read once per batch.
+    /// The line format.
     format: Format,
     /// Records in `batch`.
     batch_lines: u64,
@@ -543,25 +583,19 @@ struct Writer {
 
 impl Writer {
     fn run(mut self) {
+        // A wrapped sink or writer that logs must not feed its own queue:
+        // dispatch drops (and counts) records emitted on this thread.
         ON_WRITER.with(|w| w.set(true));
-        // A wrapped sink or writer that logs must not feed its own queue.
-        crate::dispatch::mark_writer_thread();
         let mut acks: Vec<Sender<()>> = Vec::new();
         // Made here: its lists hold borrowed values, so it never crosses threads.
         let mut scratch = Scratch::default();
         while let Ok(mut msg) = self.rx.recv() {
-            self.format = *lock(&self.shared.format);
             let mut taken = 0;
             loop {
                 taken += 1;
                 match msg {
                     Msg::Record(record) => self.take_record(record, &mut scratch),
                     Msg::Flush(ack) => acks.push(ack),
-                    Msg::Switch(rx, pool) => {
-                        self.max_batch = rx.capacity().unwrap_or(DEFAULT_CAPACITY);
-                        self.rx = rx;
-                        self.pool = pool;
-                    }
                 }
                 // A flush request ends the batch, so flush waits one commit.
                 if !acks.is_empty() || taken >= self.max_batch {
@@ -594,9 +628,7 @@ impl Writer {
             }
             Output::Sink(inner) => {
                 let mut emitted = false;
-                let store = record.replay(scratch, |r| {
-                    emitted = crate::dispatch::emit_contained(&**inner, r)
-                });
+                let store = record.replay(scratch, |r| emitted = emit_contained(&**inner, r));
                 if emitted {
                     self.shared.written.fetch_add(1, Ordering::Relaxed);
                 } else {
@@ -618,7 +650,7 @@ impl Writer {
     /// already counted where it was contained).
     fn report_panic(&self, what: &str) {
         if !self.shared.panic_reported.swap(true, Ordering::Relaxed) {
-            let name = lock(&self.shared.name).clone();
+            let name = &self.shared.name;
             let _ = writeln!(
                 io::stderr(),
                 "elide: {name}: the wrapped sink panicked in {what}; the record is counted as \
@@ -639,7 +671,7 @@ impl Writer {
 
     fn fail(&self, lines: u64, err: &io::Error) {
         self.shared.failed.fetch_add(lines, Ordering::Relaxed);
-        crate::report_write_error(&lock(&self.shared.name), err);
+        crate::report_write_error(&self.shared.name, err);
     }
 
     /// Hands the batch to `out` (no flush).
@@ -670,16 +702,13 @@ impl Writer {
             let fields = [("dropped", Value::U64(n))];
             let notice = |args| Record::new(&DROPPED_META, Level::Warn, args, &fields);
             match &self.out {
-                Output::Bytes(_) => lock(&self.shared.format).write(
+                Output::Bytes(_) => self.format.write(
                     &notice(format_args!("{n} records dropped")),
                     &mut self.batch,
                 ),
                 Output::Sink(inner) => {
                     if Level::Warn <= inner.max_level()
-                        && !crate::dispatch::emit_contained(
-                            &**inner,
-                            &notice(format_args!("{n} records dropped")),
-                        )
+                        && !emit_contained(&**inner, &notice(format_args!("{n} records dropped")))
                     {
                         self.report_panic("emit");
                     }
@@ -704,24 +733,14 @@ impl Writer {
     }
 }
 
-/// Installs a panic hook that, after the previous hook has printed the
-/// panic, flushes every installed sink, so the records logged before a
-/// panic are written even if the process then aborts or exits. Installing
-/// it twice has no further effect. Flushing is skipped on async writer
-/// threads (a writer cannot wait for itself).
-pub fn install_panic_hook() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            previous(info);
-            // Not from inside a sink: its flush could need the lock the
-            // panicking emit holds, and dispatch contains that panic anyway.
-            if !crate::dispatch::in_dispatch() {
-                crate::dispatch::flush();
-            }
-        }));
-    });
+/// Calls the wrapped sink, containing a panic (counted in
+/// [`stats`](crate::stats)). Whether `emit` returned normally.
+fn emit_contained(sink: &dyn Sink, record: &Record<'_>) -> bool {
+    let ok = catch_unwind(AssertUnwindSafe(|| sink.emit(record))).is_ok();
+    if !ok {
+        crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
+    }
+    ok
 }
 
 #[cfg(test)]
@@ -730,13 +749,14 @@ mod tests {
 
     #[test]
     fn the_pool_follows_the_builder() {
-        let sink = AsyncSink::new(io::sink()).with_capacity(64);
-        assert_eq!(sink.pool_rx.len(), 64, "topped up to the capacity");
-        let sink = sink.with_preallocated(8);
-        assert_eq!(sink.pool_rx.len(), 8, "surplus freed");
-        let sink = sink.with_preallocated(0);
+        let sink = AsyncSink::builder(io::sink()).capacity(64).build();
+        assert_eq!(sink.pool_rx.len(), 64, "filled up to the capacity");
+        let sink = AsyncSink::builder(io::sink())
+            .capacity(64)
+            .preallocated(8)
+            .build();
+        assert_eq!(sink.pool_rx.len(), 8);
+        let sink = AsyncSink::builder(io::sink()).preallocated(0).build();
         assert_eq!(sink.pool_rx.len(), 0);
-        let sink = sink.with_preallocated(32);
-        assert_eq!(sink.pool_rx.len(), 32);
     }
 }

@@ -14,7 +14,7 @@ use std::time::SystemTime;
 use crate::format::Format;
 use crate::metadata::Metadata;
 use crate::record::Record;
-use crate::value::{Field, Value};
+use crate::value::{Field, Value, Visit};
 use crate::Level;
 
 /// Buffers kept out of text larger than this are freed rather than pooled.
@@ -103,35 +103,12 @@ impl Captured {
             }
         };
         for &(key, value) in record.fields() {
-            let text = &mut store.text;
-            let start = text.len();
-            let slot = match value {
-                Value::I64(n) => Slot::I64(n),
-                Value::U64(n) => Slot::U64(n),
-                Value::I128(n) => {
-                    let (hi, lo) = halves(n as u128);
-                    Slot::I128(hi, lo)
-                }
-                Value::U128(n) => {
-                    let (hi, lo) = halves(n);
-                    Slot::U128(hi, lo)
-                }
-                Value::F64(n) => Slot::F64(n),
-                Value::Bool(b) => Slot::Bool(b),
-                Value::Char(c) => Slot::Char(c),
-                Value::Str(s) => {
-                    text.push_str(s);
-                    Slot::Str(start, text.len())
-                }
-                Value::Display(d) => {
-                    let _ = write!(text, "{d}");
-                    Slot::Display(start, text.len())
-                }
-                Value::Debug(d) => {
-                    let _ = write!(text, "{d:?}");
-                    Slot::Debug(start, text.len())
-                }
+            let mut capture = Capture {
+                text: &mut store.text,
+                slot: Slot::Bool(false),
             };
+            value.visit(&mut capture);
+            let slot = capture.slot;
             store.fields.push((key, slot));
         }
         let thread_name = if thread_name {
@@ -223,6 +200,53 @@ impl Captured {
         scratch.fields = relifetime(fields);
         scratch.rendered = relifetime(rendered);
         self.store
+    }
+}
+
+/// Turns one field value into a [`Slot`], its text into the store's text.
+struct Capture<'a> {
+    text: &'a mut String,
+    slot: Slot,
+}
+
+impl Visit for Capture<'_> {
+    fn i64(&mut self, v: i64) {
+        self.slot = Slot::I64(v);
+    }
+    fn u64(&mut self, v: u64) {
+        self.slot = Slot::U64(v);
+    }
+    fn i128(&mut self, v: i128) {
+        let (hi, lo) = halves(v as u128);
+        self.slot = Slot::I128(hi, lo);
+    }
+    fn u128(&mut self, v: u128) {
+        let (hi, lo) = halves(v);
+        self.slot = Slot::U128(hi, lo);
+    }
+    fn f64(&mut self, v: f64) {
+        self.slot = Slot::F64(v);
+    }
+    fn bool(&mut self, v: bool) {
+        self.slot = Slot::Bool(v);
+    }
+    fn char(&mut self, v: char) {
+        self.slot = Slot::Char(v);
+    }
+    fn str(&mut self, v: &str) {
+        let start = self.text.len();
+        self.text.push_str(v);
+        self.slot = Slot::Str(start, self.text.len());
+    }
+    fn display(&mut self, v: &dyn std::fmt::Display) {
+        let start = self.text.len();
+        let _ = write!(self.text, "{v}");
+        self.slot = Slot::Display(start, self.text.len());
+    }
+    fn debug(&mut self, v: &dyn std::fmt::Debug) {
+        let start = self.text.len();
+        let _ = write!(self.text, "{v:?}");
+        self.slot = Slot::Debug(start, self.text.len());
     }
 }
 

@@ -59,6 +59,11 @@ impl ConsoleSink {
             level: LevelFilter::Trace,
             color,
         }
+        .armed()
+    }
+    fn armed(self) -> ConsoleSink {
+        crate::process::arm();
+        self
     }
     /// A sink on stderr.
     pub fn stderr() -> ConsoleSink {
@@ -105,6 +110,12 @@ impl ConsoleSink {
     }
 
     fn write_line(&self, line: &str) {
+        // In a forked child, the stream's lock may have been held by a
+        // thread of the parent: one raw write of the whole line instead.
+        #[cfg(unix)]
+        if crate::process::in_forked_child() {
+            return self.write_raw(line);
+        }
         let res = match self.stream {
             Stream::Stdout => io::stdout().lock().write_all(line.as_bytes()),
             Stream::Stderr => io::stderr().lock().write_all(line.as_bytes()),
@@ -131,6 +142,22 @@ fn color_wanted(is_terminal: bool, no_color: Option<&OsStr>, force: Option<&OsSt
     is_terminal
 }
 
+impl ConsoleSink {
+    #[cfg(unix)]
+    #[cold]
+    fn write_raw(&self, line: &str) {
+        use std::os::fd::FromRawFd;
+        let fd = match self.stream {
+            Stream::Stdout => 1,
+            Stream::Stderr => 2,
+        };
+        // SAFETY: fds 1 and 2 stay open for the process; `ManuallyDrop`
+        // keeps this handle from closing them.
+        let mut out = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        let _ = out.write_all(line.as_bytes());
+    }
+}
+
 impl Sink for ConsoleSink {
     fn max_level(&self) -> LevelFilter {
         self.level
@@ -142,11 +169,13 @@ impl Sink for ConsoleSink {
             self.write_line(line);
         });
     }
+    /// Stdout only (stderr is unbuffered); not in a forked child, where
+    /// the lock of stdout may be held for good (std's own exit flushes
+    /// stdout there, if it can take the lock).
     fn flush(&self) {
-        let _ = match self.stream {
-            Stream::Stdout => io::stdout().flush(),
-            Stream::Stderr => io::stderr().flush(),
-        };
+        if self.stream == Stream::Stdout && !crate::process::in_forked_child() {
+            let _ = io::stdout().flush();
+        }
     }
 }
 

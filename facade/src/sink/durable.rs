@@ -11,7 +11,7 @@
 //!   (leader/follower group commit); a single thread pays one fsync per
 //!   record.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,10 +21,6 @@ use crate::format::Format;
 use crate::record::Record;
 use crate::sink::Sink;
 use crate::LevelFilter;
-
-fn open_append(path: &Path) -> io::Result<File> {
-    OpenOptions::new().create(true).append(true).open(path)
-}
 
 /// `fsync` is meaningless on pipes, sockets and terminals (Linux answers
 /// `EINVAL`); there is nothing more to make durable, so that is not an error.
@@ -43,7 +39,7 @@ fn sync(file: &File) -> io::Result<()> {
 /// ```no_run
 /// use std::sync::Arc;
 /// use elide::sink::{AsyncSink, DurableFile};
-/// let sink = AsyncSink::new(DurableFile::open("app.log")?).with_name("app.log");
+/// let sink = AsyncSink::builder(DurableFile::open("app.log")?).name("app.log").build();
 /// elide::set_sinks([Arc::new(sink) as Arc<dyn elide::Sink>]);
 /// # Ok::<(), std::io::Error>(())
 /// ```
@@ -58,7 +54,7 @@ impl DurableFile {
     pub fn open(path: impl AsRef<Path>) -> io::Result<DurableFile> {
         let path = path.as_ref().to_path_buf();
         Ok(DurableFile {
-            file: open_append(&path)?,
+            file: crate::sink::open_append(&path)?,
             path,
         })
     }
@@ -154,12 +150,13 @@ impl DurableFileSink {
     pub fn open(path: impl AsRef<Path>) -> io::Result<DurableFileSink> {
         let path = path.as_ref();
         Ok(DurableFileSink::from_file(
-            open_append(path)?,
+            crate::sink::open_append(path)?,
             path.display().to_string(),
         ))
     }
     /// Wraps an open file; `name` is used in error reports.
     pub fn from_file(file: File, name: impl Into<String>) -> DurableFileSink {
+        crate::process::arm();
         DurableFileSink {
             name: name.into(),
             format: Format::Radical,
@@ -198,6 +195,9 @@ impl DurableFileSink {
 
     /// Appends `line` and returns once a commit covering it has finished.
     fn commit_line(&self, line: &str) {
+        if crate::process::in_forked_child() {
+            return self.commit_line_in_child(line);
+        }
         let mut p = lock(&self.pending);
         p.lines.push_str(line);
         p.appended += 1;
@@ -233,6 +233,26 @@ impl DurableFileSink {
             p.syncing = false;
             self.committed.notify_all();
         }
+    }
+}
+
+impl DurableFileSink {
+    /// A forked child writes and syncs its own line alone: the pending
+    /// lines and a commit in progress belong to threads of the parent,
+    /// which do not exist here.
+    #[cold]
+    fn commit_line_in_child(&self, line: &str) {
+        let res = match crate::process::lock(&self.file) {
+            Some(mut file) => file.write_all(line.as_bytes()).and_then(|()| sync(&file)),
+            None => Err(crate::sink::file::held_at_fork()),
+        };
+        match res {
+            Ok(()) => self.written.fetch_add(1, Ordering::Relaxed),
+            Err(e) => {
+                crate::report_write_error(&self.name, &e);
+                self.failed.fetch_add(1, Ordering::Relaxed)
+            }
+        };
     }
 }
 

@@ -1,9 +1,9 @@
 //! Buffered file sink.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 use crate::format::Format;
 use crate::record::Record;
@@ -46,25 +46,35 @@ pub struct FileSink {
     format: Format,
     level: LevelFilter,
     flush_level: LevelFilter,
-    out: Mutex<BufWriter<File>>,
+    out: Mutex<Out>,
 }
+
+/// The buffered file and the process whose lines the buffer holds.
+#[derive(Debug)]
+struct Out {
+    file: BufWriter<File>,
+    pid: u32,
+}
+
+/// Buffer size: one `write` per 64 KiB of lines.
+const BUFFER: usize = 64 * 1024;
 
 impl FileSink {
     /// Opens (creating it and its parent directories if needed) `path` for
     /// appending. RADICAL format, all levels, flush after warnings and errors.
     pub fn open(path: impl AsRef<Path>) -> io::Result<FileSink> {
         let path = path.as_ref().to_path_buf();
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            fs::create_dir_all(parent)?;
-        }
-        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        let file = crate::sink::open_append(&path)?;
         Ok(FileSink {
             name: path.display().to_string(),
             path,
             format: Format::Radical,
             level: LevelFilter::Trace,
             flush_level: LevelFilter::Warn,
-            out: Mutex::new(BufWriter::with_capacity(64 * 1024, file)),
+            out: Mutex::new(Out {
+                file: BufWriter::with_capacity(BUFFER, file),
+                pid: crate::process::pid(),
+            }),
         })
     }
     /// Sets the line format.
@@ -88,16 +98,39 @@ impl FileSink {
         &self.path
     }
 
+    /// The buffered file. In a forked child: `None` if a thread of the
+    /// parent held it at the fork, and otherwise without the parent's
+    /// buffered lines (the parent writes those itself).
+    fn out(&self) -> Option<MutexGuard<'_, Out>> {
+        let mut out = crate::process::lock(&self.out)?;
+        let pid = crate::process::pid();
+        if out.pid != pid {
+            let placeholder = BufWriter::with_capacity(0, out.file.get_ref().try_clone().ok()?);
+            let (file, _parents_lines) = std::mem::replace(&mut out.file, placeholder).into_parts();
+            out.file = BufWriter::with_capacity(BUFFER, file);
+            out.pid = pid;
+        }
+        Some(out)
+    }
+
     fn write_line(&self, line: &str, level: Level) {
-        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        let mut res = out.write_all(line.as_bytes());
+        let Some(mut out) = self.out() else {
+            return crate::report_write_error(&self.name, &held_at_fork());
+        };
+        let mut res = out.file.write_all(line.as_bytes());
         if res.is_ok() && level <= self.flush_level {
-            res = out.flush();
+            res = out.file.flush();
         }
         if let Err(e) = res {
             crate::report_write_error(&self.name, &e);
         }
     }
+}
+
+/// The error of a record dropped in a forked child because a thread of the
+/// parent held the sink's lock at the fork.
+pub(crate) fn held_at_fork() -> io::Error {
+    io::Error::other("in a forked child, the sink was in use by a thread of the parent at the fork; the record is dropped")
 }
 
 impl Sink for FileSink {
@@ -112,8 +145,9 @@ impl Sink for FileSink {
         });
     }
     fn flush(&self) {
-        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        if let Err(e) = out.flush() {
+        // In a forked child, a file the parent held stays as it is.
+        let Some(mut out) = self.out() else { return };
+        if let Err(e) = out.file.flush() {
             crate::report_write_error(&self.name, &e);
         }
     }
@@ -123,6 +157,7 @@ impl Sink for FileSink {
 mod tests {
     use super::*;
     use crate::metadata::{Kind, Metadata};
+    use std::fs;
 
     static META: Metadata = Metadata::new(Kind::Log, Level::Info, "t", "t", "f.rs", 1, "");
 

@@ -64,17 +64,18 @@ impl FileMode {
         level: LevelFilter,
     ) -> io::Result<Arc<dyn Sink>> {
         let path = path.as_ref();
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)?;
-        }
         Ok(match self {
-            FileMode::Async => {
-                Arc::new(AsyncSink::file(path)?.with_format(format).with_level(level))
-            }
+            FileMode::Async => Arc::new(
+                AsyncSink::file_builder(path)?
+                    .format(format)
+                    .level(level)
+                    .build(),
+            ),
             FileMode::Durable => Arc::new(
-                AsyncSink::durable_file(path)?
-                    .with_format(format)
-                    .with_level(level),
+                AsyncSink::durable_file_builder(path)?
+                    .format(format)
+                    .level(level)
+                    .build(),
             ),
             FileMode::SyncDurable => Arc::new(
                 DurableFileSink::open(path)?

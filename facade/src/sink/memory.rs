@@ -6,7 +6,7 @@ use std::time::SystemTime;
 use crate::metadata::Kind;
 use crate::record::Record;
 use crate::sink::Sink;
-use crate::value::Value;
+use crate::value::{Value, Visit};
 use crate::{Level, LevelFilter};
 
 /// An owned copy of a field value.
@@ -36,22 +36,50 @@ pub enum OwnedValue {
 
 impl From<&Value<'_>> for OwnedValue {
     fn from(v: &Value<'_>) -> Self {
-        match *v {
-            Value::I64(n) => OwnedValue::I64(n),
-            Value::U64(n) => OwnedValue::U64(n),
-            Value::I128(n) => OwnedValue::I128(n),
-            Value::U128(n) => OwnedValue::U128(n),
-            Value::F64(n) => OwnedValue::F64(n),
-            Value::Bool(b) => OwnedValue::Bool(b),
-            Value::Char(c) => OwnedValue::Char(c),
-            Value::Str(s) => OwnedValue::Str(s.to_owned()),
-            Value::Display(d) => OwnedValue::Display(d.to_string()),
-            Value::Debug(d) => OwnedValue::Debug(format!("{d:?}")),
-        }
+        let mut owned = Owned(OwnedValue::Bool(false));
+        v.visit(&mut owned);
+        owned.0
+    }
+}
+
+/// The visitor behind `From<&Value>`.
+struct Owned(OwnedValue);
+
+impl Visit for Owned {
+    fn i64(&mut self, v: i64) {
+        self.0 = OwnedValue::I64(v);
+    }
+    fn u64(&mut self, v: u64) {
+        self.0 = OwnedValue::U64(v);
+    }
+    fn i128(&mut self, v: i128) {
+        self.0 = OwnedValue::I128(v);
+    }
+    fn u128(&mut self, v: u128) {
+        self.0 = OwnedValue::U128(v);
+    }
+    fn f64(&mut self, v: f64) {
+        self.0 = OwnedValue::F64(v);
+    }
+    fn bool(&mut self, v: bool) {
+        self.0 = OwnedValue::Bool(v);
+    }
+    fn char(&mut self, v: char) {
+        self.0 = OwnedValue::Char(v);
+    }
+    fn str(&mut self, v: &str) {
+        self.0 = OwnedValue::Str(v.to_owned());
+    }
+    fn display(&mut self, v: &dyn std::fmt::Display) {
+        self.0 = OwnedValue::Display(v.to_string());
+    }
+    fn debug(&mut self, v: &dyn std::fmt::Debug) {
+        self.0 = OwnedValue::Debug(format!("{v:?}"));
     }
 }
 
 impl std::fmt::Display for OwnedValue {
+    /// As the value it was copied from displays.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             OwnedValue::I64(n) => n.fmt(f),

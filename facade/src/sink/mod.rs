@@ -6,17 +6,25 @@ mod console;
 mod durable;
 mod file;
 mod file_mode;
+mod json;
 mod memory;
 mod null;
+mod open;
+mod prof;
+pub(crate) mod profiles;
 
 pub use console::{ConsoleSink, Stream};
 pub use durable::{DurableFile, DurableFileSink};
 pub use file::FileSink;
 pub use file_mode::FileMode;
+pub use json::JsonSink;
 pub use memory::{MemorySink, OwnedRecord, OwnedValue};
 pub use null::NullSink;
+pub(crate) use open::open_append;
+pub use prof::ProfSink;
+pub(crate) use r#async::on_writer as on_writer_thread;
 pub use r#async::{
-    install_panic_hook, AsyncSink, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_PREALLOCATED,
+    AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_PREALLOCATED,
 };
 
 use crate::record::Record;

@@ -9,6 +9,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::callsite::Callsite;
+use crate::dispatch::dispatch;
 use crate::metadata::{Kind, Metadata};
 use crate::record::Record;
 use crate::value::Value;
@@ -102,12 +103,12 @@ fn run(interval: Duration, stop: &(Mutex<bool>, Condvar)) {
 /// Emits one event per counter name, if telemetry is on for
 /// [`COUNTER_TARGET`] and a sink wants telemetry.
 fn publish() {
-    if SITE.current() < 1 {
+    if crate::runtime::current(&SITE) < 1 {
         return;
     }
     for (name, total) in crate::counters() {
         let fields = [("uid", Value::Str(name)), ("value", Value::U64(total))];
-        crate::dispatch::dispatch(&Record::new(
+        dispatch(&Record::new(
             SITE.metadata(),
             Level::Info,
             format_args!("{}", COUNTER_EVENT),

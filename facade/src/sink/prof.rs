@@ -1,20 +1,20 @@
 //! The radical.utils `.prof` sink: seven comma-separated fields per line.
 
 use std::fmt::{self, Write as _};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::net::{Ipv4Addr, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::SystemTime;
 
-use super::{thread_label, write_epoch_7};
+use super::profiles::{thread_label, write_epoch_7};
 use crate::record::Record;
 use crate::sink::Sink;
 use crate::LevelFilter;
 
 /// The header line's field names, in line order.
-pub const HEADER: &str = "#time,event,comp,thread,uid,state,msg";
+pub(crate) const HEADER: &str = "#time,event,comp,thread,uid,state,msg";
 
 /// Fields that fill a column of their own instead of going into `msg`.
 const COLUMNS: [&str; 4] = ["uid", "state", "msg", "comp"];
@@ -97,9 +97,8 @@ impl ProfSink {
             ));
         }
         let dir = dir.as_ref();
-        fs::create_dir_all(dir)?;
         let path = dir.join(format!("{name}.prof"));
-        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        let file = crate::sink::open_append(&path)?;
         let mut t = String::new();
         write_epoch_7(SystemTime::now(), &mut t);
         let mut thread = String::new();
@@ -132,13 +131,13 @@ impl ProfSink {
 
     /// Whether [`close`](Self::close) has run.
     pub fn is_closed(&self) -> bool {
-        self.lock().is_none()
+        self.lock().is_some_and(|out| out.is_none())
     }
 
     /// Writes the `END` line, flushes and fsyncs, and closes the file. Later
     /// events are discarded; closing again does nothing.
     pub fn close(&self) -> io::Result<()> {
-        let Some(mut open) = self.lock().take() else {
+        let Some(mut open) = self.lock().and_then(|mut open| open.take()) else {
             return Ok(());
         };
         self.write_header(&mut open)?;
@@ -172,8 +171,10 @@ impl ProfSink {
         open.out.write_all(head.as_bytes())
     }
 
-    fn lock(&self) -> MutexGuard<'_, Option<Open>> {
-        self.file.lock().unwrap_or_else(|e| e.into_inner())
+    /// The file (`None` inside once closed); `None` in a forked child if a
+    /// thread of the parent held it at the fork.
+    fn lock(&self) -> Option<MutexGuard<'_, Option<Open>>> {
+        crate::process::lock(&self.file)
     }
 
     fn report(&self, e: &io::Error) {
@@ -223,7 +224,7 @@ impl ProfSink {
     }
 
     fn write_line(&self, line: &str) {
-        if let Some(open) = self.lock().as_mut() {
+        if let Some(open) = self.lock().as_mut().and_then(|o| o.as_mut()) {
             if let Err(e) = self
                 .write_header(open)
                 .and_then(|()| open.out.write_all(line.as_bytes()))
@@ -249,7 +250,7 @@ impl Sink for ProfSink {
         });
     }
     fn flush(&self) {
-        if let Some(open) = self.lock().as_mut() {
+        if let Some(open) = self.lock().as_mut().and_then(|o| o.as_mut()) {
             let res = self.write_header(open).and_then(|()| {
                 open.out.flush()?;
                 open.out.get_ref().sync_data()

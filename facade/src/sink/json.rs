@@ -1,12 +1,12 @@
 //! Telemetry as JSON lines: one object per event, fields typed.
 
 use std::fmt::Write as _;
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use super::write_epoch_7;
+use super::profiles::write_epoch_7;
 use crate::format::{json_fields, json_str};
 use crate::record::Record;
 use crate::sink::Sink;
@@ -48,10 +48,7 @@ impl JsonSink {
     /// ```
     pub fn create(path: impl AsRef<Path>) -> io::Result<JsonSink> {
         let path = path.as_ref().to_path_buf();
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            fs::create_dir_all(dir)?;
-        }
-        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        let file = crate::sink::open_append(&path)?;
         Ok(JsonSink {
             path,
             file: Mutex::new(BufWriter::with_capacity(64 * 1024, file)),
@@ -63,8 +60,10 @@ impl JsonSink {
         &self.path
     }
 
-    fn lock(&self) -> MutexGuard<'_, BufWriter<File>> {
-        self.file.lock().unwrap_or_else(|e| e.into_inner())
+    /// The file; `None` in a forked child if a thread of the parent held it
+    /// at the fork.
+    fn lock(&self) -> Option<MutexGuard<'_, BufWriter<File>>> {
+        crate::process::lock(&self.file)
     }
 
     fn report(&self, e: &io::Error) {
@@ -86,14 +85,15 @@ impl JsonSink {
             out,
             ",\"tid\":{},\"pid\":{},\"fields\":",
             record.thread_id(),
-            crate::format::pid()
+            crate::process::pid()
         );
         json_fields(record.fields(), out);
         out.push_str("}\n");
     }
 
     fn write_line(&self, line: &str) {
-        if let Err(e) = self.lock().write_all(line.as_bytes()) {
+        let Some(mut out) = self.lock() else { return };
+        if let Err(e) = out.write_all(line.as_bytes()) {
             self.report(&e);
         }
     }
@@ -113,7 +113,7 @@ impl Sink for JsonSink {
         });
     }
     fn flush(&self) {
-        let mut out = self.lock();
+        let Some(mut out) = self.lock() else { return };
         if let Err(e) = out.flush().and_then(|()| out.get_ref().sync_data()) {
             self.report(&e);
         }

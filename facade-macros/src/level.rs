@@ -1,0 +1,104 @@
+//! Level numbers and the interest byte, in one place.
+//!
+//! The static gate compares these numbers while the macro expands; the
+//! generated code names the matching constants in `::elide::__private`
+//! (`LEVEL_INFO`, `INTEREST_ON`), which `elide` tests against its `Level`
+//! enum, so both crates agree on every number.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+
+/// The "off" threshold: below every level.
+pub(crate) const OFF: u8 = 0;
+/// The most verbose level number.
+pub(crate) const TRACE: u8 = 5;
+
+/// A level known while the macro expands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Level {
+    /// `Level::X as u8` in `elide`.
+    pub(crate) number: u8,
+    /// The variant name in `elide::Level`.
+    pub(crate) name: &'static str,
+}
+
+/// `elide::Level::Error`.
+pub(crate) const ERROR: Level = Level::new(1, "Error");
+/// `elide::Level::Warn`.
+pub(crate) const WARN: Level = Level::new(2, "Warn");
+/// `elide::Level::Info`.
+pub(crate) const INFO: Level = Level::new(3, "Info");
+/// `elide::Level::Debug`.
+pub(crate) const DEBUG: Level = Level::new(4, "Debug");
+/// `elide::Level::Trace`.
+pub(crate) const TRACE_LEVEL: Level = Level::new(TRACE, "Trace");
+
+const ALL: [Level; 5] = [ERROR, WARN, INFO, DEBUG, TRACE_LEVEL];
+
+impl Level {
+    const fn new(number: u8, name: &'static str) -> Level {
+        Level { number, name }
+    }
+
+    /// The level named by the last segment of a path (`Level::Info`,
+    /// `elide::Level::Info`, `Info`).
+    pub(crate) fn from_variant(name: &str) -> Option<Level> {
+        ALL.into_iter().find(|l| l.name == name)
+    }
+
+    /// `::elide::Level::Info`.
+    pub(crate) fn variant(self) -> TokenStream {
+        let v = syn::Ident::new(self.name, Span::call_site());
+        quote!(::elide::Level::#v)
+    }
+
+    /// `::elide::__private::LEVEL_INFO`: the number, named.
+    pub(crate) fn number_tokens(self) -> TokenStream {
+        number_tokens(self.number)
+    }
+}
+
+/// The `::elide::__private` constant for a threshold number (0 = off).
+pub(crate) fn number_tokens(n: u8) -> TokenStream {
+    let name = match n {
+        OFF => "LEVEL_OFF",
+        1 => "LEVEL_ERROR",
+        2 => "LEVEL_WARN",
+        3 => "LEVEL_INFO",
+        4 => "LEVEL_DEBUG",
+        _ => "LEVEL_TRACE",
+    };
+    let name = syn::Ident::new(name, Span::call_site());
+    quote!(::elide::__private::#name)
+}
+
+/// `::elide::__private::INTEREST_ON`: the interest byte of a check or
+/// telemetry site that is on; sites compare `INTEREST_ON <= interest`.
+pub(crate) fn interest_on() -> TokenStream {
+    quote!(::elide::__private::INTEREST_ON)
+}
+
+/// The `::elide::__private` constant for an on/off limit: `INTEREST_ON`
+/// or `INTEREST_OFF`.
+pub(crate) fn switch_tokens(on: bool) -> TokenStream {
+    if on {
+        interest_on()
+    } else {
+        quote!(::elide::__private::INTEREST_OFF)
+    }
+}
+
+/// Parses a threshold in a static filter: `off`, `error`, `warn`, `info`,
+/// `debug`, `trace` (case-insensitive; `warning` and `critical` as in the
+/// run-time configuration).
+pub(crate) fn parse_threshold(text: &str) -> Option<u8> {
+    Some(match text.to_ascii_lowercase().as_str() {
+        "off" => OFF,
+        "error" | "critical" => ERROR.number,
+        "warn" | "warning" => WARN.number,
+        "info" => INFO.number,
+        "debug" => DEBUG.number,
+        "trace" => TRACE,
+        _ => return None,
+    })
+}

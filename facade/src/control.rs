@@ -1,0 +1,200 @@
+//! The public controls: levels, debug mode and telemetry (globally and per
+//! namespace), the sink set, the application root and reloading the
+//! environment. Everything here enters at the top: it makes sure the
+//! environment was read when it needs the configuration, and changes go
+//! through `interest`, which rewrites every site.
+//!
+//! Statics owned here: none.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::config;
+use crate::env::{self, EnvSnapshot, Root};
+use crate::interest;
+use crate::namespace::env_prefix;
+use crate::runtime::{self, env_sinks, Guard, Shutdown};
+use crate::sink::Sink;
+use crate::LevelFilter;
+
+/// Sets the level of every namespace that has no more specific rule.
+///
+/// ```
+/// elide::set_level(elide::LevelFilter::Debug);
+/// assert!(elide::enabled!(elide::Level::Debug) || elide::sinks().iter().all(|s| s.max_level() < elide::LevelFilter::Debug));
+/// ```
+pub fn set_level(level: LevelFilter) {
+    interest::reconfigure(|c| c.level = Some(level));
+}
+
+/// Sets the level of one namespace and everything below it
+/// (`set_level_for("my_app::db", ..)` covers `my_app::db::pool`).
+///
+/// ```
+/// use elide::LevelFilter;
+/// elide::set_level_for("my_app::db", LevelFilter::Trace);
+/// assert_eq!(elide::level_for("my_app::db::pool"), LevelFilter::Trace);
+/// ```
+pub fn set_level_for(namespace: &str, level: LevelFilter) {
+    interest::reconfigure(|c| config::set_rule(&mut c.level_for, namespace, level));
+}
+
+/// Sets the built-in default level (RADICAL's is `Error`), used where
+/// neither the API nor the environment says anything.
+pub fn set_default_level(level: LevelFilter) {
+    interest::reconfigure(|c| c.default_level = level);
+}
+
+/// The level configured for a namespace (before sinks are taken into account).
+pub fn level_for(namespace: &str) -> LevelFilter {
+    runtime::ensure();
+    config::read().level_of(&env_prefix(namespace))
+}
+
+/// Turns debug mode (which runs `check!` sites) on or off everywhere that has
+/// no more specific rule.
+pub fn set_debug(on: bool) {
+    interest::reconfigure(|c| c.debug = Some(on));
+}
+
+/// Turns debug mode on or off for one namespace and everything below it.
+pub fn set_debug_for(namespace: &str, on: bool) {
+    interest::reconfigure(|c| config::set_rule(&mut c.debug_for, namespace, on));
+}
+
+/// Whether debug mode is on for a namespace.
+///
+/// ```
+/// elide::set_debug_for("my_app::scheduler", true);
+/// assert!(elide::debug_mode_for("my_app::scheduler::queue"));
+/// ```
+pub fn debug_mode_for(namespace: &str) -> bool {
+    runtime::ensure();
+    config::read().debug_of(&env_prefix(namespace))
+}
+
+/// Whether debug mode is on for the application root namespace
+/// ([`init_ns`](crate::init_ns); `radical` when none was set).
+pub fn debug_mode() -> bool {
+    runtime::ensure();
+    let cfg = config::read();
+    cfg.debug_of(cfg.process_prefix())
+}
+
+/// Turns telemetry (`telemetry!` sites) on or off everywhere that has no more
+/// specific rule.
+pub fn set_telemetry(on: bool) {
+    interest::reconfigure(|c| c.telemetry = Some(on));
+}
+
+/// Turns telemetry on or off for one namespace and everything below it.
+pub fn set_telemetry_for(namespace: &str, on: bool) {
+    interest::reconfigure(|c| config::set_rule(&mut c.telemetry_for, namespace, on));
+}
+
+/// Whether telemetry is on for a namespace.
+pub fn telemetry_for(namespace: &str) -> bool {
+    runtime::ensure();
+    config::read().telemetry_of(&env_prefix(namespace))
+}
+
+/// Where telemetry profiles go: `PROFILE_DIR` of the application root
+/// namespace (`<ROOT>_PROFILE_DIR` down to `RADICAL_PROFILE_DIR`, then
+/// `RADICAL_DEFAULT_PROFILE_DIR`), relative paths taken from the working
+/// directory at initialisation; by default that working directory.
+pub fn profile_dir() -> PathBuf {
+    runtime::ensure();
+    let cfg = config::read();
+    let d = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
+    env::report(&d);
+    d.value.0
+}
+
+/// Replaces the installed sinks. Records already being emitted finish on the
+/// old set; the old sinks are flushed (each on its own: a sink that panics
+/// in `flush` is contained).
+///
+/// ```
+/// use std::sync::Arc;
+/// use elide::sink::MemorySink;
+/// let mem = Arc::new(MemorySink::new());
+/// elide::set_sinks([mem.clone() as Arc<dyn elide::Sink>]);
+/// elide::set_level(elide::LevelFilter::Info);
+/// elide::info!(uid = 7, "hello");
+/// assert_eq!(mem.messages(), ["hello"]);
+/// ```
+pub fn set_sinks<I: IntoIterator<Item = Arc<dyn Sink>>>(sinks: I) {
+    // The application chose: `LOG_TGT` no longer manages the sinks.
+    env_sinks::chosen_by_api();
+    interest::replace_sinks(|_| Some(sinks.into_iter().collect()));
+}
+
+/// Adds a sink to the installed set.
+pub fn add_sink(sink: Arc<dyn Sink>) {
+    runtime::ensure();
+    interest::replace_sinks(|sinks| {
+        let mut sinks = sinks.unwrap_or_default();
+        sinks.push(sink);
+        Some(sinks)
+    });
+}
+
+/// The installed sinks.
+pub fn sinks() -> Vec<Arc<dyn Sink>> {
+    runtime::ensure();
+    crate::dispatch::installed().unwrap_or_default()
+}
+
+/// Flushes every installed sink (for async sinks: waits until what was
+/// accepted so far is written). Each sink is flushed on its own: one that
+/// panics is contained, counted in [`stats`](crate::stats) and reported
+/// once. Called from inside a sink, it does nothing.
+pub fn flush() {
+    runtime::shutdown(Shutdown::Flush);
+}
+
+/// Like [`init`](crate::init), and sets the application root namespace
+/// (`"radical.asyncflow"`, spelled like any namespace).
+///
+/// A site under the root (crate `radical_asyncflow`) is configured by its
+/// own namespace as usual. A site outside it (crate `my_app`, or a
+/// dependency) tries its own variables first (`MY_APP_LOG_LVL`, `MY_LOG_LVL`)
+/// and then the root's (`RADICAL_ASYNCFLOW_LOG_LVL`, `RADICAL_LOG_LVL`), so
+/// the root's variables control the whole application while every crate
+/// keeps its own. The root also chooses `LOG_TGT` and `PROFILE_DIR`, and the
+/// file name of `LOG_TGT=.` (`radical.asyncflow.log`).
+///
+/// Sites resolved before the call are rewritten.
+///
+/// ```
+/// let _guard = elide::init_ns("radical.asyncflow");
+/// elide::info!("controlled by RADICAL_ASYNCFLOW_LOG_LVL, then RADICAL_LOG_LVL");
+/// ```
+#[must_use = "dropping the guard flushes the sinks; keep it until the end of main"]
+pub fn init_ns(root: &str) -> Guard {
+    let first = !runtime::started();
+    // Set before `ensure` so the first sinks already follow the root.
+    let root = Root::new(root);
+    // The layouts spell names from the root without reading the config.
+    crate::namespace::set_root(&root.name);
+    interest::reconfigure(|c| c.root = Some(root));
+    runtime::ensure();
+    if !first {
+        env_sinks::refresh(false);
+    }
+    Guard::new()
+}
+
+/// Reads the environment again and rebuilds every site's cache, and the
+/// sinks that came from `LOG_TGT` (files are reopened, which also suits log
+/// rotation). Settings made through the API keep their precedence.
+///
+/// ```
+/// elide::reload_from_env();
+/// ```
+pub fn reload_from_env() {
+    runtime::ensure();
+    let snap = Arc::new(EnvSnapshot::capture());
+    interest::reconfigure(|c| c.env = Some(snap));
+    env_sinks::refresh(true);
+}

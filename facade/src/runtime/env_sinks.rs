@@ -1,0 +1,188 @@
+//! The sinks `LOG_TGT` chose: built from the targets (the one impure step of
+//! the environment: files are opened here, written as `LOG_MODE` says),
+//! installed at start-up unless the API installed sinks first, and replaced
+//! on a new root or a reload, leaving sinks added through the API alone.
+//!
+//! `LOG_TGT` is process-wide, so it is looked up for the application root
+//! namespace: `<ROOT>_LOG_TGT` down to `RADICAL_LOG_TGT` after `init_ns`,
+//! only `RADICAL_LOG_TGT` without it, then `RADICAL_DEFAULT_LOG_TGT`, then
+//! stderr.
+//!
+//! Statics owned here: `ENV_SINKS`.
+
+use std::ffi::OsString;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::config;
+use crate::env::lookup::Warning;
+use crate::env::parse::Target;
+use crate::env::{self};
+use crate::format::Format;
+use crate::interest;
+use crate::sink::{ConsoleSink, FileMode, FileSink, Sink};
+use crate::LevelFilter;
+
+/// The sinks installed from `LOG_TGT`, so a later change of root or a
+/// reload can replace exactly those and leave sinks added through the API.
+struct EnvSinks {
+    /// Whether `LOG_TGT` chose the sinks at all (not if the API came first).
+    active: bool,
+    targets: Vec<Target>,
+    mode: Option<FileMode>,
+    sinks: Vec<Arc<dyn Sink>>,
+}
+
+static ENV_SINKS: Mutex<EnvSinks> = Mutex::new(EnvSinks {
+    active: false,
+    targets: Vec::new(),
+    mode: None,
+    sinks: Vec::new(),
+});
+
+fn env_sinks() -> MutexGuard<'static, EnvSinks> {
+    ENV_SINKS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What `LOG_TGT` and `LOG_MODE` ask for in the current configuration.
+struct Wanted {
+    targets: Vec<Target>,
+    mode: Option<FileMode>,
+    /// The variable that decided `LOG_TGT` and its value, for warnings about
+    /// files that cannot be opened.
+    var: String,
+    raw: OsString,
+}
+
+impl Wanted {
+    /// `LOG_TGT` and `LOG_MODE` resolved for the current configuration.
+    fn now() -> Wanted {
+        let cfg = config::read();
+        let mode = env::log_mode(cfg.snapshot(), cfg.root.as_ref());
+        env::report(&mode);
+        let d = env::log_targets(cfg.snapshot(), cfg.root.as_ref());
+        env::report(&d);
+        let var = d.origin.to_string();
+        let raw = cfg
+            .snapshot()
+            .get(&var)
+            .map(|v| v.to_owned())
+            .unwrap_or_default();
+        Wanted {
+            targets: d.value.0,
+            mode: mode.value.0,
+            var,
+            raw,
+        }
+    }
+
+    fn build(&self) -> Vec<Arc<dyn Sink>> {
+        build(&self.targets, self.mode, &self.var, &self.raw)
+    }
+
+    fn owned(self, sinks: Vec<Arc<dyn Sink>>) -> EnvSinks {
+        EnvSinks {
+            active: true,
+            targets: self.targets,
+            mode: self.mode,
+            sinks,
+        }
+    }
+}
+
+/// Installs the `LOG_TGT` sinks (and `extra`, the start-up `.prof` sink)
+/// if no sink set was installed yet.
+pub(super) fn install_initial(extra: Option<Arc<dyn Sink>>) {
+    let wanted = Wanted::now();
+    let mut built = None;
+    let installed = interest::replace_sinks(|current| {
+        if current.is_some() {
+            return None;
+        }
+        let sinks = wanted.build();
+        built = Some(sinks.clone());
+        Some(sinks.into_iter().chain(extra).collect())
+    });
+    if let (true, Some(sinks)) = (installed, built) {
+        *env_sinks() = wanted.owned(sinks);
+    }
+}
+
+/// Re-installs the `LOG_TGT` sinks after the root or the environment
+/// changed: the sinks elide installed from `LOG_TGT` are replaced, the others
+/// kept. If the application replaced elide's sinks through the API, nothing
+/// changes (that includes sinks installed through the API before elide
+/// first read the environment). Unless `reopen`, unchanged targets are kept
+/// as they are.
+pub(crate) fn refresh(reopen: bool) {
+    let wanted = Wanted::now();
+    let mut owned = env_sinks();
+    if !owned.active || (!reopen && owned.targets == wanted.targets && owned.mode == wanted.mode) {
+        return;
+    }
+    let fresh = wanted.build();
+    let previous = std::mem::take(&mut owned.sinks);
+    let ours = |s: &Arc<dyn Sink>| previous.iter().any(|o| Arc::ptr_eq(o, s));
+    interest::replace_sinks(|current| {
+        let mut next = fresh.clone();
+        next.extend(current.unwrap_or_default().into_iter().filter(|s| !ours(s)));
+        Some(next)
+    });
+    *owned = wanted.owned(fresh);
+}
+
+/// From now on the application owns the sink set, and a reload or a new
+/// root leaves it alone.
+pub(crate) fn chosen_by_api() {
+    env_sinks().active = false;
+}
+
+/// Whether the installed sinks are (still) the ones `LOG_TGT` chose.
+pub(crate) fn from_env() -> bool {
+    env_sinks().active
+}
+
+/// One sink per target. `null` adds none. Files are a buffered
+/// [`FileSink`] without a `mode`, else opened in that [`FileMode`]. A file
+/// that cannot be opened is reported once (naming `var` and its `raw`
+/// value) and replaced by stderr.
+pub(crate) fn build(
+    targets: &[Target],
+    mode: Option<FileMode>,
+    var: &str,
+    raw: &OsString,
+) -> Vec<Arc<dyn Sink>> {
+    let mut sinks: Vec<Arc<dyn Sink>> = Vec::new();
+    let mut stderr = false;
+    let mut add_stderr = |sinks: &mut Vec<Arc<dyn Sink>>| {
+        if !std::mem::replace(&mut stderr, true) {
+            sinks.push(Arc::new(ConsoleSink::stderr()));
+        }
+    };
+    for t in targets {
+        match t {
+            Target::Stdout => sinks.push(Arc::new(ConsoleSink::stdout())),
+            Target::Stderr => add_stderr(&mut sinks),
+            Target::Null => {}
+            Target::File(path) => match open(path, mode) {
+                Ok(f) => sinks.push(f),
+                Err(e) => {
+                    env::warn_once(&Warning {
+                        var: var.to_owned(),
+                        raw: raw.clone(),
+                        reason: format!("cannot open {}: {e}", path.display()),
+                        fallback: "stderr for this target".to_owned(),
+                    });
+                    add_stderr(&mut sinks);
+                }
+            },
+        }
+    }
+    sinks
+}
+
+fn open(path: &std::path::Path, mode: Option<FileMode>) -> std::io::Result<Arc<dyn Sink>> {
+    match mode {
+        None => Ok(Arc::new(FileSink::open(path)?)),
+        Some(mode) => mode.open(path, Format::Radical, LevelFilter::Trace),
+    }
+}

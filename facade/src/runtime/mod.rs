@@ -1,0 +1,205 @@
+//! The process-wide runtime: reading the environment once (lazily, on the
+//! first site that resolves, or at [`init`]), the flush-on-drop [`Guard`],
+//! and the one [`shutdown`] that the guard's drop, the exit handler, the
+//! panic hook, a failed check and [`flush`](crate::flush) all share.
+//!
+//! Shutdown is the same everywhere: each sink's flush is contained on its
+//! own (a panic in one is counted, reported once, and the others are still
+//! flushed); it never re-enters a sink from inside that sink (a thread that
+//! is dispatching, or an async writer, skips it); and in a forked child it
+//! never waits on a lock a thread of the parent may hold (the built-in
+//! sinks `try_lock` there, see `process`).
+//!
+//! Statics owned here: `INIT`, `LIVE_GUARDS`, and the registrations of the
+//! exit handler and the panic hook.
+
+pub(crate) mod env_sinks;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Once, OnceLock};
+
+use crate::callsite::{Callsite, UNRESOLVED};
+use crate::config;
+use crate::dispatch::{self, Reach};
+use crate::env::{self, EnvSnapshot};
+use crate::interest;
+use crate::sink::{self, Sink};
+
+static INIT: OnceLock<()> = OnceLock::new();
+
+/// Reads the environment once and installs the `LOG_TGT` sinks if no sinks
+/// were installed. Called by [`init`], by the first site that resolves and
+/// by the public calls that read the configuration; never from below this
+/// module, and never under the rebuild lock.
+pub(crate) fn ensure() {
+    INIT.get_or_init(|| {
+        crate::process::arm();
+        register_exit_handler();
+        let snap = Arc::new(EnvSnapshot::capture());
+        interest::reconfigure(|c| {
+            c.env.get_or_insert(snap);
+        });
+        env_sinks::install_initial(profile_sink());
+    });
+}
+
+/// Whether the environment was read already.
+pub(crate) fn started() -> bool {
+    INIT.get().is_some()
+}
+
+/// A site's interest, resolving it first (after [`ensure`]) if it is still
+/// unresolved.
+#[inline]
+pub(crate) fn current(cs: &'static Callsite) -> u8 {
+    match cs.interest() {
+        UNRESOLVED => resolve(cs),
+        v => v,
+    }
+}
+
+/// Resolves a site: the cold path of its first hit. Cold.
+#[cold]
+#[inline(never)]
+pub(crate) fn resolve(cs: &'static Callsite) -> u8 {
+    ensure();
+    interest::resolve(cs)
+}
+
+/// The `.prof` sink in `PROFILE_DIR` when some `PROFILE` variable is on,
+/// so `RADICAL_PROFILE=1 ./app` writes telemetry without code changes. It
+/// is not one of the `LOG_TGT` sinks, so a reload keeps it.
+fn profile_sink() -> Option<Arc<dyn Sink>> {
+    let cfg = config::read();
+    if !cfg.snapshot().any_flag_on("PROFILE") {
+        return None;
+    }
+    let dir = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
+    env::report(&dir);
+    let name = env::process_name(cfg.snapshot(), cfg.root.as_ref());
+    Some(sink::profiles::startup_sink(&dir.value.0, &name))
+}
+
+/// Why [`shutdown`] runs; decides how far it reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shutdown {
+    /// [`flush`](crate::flush), or a failed check before it panics.
+    Flush,
+    /// The panic hook: also replaced sets some thread still writes into.
+    Panic,
+    /// A guard's drop; `last`: no other guard is alive, so `.prof` files
+    /// are closed too.
+    Guard {
+        /// Whether this was the last live guard.
+        last: bool,
+    },
+    /// The exit handler: everything, and `.prof` files are closed.
+    Exit,
+}
+
+/// Flushes every sink (each contained on its own), and closes `.prof`
+/// files when the process or the last guard ends. Skipped entirely on a
+/// thread that is inside a sink: a sink is never re-entered from inside
+/// itself.
+pub(crate) fn shutdown(why: Shutdown) {
+    if dispatch::in_dispatch() {
+        return;
+    }
+    let reach = match why {
+        Shutdown::Flush | Shutdown::Guard { .. } => Reach::Installed,
+        Shutdown::Panic | Shutdown::Exit => Reach::AlsoRetired,
+    };
+    dispatch::flush_all(reach);
+    if matches!(why, Shutdown::Exit | Shutdown::Guard { last: true }) {
+        // `.prof` files get their END line, flush and fsync.
+        sink::profiles::close();
+    }
+}
+
+/// Registers the exit handler once per process.
+///
+/// The `init` guard flushes when `main` returns with it alive, but a program
+/// that calls `std::process::exit`, or never kept a guard, skips every
+/// destructor: buffered files and async queues would lose their tail. On
+/// Unix, one `atexit` handler runs [`shutdown`], so what was accepted before
+/// `exit` reaches its destination.
+#[cfg(unix)]
+fn register_exit_handler() {
+    extern "C" {
+        // C standard library, already linked by std.
+        fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
+    }
+    extern "C" fn on_exit() {
+        // Unwinding into C is undefined: contain any panic.
+        let _ = std::panic::catch_unwind(|| shutdown(Shutdown::Exit));
+    }
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: `on_exit` is a valid `extern "C" fn()` for the life of
+        // the process and does not unwind.
+        unsafe {
+            atexit(on_exit);
+        }
+    });
+}
+
+/// Elsewhere only the guard flushes.
+#[cfg(not(unix))]
+fn register_exit_handler() {}
+
+/// Installs a panic hook that, after the previous hook has printed the
+/// panic, flushes every installed sink, so the records logged before a
+/// panic are written even if the process then aborts or exits. Installing
+/// it twice has no further effect. Nothing is flushed from a panic inside a
+/// sink or on an async writer thread (a sink is never re-entered from
+/// inside itself, and a writer cannot wait for itself).
+pub fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            previous(info);
+            shutdown(Shutdown::Panic);
+        }));
+    });
+}
+
+/// Initialises elide now instead of at the first call site, and returns a
+/// guard that flushes every sink when dropped. Keep it alive in `main`.
+///
+/// ```
+/// let _guard = elide::init();
+/// elide::error!("written to stderr");
+/// ```
+#[must_use = "dropping the guard flushes the sinks; keep it until the end of main"]
+pub fn init() -> Guard {
+    ensure();
+    Guard::new()
+}
+
+/// Flushes all sinks when dropped. When the last live guard drops, it also
+/// closes the `.prof` sinks installed by
+/// [`telemetry::enable`](crate::telemetry::enable) and friends (END line,
+/// flush, fsync); a guard taken and dropped in a helper scope while `main`
+/// holds another leaves telemetry running.
+#[derive(Debug)]
+pub struct Guard {
+    _private: (),
+}
+
+/// Guards alive now.
+static LIVE_GUARDS: AtomicUsize = AtomicUsize::new(0);
+
+impl Guard {
+    pub(crate) fn new() -> Guard {
+        LIVE_GUARDS.fetch_add(1, Ordering::SeqCst);
+        Guard { _private: () }
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let last = LIVE_GUARDS.fetch_sub(1, Ordering::SeqCst) == 1;
+        shutdown(Shutdown::Guard { last });
+    }
+}

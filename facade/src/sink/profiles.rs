@@ -1,0 +1,133 @@
+//! What the `.prof` sinks share: the registry of open `.prof` files that
+//! [`close`] ends (the last `init` guard, the exit handler), the lazily
+//! opened start-up sink of `PROFILE`, and the time and thread columns.
+//!
+//! Statics owned here: `ENABLED` (the registry).
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::sink::{ProfSink, Sink};
+
+/// `.prof` sinks installed by `telemetry::enable` / `enable_prof` and the
+/// start-up sink, closed by [`close`].
+static ENABLED: Mutex<Vec<Weak<ProfSink>>> = Mutex::new(Vec::new());
+
+/// Registers an open `.prof` sink, so [`close`] ends it.
+pub(crate) fn register(sink: &Arc<ProfSink>) {
+    if let Some(mut enabled) = lock_enabled() {
+        enabled.push(Arc::downgrade(sink));
+    }
+}
+
+/// The `.prof` sink for process start-up when the environment turns
+/// telemetry on (`PROFILE`): `<dir>/<name>.prof`. It is returned rather
+/// than added, because start-up runs while sites resolve and must hand it
+/// to the initial sink set. The file is opened on the first event, so a
+/// `PROFILE` variable that no site reads leaves no file behind; once open it
+/// is registered so [`close`] (the last `init` guard, the exit handler) ends
+/// it. A failure to open gives one warning on stderr naming the directory
+/// and the fallback (no `.prof` output).
+pub(crate) fn startup_sink(dir: &Path, name: &str) -> Arc<dyn Sink> {
+    Arc::new(LazyProf {
+        dir: dir.to_owned(),
+        name: name.to_owned(),
+        sink: std::sync::OnceLock::new(),
+    })
+}
+
+struct LazyProf {
+    dir: std::path::PathBuf,
+    name: String,
+    sink: std::sync::OnceLock<Option<Arc<ProfSink>>>,
+}
+
+impl LazyProf {
+    fn open(&self) -> Option<&Arc<ProfSink>> {
+        self.sink
+            .get_or_init(|| match ProfSink::create(&self.dir, &self.name) {
+                Ok(sink) => {
+                    let sink = Arc::new(sink);
+                    register(&sink);
+                    Some(sink)
+                }
+                Err(e) => {
+                    eprintln!(
+                        "elide: cannot open {}/{}.prof for telemetry ({e}); telemetry events will not be written to a .prof file",
+                        self.dir.display(),
+                        self.name
+                    );
+                    None
+                }
+            })
+            .as_ref()
+    }
+}
+
+impl Sink for LazyProf {
+    fn max_level(&self) -> crate::LevelFilter {
+        crate::LevelFilter::Off
+    }
+    fn wants_telemetry(&self) -> bool {
+        true
+    }
+    fn emit(&self, record: &crate::Record<'_>) {
+        if let Some(sink) = self.open() {
+            sink.emit(record);
+        }
+    }
+    fn flush(&self) {
+        if let Some(Some(sink)) = self.sink.get() {
+            sink.flush();
+        }
+    }
+}
+
+/// Closes every `.prof` sink installed by
+/// [`telemetry::enable`](crate::telemetry::enable) /
+/// [`enable_prof`](crate::telemetry::enable_prof):
+/// each gets its `END` line, a flush and an fsync. The `init` guard and, on
+/// Unix, elide's exit handler call it, so a `.prof` file ends with `END`
+/// even though sinks held by the global set are never dropped.
+/// Events emitted afterwards to a closed sink are discarded.
+pub fn close() {
+    let sinks: Vec<_> = match lock_enabled() {
+        Some(mut enabled) => enabled.drain(..).collect(),
+        None => return,
+    };
+    for sink in sinks.iter().filter_map(Weak::upgrade) {
+        if let Err(e) = sink.close() {
+            crate::report_write_error(&sink.path().display().to_string(), &e);
+        }
+    }
+}
+
+/// The registry; `None` in a forked child if a thread of the parent held it.
+fn lock_enabled() -> Option<MutexGuard<'static, Vec<Weak<ProfSink>>>> {
+    crate::process::lock(&ENABLED)
+}
+
+/// Writes `t` as epoch seconds with exactly seven decimals (`%.7f`), from
+/// the integer parts so no float rounding creeps into the last digits.
+pub(crate) fn write_epoch_7(t: SystemTime, out: &mut String) {
+    let (sign, d) = match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => ("", d),
+        Err(e) => ("-", e.duration()),
+    };
+    let _ = write!(out, "{sign}{}.{:07}", d.as_secs(), d.subsec_nanos() / 100);
+}
+
+/// The calling thread's label (for the header and `END` lines): its name,
+/// or its elide thread number. Records carry their own (`Record::thread`).
+pub(crate) fn thread_label(out: &mut impl std::fmt::Write) {
+    match std::thread::current().name() {
+        Some(name) => {
+            let _ = out.write_str(name);
+        }
+        None => {
+            let _ = write!(out, "{}", crate::thread_number());
+        }
+    }
+}

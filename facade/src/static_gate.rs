@@ -1,0 +1,283 @@
+//! The static gate as the expansions and `describe()` see it: level numbers
+//! and the interest byte the generated code names, the compile-time matcher
+//! for build-time filters with rules below a crate
+//! (`ELIDE_STATIC_LEVEL="info,my_app::db=trace"`), and the gate of this
+//! build for [`describe`](crate::describe).
+
+use std::fmt;
+
+use crate::LevelFilter;
+
+/// `LevelFilter::Off as u8`: the threshold below every level.
+pub const LEVEL_OFF: u8 = 0;
+/// `Level::Error as u8`.
+pub const LEVEL_ERROR: u8 = 1;
+/// `Level::Warn as u8`.
+pub const LEVEL_WARN: u8 = 2;
+/// `Level::Info as u8`.
+pub const LEVEL_INFO: u8 = 3;
+/// `Level::Debug as u8`.
+pub const LEVEL_DEBUG: u8 = 4;
+/// `Level::Trace as u8`.
+pub const LEVEL_TRACE: u8 = 5;
+/// The interest byte of a check, `debug_mode!` or telemetry site that is
+/// on (`true as u8`); such a site runs when `INTEREST_ON <= interest`.
+pub const INTEREST_ON: u8 = 1;
+/// The interest byte of a check or telemetry site that is off.
+pub const INTEREST_OFF: u8 = 0;
+
+/// Whether filter path `rule` covers `path`: equal, or a prefix that ends
+/// at a `::`.
+const fn covers(rule: &str, path: &str) -> bool {
+    let (r, p) = (rule.as_bytes(), path.as_bytes());
+    if r.len() > p.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < r.len() {
+        if r[i] != p[i] {
+            return false;
+        }
+        i += 1;
+    }
+    r.len() == p.len() || (p.len() > r.len() + 1 && p[r.len()] == b':' && p[r.len() + 1] == b':')
+}
+
+/// Whether rule `name` covering `path` beats the best rule so far (of
+/// length `best`): longer wins, and the later of equals (as written).
+const fn better(name: &str, path: &str, best: Option<usize>) -> bool {
+    covers(name, path)
+        && match best {
+            Some(len) => name.len() >= len,
+            None => true,
+        }
+}
+
+/// The static limit of a site in module `path`: the value of the longest
+/// rule covering it, else `fallback`. Evaluated at compile time by
+/// expansions whose crate has rules below it (`my_app::db=trace`):
+/// `if const { LEVEL_DEBUG <= static_limit(module_path!(), ..) } { site }`
+/// (levels), or with [`INTEREST_ON`] and [`INTEREST_OFF`] for checks and
+/// telemetry.
+pub const fn static_limit(path: &str, rules: &[(&str, u8)], fallback: u8) -> u8 {
+    let (mut best, mut value, mut i) = (None, fallback, 0);
+    while i < rules.len() {
+        if better(rules[i].0, path, best) {
+            best = Some(rules[i].0.len());
+            value = rules[i].1;
+        }
+        i += 1;
+    }
+    value
+}
+
+/// One build-time filter as `elide-macros` parsed it: the variable's text,
+/// its default and its rules.
+type Table<T> = (
+    Option<&'static str>,
+    Option<T>,
+    &'static [(&'static str, T)],
+);
+
+/// Everything `elide_macros::__static_gate!()` reports: feature level
+/// limits (debug, release), feature switches (checks debug/release,
+/// telemetry debug/release), then the four filters.
+type Gate = (
+    [u8; 2],
+    [bool; 4],
+    Table<u8>,
+    Table<u8>,
+    Table<bool>,
+    Table<bool>,
+);
+
+/// The gate of the build that compiled `elide` (the same features and
+/// variables the call sites of this build saw).
+const GATE: Gate = elide_macros::__static_gate!();
+
+/// The filter's value for `namespace`, with the directive that decided.
+fn lookup<T: Copy>(table: &Table<T>, namespace: &str) -> Option<(T, String)>
+where
+    Show<T>: fmt::Display,
+{
+    let (_, default, rules) = table;
+    let mut best: Option<usize> = None;
+    let mut found = None;
+    for (name, v) in rules.iter() {
+        if better(name, namespace, best) {
+            best = Some(name.len());
+            found = Some((*v, format!("{name}={}", Show(*v))));
+        }
+    }
+    found.or_else(|| default.map(|d| (d, format!("default {}", Show(d)))))
+}
+
+/// Prints a filter value as it is written.
+struct Show<T>(T);
+
+impl fmt::Display for Show<u8> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(LevelFilter::from_u8(self.0).as_str())
+    }
+}
+
+impl fmt::Display for Show<bool> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0 { "on" } else { "off" })
+    }
+}
+
+/// The static gate for one kind of build (debug or release).
+#[derive(Clone, Debug)]
+struct BuildGate {
+    level: LevelFilter,
+    checks: bool,
+    telemetry: bool,
+    why: Vec<String>,
+}
+
+/// Which static gate is in force for a namespace, in debug and in release
+/// builds: what the cargo features and the `ELIDE_STATIC_*` variables of
+/// this build leave compiled in.
+#[derive(Clone, Debug)]
+pub(crate) struct StaticGate {
+    debug: BuildGate,
+    release: BuildGate,
+}
+
+impl StaticGate {
+    /// The gate for sites whose target (or module path) is `namespace`.
+    pub(crate) fn of(namespace: &str) -> StaticGate {
+        let (features, switches, level_t, release_t, checks_t, telemetry_t) = &GATE;
+        // Release builds read ELIDE_RELEASE_STATIC_LEVEL, else ELIDE_STATIC_LEVEL.
+        let (release_t, release_var) = if release_t.0.is_some() {
+            (release_t, "ELIDE_RELEASE_STATIC_LEVEL")
+        } else {
+            (level_t, "ELIDE_STATIC_LEVEL")
+        };
+        let build = |feature: u8, levels: &Table<u8>, var: &str, checks: bool, tele: bool| {
+            let mut why = vec![format!("features: {}", Show(feature))];
+            let mut lvl = feature;
+            if let Some((v, d)) = lookup(levels, namespace) {
+                why.push(format!("{var}: {d}"));
+                lvl = lvl.min(v);
+            }
+            let mut switch =
+                |on: bool, table: &Table<bool>, var: &str| match lookup(table, namespace) {
+                    Some((v, d)) => {
+                        why.push(format!("{var}: {d}"));
+                        on && v
+                    }
+                    None => on,
+                };
+            let checks = switch(checks, checks_t, "ELIDE_STATIC_CHECKS");
+            let telemetry = switch(tele, telemetry_t, "ELIDE_STATIC_TELEMETRY");
+            BuildGate {
+                level: LevelFilter::from_u8(lvl),
+                checks,
+                telemetry,
+                why,
+            }
+        };
+        StaticGate {
+            debug: build(
+                features[0],
+                level_t,
+                "ELIDE_STATIC_LEVEL",
+                switches[0],
+                switches[2],
+            ),
+            release: build(
+                features[1],
+                release_t,
+                release_var,
+                switches[1],
+                switches[3],
+            ),
+        }
+    }
+
+    /// The gate of the kind of build this is.
+    fn current(&self) -> &BuildGate {
+        if cfg!(debug_assertions) {
+            &self.debug
+        } else {
+            &self.release
+        }
+    }
+
+    /// The most verbose level whose sites are compiled in, in this build.
+    pub(crate) fn level(&self) -> LevelFilter {
+        self.current().level
+    }
+
+    /// Whether check sites are compiled in, in this build.
+    pub(crate) fn checks(&self) -> bool {
+        self.current().checks
+    }
+
+    /// Whether telemetry and counter sites are compiled in, in this build.
+    pub(crate) fn telemetry(&self) -> bool {
+        self.current().telemetry
+    }
+}
+
+impl fmt::Display for StaticGate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let this = if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        };
+        for (kind, g) in [("debug", &self.debug), ("release", &self.release)] {
+            writeln!(
+                f,
+                "  static gate, {kind} builds{}: log sites up to {}, checks {}, telemetry {} ({})",
+                if kind == this { " (this one)" } else { "" },
+                g.level.as_str(),
+                Show(g.checks),
+                Show(g.telemetry),
+                g.why.join("; ")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Level, LevelFilter};
+
+    #[test]
+    fn constants_are_the_level_numbers_and_the_on_byte() {
+        assert_eq!(LEVEL_OFF, LevelFilter::Off as u8);
+        assert_eq!(LEVEL_ERROR, Level::Error as u8);
+        assert_eq!(LEVEL_WARN, Level::Warn as u8);
+        assert_eq!(LEVEL_INFO, Level::Info as u8);
+        assert_eq!(LEVEL_DEBUG, Level::Debug as u8);
+        assert_eq!(LEVEL_TRACE, Level::Trace as u8);
+        assert_eq!(INTEREST_ON, true as u8);
+        assert_eq!(INTEREST_OFF, false as u8);
+    }
+
+    #[test]
+    fn longest_rule_on_a_module_boundary_decides() {
+        let rules = [
+            ("app", 0),
+            ("app::db", 5),
+            ("app::db", 2),
+            ("app::db::pool", 4),
+        ];
+        assert_eq!(static_limit("app", &rules, 3), 0);
+        assert_eq!(static_limit("app::dbx", &rules, 3), 0);
+        // Later of equal rules wins, as in the filter.
+        assert_eq!(static_limit("app::db::x", &rules, 3), 2);
+        assert_eq!(static_limit("app::db::pool::y", &rules, 3), 4);
+        assert_eq!(static_limit("other", &rules, 3), 3);
+        assert_eq!(static_limit("appx", &rules, 3), 3);
+        assert_eq!(static_limit("app:", &[("app", 1)], 3), 3);
+        const C: u8 = static_limit("dep::a", &[("dep", LEVEL_OFF)], LEVEL_INFO);
+        assert_eq!(C, LEVEL_OFF);
+    }
+}

@@ -1,0 +1,171 @@
+//! Shutdown as a program sees it, in child processes: forked children that
+//! exit at once, a `check!` failing inside a sink, a sink whose `flush`
+//! panics. Each child runs under a time limit and is killed past it, so a
+//! hang fails the test instead of stalling the suite.
+
+use std::io::Read;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn child() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sink_child"))
+}
+
+fn temp_path(name: &str) -> std::path::PathBuf {
+    let path =
+        std::env::temp_dir().join(format!("elide-shutdown-{}-{name}.log", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// Runs `cmd` to completion, or kills it after `limit` and panics.
+fn run_within(cmd: &mut Command, limit: Duration, what: &str) -> Output {
+    let mut proc: Child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn sink_child");
+    // Drain the pipes on threads, so a chatty child cannot block on them.
+    let mut out = proc.stdout.take().unwrap();
+    let mut err = proc.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = out.read_to_end(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = err.read_to_end(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = proc.try_wait().expect("wait for sink_child") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = proc.kill();
+            let _ = proc.wait();
+            panic!("{what}: the child did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: out_reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    }
+}
+
+/// `key=value` from the child's stdout.
+fn stat(out: &Output, key: &str) -> u64 {
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key} in {out:?}"))
+}
+
+/// 40 children forked while two threads of the parent log into each kind
+/// of sink log a line and leave `exit` within 2 s: neither their emit nor
+/// the exit handler waits on a lock or flag that a thread of the parent
+/// held at the fork.
+#[cfg(unix)]
+#[test]
+fn forked_children_exit_promptly_whatever_the_sink() {
+    for kind in ["stderr", "file", "durable", "sync-durable", "async"] {
+        let path = temp_path(&format!("fork-exit-{kind}"));
+        let out = run_within(
+            child()
+                .arg("fork-exit")
+                .arg(kind)
+                .arg(&path)
+                .stderr(Stdio::null()),
+            Duration::from_secs(60),
+            kind,
+        );
+        assert!(out.status.success(), "{kind}: {out:?}");
+        assert_eq!(stat(&out, "hung"), 0, "{kind}: children hung in exit");
+        assert_eq!(stat(&out, "exited"), 40, "{kind}");
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+/// A forked child still writes what it logged itself (its exit flushes the
+/// buffered file sink it could use), and not the parent's buffered lines a
+/// second time.
+#[cfg(unix)]
+#[test]
+fn a_forked_child_writes_its_own_lines_at_exit() {
+    let path = temp_path("fork-child-logs");
+    let out = run_within(
+        child()
+            .arg("fork-exit")
+            .arg("file")
+            .arg(&path)
+            .arg("parent-quiet"),
+        Duration::from_secs(60),
+        "parent-quiet",
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(stat(&out, "hung"), 0);
+    let text = std::fs::read_to_string(&path).expect("read log");
+    let children = text.lines().filter(|l| l.contains(": child ")).count();
+    assert_eq!(children, 40, "each child's own line is in the file");
+    let parent: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(": parent thread "))
+        .collect();
+    let unique: std::collections::HashSet<_> = parent
+        .iter()
+        .map(|l| l.split(" : ").nth(5).unwrap_or(l))
+        .collect();
+    assert_eq!(unique.len(), parent.len(), "no parent line written twice");
+    let _ = std::fs::remove_file(&path);
+}
+
+/// A failing `check!` inside a sink's `emit` (default policy: panic) gives
+/// control back to the caller: no deadlock on the sink's own lock, no panic
+/// out of the log call; the panic is counted and reported.
+#[test]
+fn a_failing_check_inside_a_sink_returns_control() {
+    let out = run_within(
+        child().arg("check-in-sink"),
+        Duration::from_secs(30),
+        "check-in-sink",
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(stat(&out, "sink_panics"), 1, "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("flushed"), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("check failed"),
+        "the failure is reported: {stderr}"
+    );
+}
+
+/// A sink whose `flush` panics is contained on its own: `elide::flush()`,
+/// `set_sinks`, the guard and the exit handler neither panic nor stop at
+/// it, so the file sink beside it keeps all 100 lines.
+#[test]
+fn a_panicking_flush_leaves_the_other_sinks_flushed() {
+    for end in ["flush", "set-sinks", "guard", "exit"] {
+        let path = temp_path(&format!("flush-panics-{end}"));
+        let out = run_within(
+            child().arg("flush-panics").arg(&path).arg(end),
+            Duration::from_secs(30),
+            end,
+        );
+        assert!(out.status.success(), "{end}: {out:?}");
+        let text = std::fs::read_to_string(&path).expect("read log");
+        assert_eq!(text.lines().count(), 100, "{end}: lines of the file sink");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let reports = stderr
+            .lines()
+            .filter(|l| l.contains("panicked in flush"))
+            .count();
+        assert_eq!(reports, 1, "{end}: reported once: {stderr}");
+        let _ = std::fs::remove_file(&path);
+    }
+}
