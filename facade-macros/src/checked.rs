@@ -242,7 +242,7 @@ fn expand_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
 }
 
 /// The function with a new body, attributes, visibility and signature kept.
-fn with_body(f: &ItemFn, body: TokenStream) -> TokenStream {
+pub(crate) fn with_body(f: &ItemFn, body: TokenStream) -> TokenStream {
     let outer = f
         .attrs
         .iter()

@@ -33,6 +33,7 @@ mod fields;
 mod gate;
 mod level;
 mod log_site;
+mod scope;
 mod source_text;
 mod static_filter;
 mod telemetry;
@@ -169,6 +170,24 @@ pub fn telemetry(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn counter(input: TokenStream) -> TokenStream {
     counter::counter(input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "A timed scope. Documented at `elide::scope!`; use it from there."
+)]
+#[proc_macro]
+pub fn scope(input: TokenStream) -> TokenStream {
+    scope::scope(input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "Times a function as a scope. Documented at `elide::timed`; use it from there."
+)]
+#[proc_macro_attribute]
+pub fn timed(attr: TokenStream, item: TokenStream) -> TokenStream {
+    scope::timed(attr.into(), item.into()).into()
 }
 
 /// What the static gate of this build is: the features and the parsed

@@ -14,6 +14,7 @@ pub use crate::static_gate::{
     static_limit, INTEREST_OFF, INTEREST_ON, LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF,
     LEVEL_TRACE, LEVEL_WARN,
 };
+pub use crate::telemetry::scope::{guard as scope_guard, open_scope, timed, timed_as};
 pub use crate::value::ToValue;
 pub use linkme;
 

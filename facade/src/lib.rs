@@ -58,7 +58,7 @@
 
 // Layers, lowest first; each calls only downward (checked in CI by
 // `module-cycles`): data (level, metadata, value, record, namespace,
-// stats, counter) -> process -> sample, callsite -> format -> sink ->
+// stats, counter, scope_names) -> process -> sample, callsite -> format -> sink ->
 // env -> config -> dispatch -> interest -> runtime -> control, describe,
 // check, checked, telemetry -> __private (what the macros call).
 mod callsite;
@@ -81,6 +81,7 @@ mod process;
 mod record;
 mod runtime;
 mod sample;
+mod scope_names;
 pub mod sink;
 mod static_gate;
 mod stats;

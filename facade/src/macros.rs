@@ -216,3 +216,46 @@ pub use elide_macros::telemetry;
 /// assert!(elide::counters()["bytes.read"] >= 512);
 /// ```
 pub use elide_macros::counter;
+
+/// A timed scope: `let _s = scope!([target: "ns",] "name", key = value, ..);`
+/// emits the telemetry event `<name>_start` now and `<name>_stop` when `_s`
+/// is dropped, both with the fields (evaluated once), the scope's id, its
+/// parent's id and its trace (root) id; the stop event adds `duration_ns`.
+/// Scopes nest: while `_s` lives it is the parent of scopes opened on this
+/// thread. See [`telemetry::Scope`](crate::telemetry::Scope) for the fields.
+///
+/// Gated like [`telemetry!`]: when telemetry is off for the namespace the
+/// site costs one load, a compare and a branch, yields `None` and reads no
+/// clock; `telemetry_off` removes it. Bind the guard to a named variable
+/// (`_s`, not `_`, which would close the scope at once).
+///
+/// ```
+/// use std::sync::Arc;
+/// use elide::sink::MemorySink;
+/// let mem = Arc::new(MemorySink::new());
+/// elide::set_sinks([mem.clone() as Arc<dyn elide::Sink>]);
+/// elide::set_telemetry(true);
+/// {
+///     let _s = elide::scope!("task.exec", uid = "task.000001");
+///     let _inner = elide::scope!("task.stage_in");
+/// }
+/// let names: Vec<_> = mem.records().iter().map(|r| r.name).collect();
+/// assert_eq!(names, ["task.exec_start", "task.stage_in_start", "task.stage_in_stop", "task.exec_stop"]);
+/// ```
+pub use elide_macros::scope;
+
+/// Times a function as a [`scope!`]: `#[timed]` names the scope after the
+/// function; `#[timed(name = "task.exec", uid = %self.uid)]` gives the name
+/// and fields (which may use the arguments). On an `async fn` the scope
+/// spans from the first poll to completion and is current while the future
+/// is polled, so scopes opened inside it, across `.await` points, have it as
+/// parent.
+///
+/// ```
+/// #[elide::timed(name = "task.exec", uid = %uid)]
+/// fn exec(uid: &str) -> usize {
+///     uid.len()
+/// }
+/// assert_eq!(exec("task.000001"), 11);
+/// ```
+pub use elide_macros::timed;

@@ -52,6 +52,9 @@ pub(crate) enum Target {
     Null,
     /// A file (absolute after parsing).
     File(PathBuf),
+    /// `otlp` (the `OTEL_*` endpoint) or `otlp://host:port`: an
+    /// OpenTelemetry exporter (cargo feature `otlp`).
+    Otlp(Option<String>),
 }
 
 impl fmt::Display for Target {
@@ -61,6 +64,8 @@ impl fmt::Display for Target {
             Target::Stderr => f.write_str("stderr"),
             Target::Null => f.write_str("null"),
             Target::File(p) => write!(f, "{}", p.display()),
+            Target::Otlp(None) => f.write_str("otlp"),
+            Target::Otlp(Some(e)) => write!(f, "otlp://{e}"),
         }
     }
 }
@@ -96,6 +101,10 @@ pub(crate) fn parse_targets(text: &str, log_dir: &Path, log_name: &str) -> Resul
             Target::Stderr
         } else if is(&["0", "null"]) {
             Target::Null
+        } else if is(&["otlp"]) {
+            Target::Otlp(None)
+        } else if let Some(e) = item.strip_prefix("otlp://") {
+            Target::Otlp(Some(e.to_owned()))
         } else if item == "." {
             Target::File(log_dir.join(format!("{log_name}.log")))
         } else {

@@ -51,6 +51,8 @@ struct Wanted {
     /// files that cannot be opened.
     var: String,
     raw: OsString,
+    /// The root namespace: an OTLP target's default `service.name`.
+    root: Option<String>,
 }
 
 impl Wanted {
@@ -72,11 +74,19 @@ impl Wanted {
             mode: mode.value.0,
             var,
             raw,
+            root: cfg.root.as_ref().map(|r| r.name.clone()),
         }
     }
 
     fn build(&self) -> Vec<Arc<dyn Sink>> {
-        build(&self.targets, self.mode, &self.var, &self.raw)
+        let mut sinks = build(&self.targets, self.mode, &self.var, &self.raw);
+        for t in &self.targets {
+            if let Target::Otlp(endpoint) = t {
+                let url = endpoint.as_ref().map(|e| format!("http://{e}"));
+                sinks.extend(otlp(url.as_deref(), self.root.as_deref(), &self.var));
+            }
+        }
+        sinks
     }
 
     fn owned(self, sinks: Vec<Arc<dyn Sink>>) -> EnvSinks {
@@ -162,7 +172,7 @@ pub(crate) fn build(
         match t {
             Target::Stdout => sinks.push(Arc::new(ConsoleSink::stdout())),
             Target::Stderr => add_stderr(&mut sinks),
-            Target::Null => {}
+            Target::Null | Target::Otlp(_) => {}
             Target::File(path) => match open(path, mode) {
                 Ok(f) => sinks.push(f),
                 Err(e) => {
@@ -178,6 +188,31 @@ pub(crate) fn build(
         }
     }
     sinks
+}
+
+/// The OTLP exporter of an `otlp` target (`OTEL_*` settings; the root
+/// namespace as default `service.name`), or a warning when elide was built
+/// without the `otlp` feature or the endpoint is malformed.
+#[cfg(feature = "otlp")]
+fn otlp(endpoint: Option<&str>, root: Option<&str>, var: &str) -> Option<Arc<dyn Sink>> {
+    let mut b = crate::sink::OtlpSink::builder_from_env(endpoint);
+    if let Some(root) = root {
+        b = b.default_service_name(root);
+    }
+    let s = b.build_or_warn(if endpoint.is_some() {
+        var
+    } else {
+        "OTEL_EXPORTER_OTLP_ENDPOINT"
+    })?;
+    Some(Arc::new(s))
+}
+
+#[cfg(not(feature = "otlp"))]
+fn otlp(_: Option<&str>, _: Option<&str>, var: &str) -> Option<Arc<dyn Sink>> {
+    let _ = crate::process::write_stderr(
+        format!("elide: {var} names an otlp target, but elide was built without its `otlp` feature; the target is ignored\n").as_bytes(),
+    );
+    None
 }
 
 fn open(path: &std::path::Path, mode: Option<FileMode>) -> std::io::Result<Arc<dyn Sink>> {

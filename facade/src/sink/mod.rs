@@ -10,6 +10,8 @@ mod json;
 mod memory;
 mod null;
 mod open;
+#[cfg(feature = "otlp")]
+mod otlp;
 mod prof;
 pub(crate) mod profiles;
 
@@ -21,6 +23,8 @@ pub use json::JsonSink;
 pub use memory::{MemorySink, OwnedRecord, OwnedValue};
 pub use null::NullSink;
 pub(crate) use open::open_append;
+#[cfg(feature = "otlp")]
+pub use otlp::{OtlpSink, OtlpSinkBuilder, OtlpStats, DEFAULT_ENDPOINT as OTLP_DEFAULT_ENDPOINT};
 pub use prof::ProfSink;
 pub(crate) use r#async::on_writer as on_writer_thread;
 pub use r#async::{

@@ -292,8 +292,9 @@ fn host_and_ip() -> &'static (String, Ipv4Addr) {
     HOST.get_or_init(|| (hostname(), outbound_ipv4().unwrap_or(Ipv4Addr::LOCALHOST)))
 }
 
-/// The fully qualified host name (see [`ProfSink`]).
-fn hostname() -> String {
+/// The fully qualified host name (see [`ProfSink`]); also OTLP's
+/// `host.name`.
+pub(crate) fn hostname() -> String {
     let short = short_hostname();
     match fs::read_to_string("/etc/hosts") {
         Ok(hosts) => fqdn_from_hosts(&short, &hosts).unwrap_or(short),

@@ -10,6 +10,9 @@
 //! - [`ProfSink`]: the radical.utils `.prof` CSV layout, readable by
 //!   radical.analytics.
 //! - [`JsonSink`]: one JSON object per event, fields typed.
+//! - [`scope!`](crate::scope) and [`#[timed]`](crate::timed): timed scopes,
+//!   a `<name>_start`/`<name>_stop` event pair with ids, parent and duration
+//!   (see [`Scope`]).
 //! - [`start_counter_sampler`]: publishes every `counter!` total as a
 //!   telemetry event at a fixed interval, so the hot path never reads a clock.
 //!
@@ -22,10 +25,15 @@
 //! ```
 
 mod sampler;
+pub(crate) mod scope;
 
 pub use crate::sink::profiles::close;
 pub use crate::sink::{JsonSink, ProfSink};
 pub use sampler::{start_counter_sampler, CounterSampler, COUNTER_EVENT, COUNTER_TARGET};
+pub use scope::{
+    current_scope, NoScope, Scope, ScopeGuard, Timed, DURATION_FIELD, PARENT_FIELD, SCOPE_FIELD,
+    START_SUFFIX, STOP_SUFFIX, TRACE_FIELD,
+};
 
 use std::io;
 use std::path::Path;

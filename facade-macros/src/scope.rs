@@ -1,0 +1,257 @@
+//! `scope!([target: ..,] "name" [, fields])` and `#[timed(..)]`: timed
+//! scopes, a `<name>_start`/`<name>_stop` telemetry pair.
+//!
+//! Live `scope!`, as an expression of type `Option<ScopeGuard>`:
+//! ```text
+//! static __ELIDE_CS: Callsite = ..;        // kind Telemetry, "<name>_start"
+//! static __ELIDE_STOP: Metadata = ..;      // "<name>_stop"
+//! scope_guard(if ON <= __ELIDE_CS.interest() {      // the one load
+//!     open_scope(&__ELIDE_CS, ON, &__ELIDE_STOP, |f| f(&[fields]))   // cold
+//! } else { None })
+//! ```
+//! Statically off, it is `NoScope` (a unit struct without drop glue), so
+//! nothing is left at any opt-level. `#[timed]` on a function puts the same
+//! guard first in its body; on an `async fn` the body becomes a future
+//! (`timed(scope, async move { body }).await`) whose scope is current while
+//! it is polled.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::{Expr, Ident, ItemFn, LitStr, ReturnType, Token};
+
+use crate::args::{self, Field};
+use crate::callsite::{callsite, metadata};
+use crate::expand::expand;
+use crate::fields;
+use crate::gate::Presence;
+use crate::level;
+
+/// `[target: ..,] "name" [, fields]`.
+struct ScopeArgs {
+    target: Option<Expr>,
+    name: LitStr,
+    fields: Vec<Field>,
+}
+
+impl Parse for ScopeArgs {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let target = args::parse_target(input)?;
+        let name: LitStr = input.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "expected the scope name as a string literal: `scope!(\"task.exec\", uid = ..)`",
+            )
+        })?;
+        if !input.is_empty() {
+            input.parse::<Token![,]>()?;
+        }
+        let (fields, _) = args::parse_fields(input, false)?;
+        if !input.is_empty() {
+            return Err(input.error("scopes take fields only (`key = value`), no format string"));
+        }
+        Ok(ScopeArgs {
+            target,
+            name,
+            fields,
+        })
+    }
+}
+
+/// `#[timed]` arguments: `[target: ..,] [name = "..",] [fields]`.
+fn parse_timed(input: ParseStream, default_name: &Ident) -> syn::Result<ScopeArgs> {
+    let target = args::parse_target(input)?;
+    let mut name = LitStr::new(&default_name.to_string(), default_name.span());
+    if input.peek(Ident) && input.peek2(Token![=]) && input.peek3(LitStr) {
+        let fork = input.fork();
+        let key: Ident = fork.parse()?;
+        if key == "name" {
+            input.parse::<Ident>()?;
+            input.parse::<Token![=]>()?;
+            name = input.parse()?;
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+    }
+    let (fields, _) = args::parse_fields(input, false)?;
+    if !input.is_empty() {
+        return Err(input.error(
+            "expected `#[timed]`, `#[timed(name = \"..\")]` or `#[timed(name = \"..\", key = value, ..)]`",
+        ));
+    }
+    Ok(ScopeArgs {
+        target,
+        name,
+        fields,
+    })
+}
+
+/// The pieces of a scope site.
+struct Parts {
+    /// An expression of type `Option<Scope>`: the site's gate and cold path.
+    open: TokenStream,
+    /// Statements that only type-check the arguments (for dead branches).
+    typecheck: TokenStream,
+    presence: Presence,
+}
+
+fn parts(a: &ScopeArgs) -> syn::Result<Parts> {
+    let target = fields::target_tokens(&a.target);
+    let name = a.name.value();
+    let (start, stop) = (format!("{name}_start"), format!("{name}_stop"));
+    let cs = callsite("Telemetry", level::INFO.name, &target, &quote!(#start));
+    let stop_meta = metadata(
+        "Telemetry",
+        level::INFO.name,
+        &target,
+        &quote!(#stop),
+        Span::call_site(),
+    );
+    let record_fields = fields::fields_tokens(&a.fields);
+    let on = level::interest_on();
+    let open = quote! {{
+        #cs
+        static __ELIDE_STOP: ::elide::__private::Metadata = #stop_meta;
+        if #on <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
+            ::elide::__private::open_scope(
+                &__ELIDE_CS,
+                #on,
+                &__ELIDE_STOP,
+                |__elide_f: &mut dyn ::core::ops::FnMut(&[::elide::Field<'_>])| __elide_f(#record_fields),
+            )
+        } else {
+            ::core::option::Option::None
+        }
+    }};
+    let checks = fields::fields_typecheck(&a.fields);
+    let typecheck = quote! {
+        if false {
+            let _: &'static str = #target;
+            #checks
+        }
+    };
+    Ok(Parts {
+        open,
+        typecheck,
+        presence: Presence::telemetry(&a.target)?,
+    })
+}
+
+/// Expands `scope!`.
+pub(crate) fn scope(input: TokenStream) -> TokenStream {
+    expand(input, |input| {
+        let a: ScopeArgs = input.parse()?;
+        let p = parts(&a)?;
+        let (open, typecheck) = (&p.open, &p.typecheck);
+        let live = quote!(::elide::__private::scope_guard(#open));
+        let dead = quote!({ #typecheck ::elide::telemetry::NoScope });
+        Ok(match p.presence.known() {
+            Some((true, true)) => live,
+            Some((false, false)) => dead,
+            // Different types in debug and release builds: chosen by `cfg`
+            // on statements, which the user crate evaluates.
+            Some((debug, _)) => {
+                let (l, d) = if debug {
+                    (quote!(debug_assertions), quote!(not(debug_assertions)))
+                } else {
+                    (quote!(not(debug_assertions)), quote!(debug_assertions))
+                };
+                quote! {{
+                    #[cfg(#l)]
+                    let __elide_scope = #live;
+                    #[cfg(#d)]
+                    let __elide_scope = #dead;
+                    __elide_scope
+                }}
+            }
+            // Decided by `module_path!()`: one type for both, the dead side
+            // a constant `None`.
+            None => {
+                let c = p.presence.condition();
+                quote! {
+                    if #c { #live } else { #typecheck ::elide::__private::scope_guard(::core::option::Option::None) }
+                }
+            }
+        })
+    })
+}
+
+/// Expands `#[timed(..)]`. On an error the function is still emitted, so
+/// the error is the only one reported.
+pub(crate) fn timed(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match timed_fn(attr, item.clone()) {
+        Ok(t) => t,
+        Err(e) => {
+            let mut out = e.to_compile_error();
+            out.extend(item);
+            out
+        }
+    }
+}
+
+fn timed_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let f: ItemFn = syn::parse2(item).map_err(|_| {
+        syn::Error::new(
+            Span::call_site(),
+            "`#[elide::timed]` applies to functions and methods with a body",
+        )
+    })?;
+    if let Some(c) = &f.sig.constness {
+        return Err(syn::Error::new(
+            c.span,
+            "`#[elide::timed]` cannot be used on a `const fn`: a scope reads the clock",
+        ));
+    }
+    let a = (|input: ParseStream| parse_timed(input, &f.sig.ident)).parse2(attr)?;
+    let p = parts(&a)?;
+    let (open, typecheck) = (&p.open, &p.typecheck);
+    let stmts = &f.block.stmts;
+    let live = if f.sig.asyncness.is_some() {
+        let run = match &f.sig.output {
+            ReturnType::Type(_, ty) if !has_impl(ty) => {
+                quote!(::elide::__private::timed_as::<#ty, _>)
+            }
+            ReturnType::Default => quote!(::elide::__private::timed_as::<(), _>),
+            ReturnType::Type(..) => quote!(::elide::__private::timed),
+        };
+        quote! {{
+            let __elide_scope = #open;
+            #run(__elide_scope, async move { #(#stmts)* }).await
+        }}
+    } else {
+        quote! {{
+            let __elide_scope = ::elide::__private::scope_guard(#open);
+            #(#stmts)*
+        }}
+    };
+    let dead = quote! {{
+        #typecheck
+        #(#stmts)*
+    }};
+    Ok(match p.presence.known() {
+        Some((true, true)) => crate::checked::with_body(&f, live),
+        Some((false, false)) => crate::checked::with_body(&f, dead),
+        Some((debug, _)) => {
+            let (on, off) = if debug {
+                (quote!(debug_assertions), quote!(not(debug_assertions)))
+            } else {
+                (quote!(not(debug_assertions)), quote!(debug_assertions))
+            };
+            let (live, dead) = (
+                crate::checked::with_body(&f, live),
+                crate::checked::with_body(&f, dead),
+            );
+            quote!(#[cfg(#on)] #live #[cfg(#off)] #dead)
+        }
+        None => {
+            let c = p.presence.condition();
+            crate::checked::with_body(&f, quote!(if #c { #live } else { #dead }))
+        }
+    })
+}
+
+/// Whether a type mentions `impl Trait` (it cannot be named in a turbofish).
+fn has_impl(ty: &syn::Type) -> bool {
+    ty.to_token_stream().to_string().contains("impl ")
+}

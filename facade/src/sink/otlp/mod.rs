@@ -1,0 +1,450 @@
+//! OpenTelemetry export (cargo feature `otlp`): [`OtlpSink`].
+
+mod config;
+mod convert;
+mod exporter;
+mod http;
+
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
+use std::io;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
+
+pub use config::DEFAULT_ENDPOINT;
+
+use crate::record::Record;
+use crate::sink::{AsyncSink, Overflow, Sink};
+use crate::LevelFilter;
+use convert::{convert, kv, Ids};
+use exporter::{Exporter, Settings};
+use http::Endpoint;
+
+/// Sends logs, telemetry events, timed scopes and counters to an
+/// OpenTelemetry collector over OTLP/HTTP with protobuf bodies.
+///
+/// - Log records become OTLP `LogRecord`s: severity number and text, the
+///   message as body, typed fields as attributes (integers stay integers),
+///   `thread.id`, `thread.name`, `code.*`, the caller's timestamp, and the
+///   record's target as instrumentation scope.
+/// - Telemetry events become log records whose `event_name` is the event.
+/// - Timed scopes ([`scope!`](crate::scope), [`#[timed]`](crate::timed))
+///   become spans: trace and span ids from the scope ids (with a random
+///   per-process prefix), the parent's span id, start and end times.
+/// - Counters ([`counter!`](crate::counter)) are read every export interval
+///   (and at flush) and sent as cumulative monotonic `Sum` metrics, one per
+///   counter name, when they changed.
+/// - Resource: `service.name` (the builder's, else `OTEL_SERVICE_NAME` for
+///   [`from_env`](Self::from_env), else the executable's name),
+///   `host.name`, `process.pid`, and `OTEL_RESOURCE_ATTRIBUTES`.
+///
+/// The caller's cost is [`AsyncSink`]'s: the record is captured into a
+/// bounded queue with the [`Overflow`] policy chosen. Conversion, batching,
+/// encoding and sending happen on two background threads (the queue's
+/// writer and the exporter). A batch that cannot be sent (collector down,
+/// 5xx, 429) is retried with backoff for [`retry_for`](OtlpSinkBuilder::retry_for),
+/// then counted in [`OtlpStats::failed`] and reported once on stderr. So
+/// every accepted record ends up exactly once in `logs + spans`, `failed`
+/// or `dropped` (scope start events are folded into their span and not
+/// counted). Only `http://` endpoints: there is no TLS (use a local
+/// collector to forward securely); gRPC is not supported.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// let otlp = Arc::new(elide::sink::OtlpSink::builder("http://127.0.0.1:4318").build()?);
+/// elide::add_sink(otlp.clone());
+/// elide::info!(uid = "task.000001", "started");
+/// elide::flush(); // everything so far is sent, or counted failed
+/// println!("{:?}", otlp.stats());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct OtlpSink {
+    queue: AsyncSink,
+    exporter: Arc<Exporter>,
+    done: Mutex<Option<mpsc::Receiver<()>>>,
+    shutdown_timeout: Duration,
+}
+
+impl std::fmt::Debug for OtlpSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OtlpSink")
+            .field("exporter", &self.exporter)
+            .finish()
+    }
+}
+
+/// Counters of an [`OtlpSink`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OtlpStats {
+    /// Log records (and telemetry events) the collector accepted.
+    pub logs: u64,
+    /// Spans the collector accepted.
+    pub spans: u64,
+    /// Records lost because their batch could not be sent in time or was
+    /// refused (and records the conversion failed on).
+    pub failed: u64,
+    /// Records dropped by the queue ([`Overflow::Drop`]).
+    pub dropped: u64,
+    /// Successful counter exports.
+    pub metric_exports: u64,
+}
+
+/// Builder of an [`OtlpSink`]; see [`OtlpSink::builder`].
+#[derive(Debug)]
+pub struct OtlpSinkBuilder {
+    endpoint: Result<Endpoint, String>,
+    url: String,
+    service_name: Option<String>,
+    resource: Vec<(String, String)>,
+    settings: Settings,
+    capacity: usize,
+    overflow: Overflow,
+    level: LevelFilter,
+    shutdown_timeout: Duration,
+}
+
+impl OtlpSink {
+    /// A builder for the collector at `endpoint` (`http://host:port`, with
+    /// an optional path prefix; `/v1/logs`, `/v1/traces` and `/v1/metrics`
+    /// are appended).
+    pub fn builder(endpoint: &str) -> OtlpSinkBuilder {
+        OtlpSinkBuilder {
+            endpoint: config::parse_endpoint(endpoint),
+            url: endpoint.to_owned(),
+            service_name: None,
+            resource: Vec::new(),
+            settings: Settings {
+                batch: 512,
+                buffer: 8192,
+                interval: Duration::from_secs(5),
+                retry_for: Duration::from_secs(10),
+                request_timeout: Duration::from_secs(5),
+            },
+            capacity: crate::sink::DEFAULT_CAPACITY,
+            overflow: Overflow::Block,
+            level: LevelFilter::Trace,
+            shutdown_timeout: Duration::from_secs(5),
+        }
+    }
+
+    /// A builder from the standard variables: `OTEL_EXPORTER_OTLP_ENDPOINT`
+    /// (default [`DEFAULT_ENDPOINT`]; `endpoint` overrides it),
+    /// `OTEL_EXPORTER_OTLP_PROTOCOL` (only `http/protobuf`; another value
+    /// gives a warning and http/protobuf is used),
+    /// `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME` and
+    /// `OTEL_RESOURCE_ATTRIBUTES` (`k=v,..`; malformed items are warned
+    /// about and skipped).
+    pub fn builder_from_env(endpoint: Option<&str>) -> OtlpSinkBuilder {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        let url = endpoint
+            .map(str::to_owned)
+            .or_else(|| var("OTEL_EXPORTER_OTLP_ENDPOINT"))
+            .unwrap_or_else(|| DEFAULT_ENDPOINT.to_owned());
+        let mut b = OtlpSink::builder(&url);
+        if let Some(p) = var("OTEL_EXPORTER_OTLP_PROTOCOL") {
+            if p.trim() != "http/protobuf" {
+                warn(&format!(
+                    "OTEL_EXPORTER_OTLP_PROTOCOL={p:?} is not supported; using http/protobuf"
+                ));
+            }
+        }
+        for (name, is_header) in [
+            ("OTEL_EXPORTER_OTLP_HEADERS", true),
+            ("OTEL_RESOURCE_ATTRIBUTES", false),
+        ] {
+            let Some(text) = var(name) else { continue };
+            let (ok, bad) = config::parse_pairs(&text);
+            for item in bad {
+                warn(&format!("{name}: ignoring {item:?} (expected key=value)"));
+            }
+            for (k, v) in ok {
+                b = if is_header {
+                    b.header(&k, &v)
+                } else {
+                    b.resource_attribute(&k, &v)
+                };
+            }
+        }
+        if let Some(s) = var("OTEL_SERVICE_NAME") {
+            b = b.service_name(&s);
+        }
+        b
+    }
+
+    /// [`builder_from_env(None)`](Self::builder_from_env), built. A
+    /// malformed endpoint gives one warning on stderr (naming the variable,
+    /// the value and that no exporter is installed) and `None`.
+    pub fn from_env() -> Option<OtlpSink> {
+        OtlpSink::builder_from_env(None).build_or_warn("OTEL_EXPORTER_OTLP_ENDPOINT")
+    }
+
+    /// The sink's counters.
+    pub fn stats(&self) -> OtlpStats {
+        let q = self.queue.stats();
+        let c = &self.exporter.counts;
+        let load = |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
+        OtlpStats {
+            logs: load(&c.logs),
+            spans: load(&c.spans),
+            failed: load(&c.failed) + q.failed,
+            dropped: q.dropped,
+            metric_exports: load(&c.metric_exports),
+        }
+    }
+
+    /// The endpoint's base URL.
+    pub fn endpoint(&self) -> String {
+        self.exporter.url("")
+    }
+}
+
+impl OtlpSinkBuilder {
+    /// Adds an HTTP header to every request (e.g. an API key).
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        if let Ok(e) = &mut self.endpoint {
+            e.headers.push((name.to_owned(), value.to_owned()));
+        }
+        self
+    }
+    /// Sets `service.name`.
+    pub fn service_name(mut self, name: &str) -> Self {
+        self.service_name = Some(name.to_owned());
+        self
+    }
+    /// Sets `service.name` unless one is set already (the root namespace,
+    /// which gives way to `OTEL_SERVICE_NAME`).
+    pub fn default_service_name(mut self, name: &str) -> Self {
+        self.service_name.get_or_insert_with(|| name.to_owned());
+        self
+    }
+    /// Adds a resource attribute.
+    pub fn resource_attribute(mut self, key: &str, value: &str) -> Self {
+        self.resource.push((key.to_owned(), value.to_owned()));
+        self
+    }
+    /// Items per request (default 512).
+    pub fn batch_size(mut self, n: usize) -> Self {
+        self.settings.batch = n.max(1);
+        self
+    }
+    /// Converted records waiting for export before the queue's writer
+    /// waits (default 8192).
+    pub fn buffer(mut self, n: usize) -> Self {
+        self.settings.buffer = n.max(1);
+        self
+    }
+    /// How often a partial batch and the counters are sent (default 5 s).
+    pub fn export_interval(mut self, d: Duration) -> Self {
+        self.settings.interval = d.max(Duration::from_millis(1));
+        self
+    }
+    /// How long a failing batch is retried before it counts as failed
+    /// (default 10 s).
+    pub fn retry_for(mut self, d: Duration) -> Self {
+        self.settings.retry_for = d;
+        self
+    }
+    /// Connect, write and read timeout of one request (default 5 s).
+    pub fn request_timeout(mut self, d: Duration) -> Self {
+        self.settings.request_timeout = d.max(Duration::from_millis(1));
+        self
+    }
+    /// Queue capacity in records ([`AsyncSinkBuilder::capacity`](crate::sink::AsyncSinkBuilder::capacity)).
+    pub fn capacity(mut self, n: usize) -> Self {
+        self.capacity = n;
+        self
+    }
+    /// What callers do when the queue is full (default `Block`).
+    pub fn overflow(mut self, policy: Overflow) -> Self {
+        self.overflow = policy;
+        self
+    }
+    /// The most verbose log level exported (default trace: the sites'
+    /// own levels decide).
+    pub fn level(mut self, level: LevelFilter) -> Self {
+        self.level = level;
+        self
+    }
+    /// How long dropping the sink waits for the last exports (default 5 s;
+    /// on drop, failing batches are not retried).
+    pub fn shutdown_timeout(mut self, d: Duration) -> Self {
+        self.shutdown_timeout = d;
+        self
+    }
+
+    /// Starts the exporter. A malformed endpoint is an `InvalidInput` error
+    /// naming it.
+    pub fn build(self) -> io::Result<OtlpSink> {
+        let endpoint = self.endpoint.map_err(|why| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("OTLP endpoint {:?}: {why}", self.url),
+            )
+        })?;
+        let resource = resource(self.service_name, self.resource);
+        let exporter = Arc::new(Exporter::new(endpoint, resource, self.settings.clone()));
+        let (tx, rx) = mpsc::channel();
+        let ex = exporter.clone();
+        std::thread::Builder::new()
+            .name("elide-otlp".into())
+            .spawn(move || {
+                ex.run();
+                let _ = tx.send(());
+            })?;
+        let feed = Feed {
+            exporter: exporter.clone(),
+            ids: Ids { salt: salt() },
+            level: self.level,
+            flush_timeout: self.settings.retry_for + self.settings.request_timeout,
+        };
+        let queue = AsyncSink::wrapping(Arc::new(feed))
+            .capacity(self.capacity)
+            .overflow(self.overflow)
+            .name(format!("OTLP {}", exporter.url("")))
+            // A flush waits for the exporter's retries.
+            .shutdown_timeout(
+                self.settings.retry_for + self.settings.request_timeout + Duration::from_secs(1),
+            )
+            .build();
+        Ok(OtlpSink {
+            queue,
+            exporter,
+            done: Mutex::new(Some(rx)),
+            shutdown_timeout: self.shutdown_timeout,
+        })
+    }
+
+    /// [`build`](Self::build), or one warning naming `var` and `None`.
+    pub fn build_or_warn(self, var: &str) -> Option<OtlpSink> {
+        let url = self.url.clone();
+        match self.build() {
+            Ok(s) => Some(s),
+            Err(e) => {
+                warn(&format!(
+                    "{var}={url:?} is not usable ({e}); no OpenTelemetry exporter is installed"
+                ));
+                None
+            }
+        }
+    }
+}
+
+fn warn(msg: &str) {
+    let _ = crate::process::write_stderr(format!("elide: {msg}\n").as_bytes());
+}
+
+fn string(s: &str) -> Option<AnyValue> {
+    Some(AnyValue {
+        value: Some(any_value::Value::StringValue(s.to_owned())),
+    })
+}
+
+fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<KeyValue> {
+    let service = service
+        .or_else(|| {
+            extra
+                .iter()
+                .find(|(k, _)| k == "service.name")
+                .map(|(_, v)| v.clone())
+        })
+        .unwrap_or_else(exe_name);
+    let mut out = vec![
+        kv("service.name", string(&service)),
+        kv("host.name", string(&crate::sink::prof::hostname())),
+        kv(
+            "process.pid",
+            Some(AnyValue {
+                value: Some(any_value::Value::IntValue(i64::from(std::process::id()))),
+            }),
+        ),
+    ];
+    for (k, v) in extra {
+        if !out.iter().any(|a| a.key == k) {
+            out.push(kv(&k, string(&v)));
+        }
+    }
+    out
+}
+
+fn exe_name() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "elide".to_owned())
+}
+
+/// A random per-process prefix for trace and span ids.
+fn salt() -> u64 {
+    RandomState::new().hash_one((std::process::id(), std::time::SystemTime::now()))
+}
+
+/// The sink the queue's writer feeds: converts and hands to the exporter.
+struct Feed {
+    exporter: Arc<Exporter>,
+    ids: Ids,
+    level: LevelFilter,
+    flush_timeout: Duration,
+}
+
+impl Sink for Feed {
+    fn max_level(&self) -> LevelFilter {
+        self.level
+    }
+    fn wants_telemetry(&self) -> bool {
+        true
+    }
+    fn emit(&self, record: &Record<'_>) {
+        self.exporter.push(convert(record, self.ids));
+    }
+    fn flush(&self) {
+        let left = self.exporter.flush(self.flush_timeout);
+        if left > 0 {
+            warn(&format!(
+                "OTLP {}: flush gave up after {:?}; {left} records not yet sent",
+                self.exporter.url(""),
+                self.flush_timeout
+            ));
+        }
+    }
+}
+
+impl Sink for OtlpSink {
+    fn max_level(&self) -> LevelFilter {
+        self.queue.max_level()
+    }
+    fn wants_telemetry(&self) -> bool {
+        true
+    }
+    fn emit(&self, record: &Record<'_>) {
+        self.queue.emit(record);
+    }
+    fn flush(&self) {
+        self.queue.flush();
+    }
+}
+
+impl Drop for OtlpSink {
+    fn drop(&mut self) {
+        // Drain the queue into the exporter, then let the exporter send
+        // what is left (one attempt per batch) and stop, waiting a bounded
+        // time.
+        self.exporter.hurry();
+        self.queue.flush();
+        self.exporter.stop();
+        let done = self.done.lock().ok().and_then(|mut d| d.take());
+        if let Some(rx) = done {
+            if rx.recv_timeout(self.shutdown_timeout).is_err() {
+                warn(&format!(
+                    "OTLP {}: shutdown gave up after {:?}; {} records not sent",
+                    self.exporter.url(""),
+                    self.shutdown_timeout,
+                    self.exporter.unsent()
+                ));
+            }
+        }
+    }
+}

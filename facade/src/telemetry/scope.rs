@@ -1,0 +1,373 @@
+//! Timed scopes: `scope!` and `#[timed]`.
+//!
+//! A scope is a pair of telemetry events around a stretch of code: the
+//! event `<name>_start` when it opens and `<name>_stop` when it closes (the
+//! radical.utils convention of `exec_start`/`exec_stop` pairs). Both carry
+//! the site's fields and:
+//!
+//! - `scope`: the scope's id, unique in the process (from 1);
+//! - `parent`: the id of the scope that was current on the same thread when
+//!   this one opened (absent for a root scope);
+//! - `trace`: the id of the root of the chain (the scope's own id for a root);
+//! - on the stop event only, `duration_ns`: monotonic nanoseconds between
+//!   the two events. The stop event's time is the start event's plus this
+//!   duration, so `stop.time - start.time == duration_ns` exactly.
+//!
+//! "Current" is a per-thread stack: the guard of `scope!` pushes its id while
+//! it lives; the future of a `#[timed] async fn` pushes its id only while it
+//! is polled, so scopes opened inside it (on whatever thread polls it) have
+//! it as parent, and other tasks on that thread do not.
+//!
+//! The scope is built only on the cold path of an enabled site: when
+//! telemetry is off the guard is `None` and no clock is read.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::callsite::Callsite;
+use crate::dispatch::dispatch;
+use crate::metadata::Metadata;
+use crate::record::Record;
+use crate::value::{Field, Value, Visit};
+
+pub use crate::scope_names::{
+    DURATION_FIELD, PARENT_FIELD, SCOPE_FIELD, START_SUFFIX, STOP_SUFFIX, TRACE_FIELD,
+};
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The scopes current on this thread, innermost last: (id, trace).
+    static STACK: RefCell<Vec<(u64, u64)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The innermost current scope on this thread: (id, trace).
+fn current() -> Option<(u64, u64)> {
+    STACK
+        .try_with(|s| s.try_borrow().ok().and_then(|s| s.last().copied()))
+        .ok()
+        .flatten()
+}
+
+fn push(id: u64, trace: u64) {
+    let _ = STACK.try_with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            s.push((id, trace));
+        }
+    });
+}
+
+/// Removes `id` from this thread's stack: normally the top; a guard dropped
+/// out of order (moved, or forgotten) is removed wherever it is.
+fn pop(id: u64) {
+    let _ = STACK.try_with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            match s.last() {
+                Some((top, _)) if *top == id => {
+                    s.pop();
+                }
+                _ => s.retain(|(i, _)| *i != id),
+            }
+        }
+    });
+}
+
+/// The id of the innermost scope open on this thread (the one a new scope
+/// would take as parent), if any.
+pub fn current_scope() -> Option<u64> {
+    current().map(|(id, _)| id)
+}
+
+/// One field value kept from the start event for the stop event: the site's
+/// arguments are evaluated once.
+enum Kept {
+    I64(i64),
+    U64(u64),
+    I128(i128),
+    U128(u128),
+    F64(f64),
+    Bool(bool),
+    Char(char),
+    Str(String),
+    Display(String),
+    Debug(Rendered),
+}
+
+/// A `Debug` value already rendered: prints as it was rendered.
+struct Rendered(String);
+
+impl fmt::Debug for Rendered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+struct Keep(Option<Kept>);
+
+impl Visit for Keep {
+    fn i64(&mut self, v: i64) {
+        self.0 = Some(Kept::I64(v));
+    }
+    fn u64(&mut self, v: u64) {
+        self.0 = Some(Kept::U64(v));
+    }
+    fn i128(&mut self, v: i128) {
+        self.0 = Some(Kept::I128(v));
+    }
+    fn u128(&mut self, v: u128) {
+        self.0 = Some(Kept::U128(v));
+    }
+    fn f64(&mut self, v: f64) {
+        self.0 = Some(Kept::F64(v));
+    }
+    fn bool(&mut self, v: bool) {
+        self.0 = Some(Kept::Bool(v));
+    }
+    fn char(&mut self, v: char) {
+        self.0 = Some(Kept::Char(v));
+    }
+    fn str(&mut self, v: &str) {
+        self.0 = Some(Kept::Str(v.to_owned()));
+    }
+    fn display(&mut self, v: &dyn fmt::Display) {
+        self.0 = Some(Kept::Display(v.to_string()));
+    }
+    fn debug(&mut self, v: &dyn fmt::Debug) {
+        self.0 = Some(Kept::Debug(Rendered(format!("{v:?}"))));
+    }
+}
+
+impl Kept {
+    fn of(v: &Value<'_>) -> Kept {
+        let mut k = Keep(None);
+        v.visit(&mut k);
+        k.0.unwrap_or(Kept::Bool(false))
+    }
+    fn value(&self) -> Value<'_> {
+        match self {
+            Kept::I64(v) => Value::I64(*v),
+            Kept::U64(v) => Value::U64(*v),
+            Kept::I128(v) => Value::I128(*v),
+            Kept::U128(v) => Value::U128(*v),
+            Kept::F64(v) => Value::F64(*v),
+            Kept::Bool(v) => Value::Bool(*v),
+            Kept::Char(v) => Value::Char(*v),
+            Kept::Str(v) => Value::Str(v),
+            Kept::Display(v) => Value::Display(v),
+            Kept::Debug(v) => Value::Debug(v),
+        }
+    }
+}
+
+/// An open timed scope, not tied to a thread: it emits its stop event when
+/// dropped. `scope!` wraps it in a [`ScopeGuard`]; `#[timed] async fn`
+/// in a future that makes it current while polled.
+pub struct Scope {
+    id: u64,
+    parent: u64,
+    trace: u64,
+    started: Instant,
+    start_time: SystemTime,
+    stop: &'static Metadata,
+    fields: Vec<(&'static str, Kept)>,
+}
+
+impl fmt::Debug for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scope")
+            .field("name", &self.stop.name())
+            .field("id", &self.id)
+            .field("parent", &self.parent)
+            .finish()
+    }
+}
+
+impl Scope {
+    /// Opens a scope: assigns its id, finds its parent, reads the clocks
+    /// and emits the start event.
+    fn open(start: &'static Metadata, stop: &'static Metadata, fields: &[Field<'_>]) -> Scope {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let (parent, trace) = current().unwrap_or((0, id));
+        let start_time = SystemTime::now();
+        let started = Instant::now();
+        let scope = Scope {
+            id,
+            parent,
+            trace,
+            started,
+            start_time,
+            stop,
+            fields: fields.iter().map(|(k, v)| (*k, Kept::of(v))).collect(),
+        };
+        scope.emit(start, start_time, None);
+        scope
+    }
+
+    /// The scope's id (its events' `scope` field).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+    /// The parent scope's id, if it has one.
+    pub fn parent(&self) -> Option<u64> {
+        (self.parent != 0).then_some(self.parent)
+    }
+    /// The root scope's id.
+    pub fn trace(&self) -> u64 {
+        self.trace
+    }
+
+    fn emit(&self, meta: &'static Metadata, time: SystemTime, duration: Option<Duration>) {
+        let mut fields: Vec<Field<'_>> = Vec::with_capacity(self.fields.len() + 4);
+        fields.extend(self.fields.iter().map(|(k, v)| (*k, v.value())));
+        fields.push((SCOPE_FIELD, Value::U64(self.id)));
+        if self.parent != 0 {
+            fields.push((PARENT_FIELD, Value::U64(self.parent)));
+        }
+        fields.push((TRACE_FIELD, Value::U64(self.trace)));
+        if let Some(d) = duration {
+            let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+            fields.push((DURATION_FIELD, Value::U64(ns)));
+        }
+        let name = meta.name();
+        dispatch(&Record::new(meta, meta.level(), format_args!("{name}"), &fields).with_time(time));
+    }
+
+    /// Makes this scope current on this thread until the returned value is
+    /// dropped.
+    fn enter(&self) -> Entered {
+        push(self.id, self.trace);
+        Entered {
+            id: self.id,
+            _not_send: PhantomData,
+        }
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        let d = self.started.elapsed();
+        self.emit(self.stop, self.start_time + d, Some(d));
+    }
+}
+
+/// While alive, a scope is current on this thread.
+struct Entered {
+    id: u64,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        pop(self.id);
+    }
+}
+
+/// The guard of `scope!`: the scope is current on this thread while the
+/// guard lives; dropping it emits the stop event. Not `Send`: a scope is
+/// current on the thread that opened it.
+#[must_use = "the scope closes when the guard is dropped: bind it with `let _s = ..`"]
+pub struct ScopeGuard {
+    // Field order is drop order: leave the stack, then emit the stop event.
+    // Held for its `Drop` only.
+    #[allow(dead_code)]
+    entered: Entered,
+    scope: Scope,
+}
+
+impl fmt::Debug for ScopeGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.scope.fmt(f)
+    }
+}
+
+impl ScopeGuard {
+    /// The open scope.
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    fn new(scope: Scope) -> ScopeGuard {
+        ScopeGuard {
+            entered: scope.enter(),
+            scope,
+        }
+    }
+}
+
+/// What a statically disabled `scope!` yields: nothing, with no drop glue.
+#[derive(Debug, Clone, Copy)]
+#[must_use = "the scope closes when the guard is dropped: bind it with `let _s = ..`"]
+pub struct NoScope;
+
+/// The future of a `#[timed] async fn`: its scope is current while the
+/// inner future is polled, and closes when the inner future completes (or
+/// is dropped unfinished).
+#[derive(Debug)]
+#[must_use = "futures do nothing unless polled"]
+pub struct Timed<F> {
+    scope: Option<Scope>,
+    inner: F,
+}
+
+impl<F: Future> Future for Timed<F> {
+    type Output = F::Output;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        // SAFETY: `inner` is structurally pinned: it is never moved out of
+        // `self` and only ever handed out as `Pin<&mut F>`; `scope` is not
+        // pinned (it is `Unpin` and only taken by value when done).
+        let this = unsafe { self.get_unchecked_mut() };
+        let entered = this.scope.as_ref().map(Scope::enter);
+        // SAFETY: see above: `inner` stays where it is for as long as `self`.
+        let inner = unsafe { Pin::new_unchecked(&mut this.inner) };
+        let out = inner.poll(cx);
+        drop(entered);
+        if out.is_ready() {
+            drop(this.scope.take());
+        }
+        out
+    }
+}
+
+/// Cold path of an enabled `scope!` (and of `#[timed]`): opens the scope,
+/// unless the site turns out disabled. `fields` hands the site's fields to
+/// its argument, so they are evaluated only here.
+#[cold]
+#[inline(never)]
+pub fn open_scope(
+    cs: &'static Callsite,
+    needed: u8,
+    stop: &'static Metadata,
+    fields: impl FnOnce(&mut dyn FnMut(&[Field<'_>])),
+) -> Option<Scope> {
+    if needed > crate::runtime::current(cs) {
+        return None;
+    }
+    let mut scope = None;
+    fields(&mut |f| scope = Some(Scope::open(cs.metadata(), stop, f)));
+    scope
+}
+
+/// `scope!`'s guard: the scope made current on this thread.
+#[inline]
+pub fn guard(scope: Option<Scope>) -> Option<ScopeGuard> {
+    scope.map(ScopeGuard::new)
+}
+
+/// `#[timed] async fn`'s future.
+#[inline]
+pub fn timed<F: Future>(scope: Option<Scope>, inner: F) -> Timed<F> {
+    Timed { scope, inner }
+}
+
+/// `#[timed] async fn` with an annotated output type, so `?` in the body
+/// knows its error type.
+#[inline]
+pub fn timed_as<R, F: Future<Output = R>>(scope: Option<Scope>, inner: F) -> Timed<F> {
+    Timed { scope, inner }
+}

@@ -1,0 +1,453 @@
+//! `OtlpSink` against a real OTLP/HTTP receiver on loopback, started here:
+//! a std `TcpListener` that decodes each request with the official
+//! protocol's prost types (`opentelemetry-proto`). Run with
+//! `cargo test -p elide-tests --features otlp --test otlp`. Tests replace
+//! the global sinks, so they run one at a time.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use elide::sink::{OtlpSink, Overflow};
+use elide::{LevelFilter, Sink};
+use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
+use opentelemetry_proto::tonic::logs::v1::LogRecord;
+use opentelemetry_proto::tonic::metrics::v1::{metric, number_data_point};
+use opentelemetry_proto::tonic::trace::v1::Span;
+use prost::Message;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What the receiver got: log records with their scope (target), spans,
+/// and each counter's last exported value.
+#[derive(Default)]
+struct Received {
+    logs: Vec<(String, LogRecord)>,
+    spans: Vec<Span>,
+    counters: HashMap<String, i64>,
+    resource: Vec<KeyValue>,
+}
+
+struct Receiver {
+    port: u16,
+    got: Arc<Mutex<Received>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Receiver {
+    fn start(port: u16, got: Arc<Mutex<Received>>) -> Receiver {
+        let listener = TcpListener::bind(("127.0.0.1", port)).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let (s, g) = (stop.clone(), got.clone());
+        let thread = std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if s.load(Ordering::Relaxed) {
+                    break;
+                }
+                if let Ok(c) = conn {
+                    serve(c, &g);
+                }
+            }
+        });
+        Receiver {
+            port,
+            got,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Stops listening (the port refuses connections until a restart).
+    fn stop(mut self) -> (u16, Arc<Mutex<Received>>) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
+        (self.port, self.got.clone())
+    }
+}
+
+fn serve(c: TcpStream, got: &Mutex<Received>) {
+    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut r = BufReader::new(c);
+    let mut line = String::new();
+    if r.read_line(&mut line).is_err() || line.is_empty() {
+        return;
+    }
+    let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
+    let mut len = 0usize;
+    loop {
+        let mut h = String::new();
+        r.read_line(&mut h).unwrap();
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            if k.eq_ignore_ascii_case("content-length") {
+                len = v.trim().parse().unwrap();
+            }
+        }
+    }
+    let mut body = vec![0; len];
+    r.read_exact(&mut body).unwrap();
+    {
+        let mut g = got.lock().unwrap();
+        match path.as_str() {
+            "/v1/logs" => {
+                let req = ExportLogsServiceRequest::decode(&body[..]).unwrap();
+                for rl in req.resource_logs {
+                    g.resource = rl.resource.unwrap_or_default().attributes;
+                    for sl in rl.scope_logs {
+                        let scope = sl.scope.unwrap_or_default().name;
+                        g.logs
+                            .extend(sl.log_records.into_iter().map(|l| (scope.clone(), l)));
+                    }
+                }
+            }
+            "/v1/traces" => {
+                let req = ExportTraceServiceRequest::decode(&body[..]).unwrap();
+                for rs in req.resource_spans {
+                    for ss in rs.scope_spans {
+                        g.spans.extend(ss.spans);
+                    }
+                }
+            }
+            "/v1/metrics" => {
+                let req = ExportMetricsServiceRequest::decode(&body[..]).unwrap();
+                for rm in req.resource_metrics {
+                    for sm in rm.scope_metrics {
+                        for m in sm.metrics {
+                            let Some(metric::Data::Sum(sum)) = m.data else {
+                                panic!("{} is not a Sum", m.name)
+                            };
+                            assert!(sum.is_monotonic);
+                            assert_eq!(sum.aggregation_temporality, 2, "cumulative");
+                            let p = &sum.data_points[0];
+                            let Some(number_data_point::Value::AsInt(v)) = p.value else {
+                                panic!("not an int")
+                            };
+                            g.counters.insert(m.name, v);
+                        }
+                    }
+                }
+            }
+            other => panic!("unexpected path {other}"),
+        }
+    }
+    let mut c = r.into_inner();
+    let _ = c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+}
+
+fn attr<'a>(attrs: &'a [KeyValue], key: &str) -> Option<&'a any_value::Value> {
+    attrs
+        .iter()
+        .find(|a| a.key == key)
+        .and_then(|a| a.value.as_ref())
+        .and_then(|v: &AnyValue| v.value.as_ref())
+}
+
+fn int(attrs: &[KeyValue], key: &str) -> i64 {
+    match attr(attrs, key) {
+        Some(any_value::Value::IntValue(n)) => *n,
+        other => panic!("{key}: {other:?}"),
+    }
+}
+
+fn text<'a>(attrs: &'a [KeyValue], key: &str) -> &'a str {
+    match attr(attrs, key) {
+        Some(any_value::Value::StringValue(s)) => s,
+        other => panic!("{key}: {other:?}"),
+    }
+}
+
+fn nanos(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64
+}
+
+fn install(sink: &Arc<OtlpSink>) {
+    elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
+    elide::set_level(LevelFilter::Info);
+    elide::set_telemetry(true);
+}
+
+#[test]
+fn records_from_four_threads_all_arrive_intact() {
+    let _g = serial();
+    let rx = Receiver::start(0, Arc::default());
+    let sink = Arc::new(
+        OtlpSink::builder(&rx.endpoint())
+            .service_name("elide-otlp-test")
+            .build()
+            .unwrap(),
+    );
+    install(&sink);
+    const THREADS: u64 = 4;
+    const PER: u64 = 25_000;
+    let before = nanos(SystemTime::now());
+    let t0 = Instant::now();
+    let threads: Vec<_> = (0..THREADS)
+        .map(|t| {
+            std::thread::Builder::new()
+                .name(format!("w{t}"))
+                .spawn(move || {
+                    for i in 0..PER {
+                        if i % 1000 == 999 {
+                            elide::warn!(worker = t, seq = i, ok = false, "slow {t}/{i}");
+                        } else {
+                            elide::info!(worker = t, seq = i, uid = %format_args!("task.{i:06}"), "record {t}/{i}");
+                        }
+                    }
+                })
+                .unwrap()
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let enqueued = t0.elapsed();
+    elide::flush();
+    let total = t0.elapsed();
+    let after = nanos(SystemTime::now());
+    elide::set_sinks([]);
+    let stats = sink.stats();
+    println!(
+        "100,000 records: enqueued in {enqueued:?}, all exported in {total:?} ({:.0} records/s end to end); {stats:?}",
+        100_000.0 / total.as_secs_f64()
+    );
+    let got = rx.got.lock().unwrap();
+    assert_eq!(stats.logs, THREADS * PER);
+    assert_eq!((stats.failed, stats.dropped), (0, 0));
+    assert_eq!(got.logs.len() as u64, THREADS * PER);
+    assert_eq!(text(&got.resource, "service.name"), "elide-otlp-test");
+    assert_eq!(
+        int(&got.resource, "process.pid"),
+        i64::from(std::process::id())
+    );
+    assert!(!text(&got.resource, "host.name").is_empty());
+    let mut seen = vec![vec![false; PER as usize]; THREADS as usize];
+    let mut last_time = vec![0u64; THREADS as usize];
+    for (scope, l) in &got.logs {
+        assert_eq!(scope, module_path!(), "target as instrumentation scope");
+        let (t, i) = (int(&l.attributes, "worker"), int(&l.attributes, "seq"));
+        let body = match l.body.as_ref().and_then(|b| b.value.as_ref()) {
+            Some(any_value::Value::StringValue(s)) => s.clone(),
+            other => panic!("body {other:?}"),
+        };
+        if i % 1000 == 999 {
+            assert_eq!((l.severity_number, l.severity_text.as_str()), (13, "WARN"));
+            assert_eq!(body, format!("slow {t}/{i}"));
+            assert_eq!(
+                attr(&l.attributes, "ok"),
+                Some(&any_value::Value::BoolValue(false))
+            );
+        } else {
+            assert_eq!((l.severity_number, l.severity_text.as_str()), (9, "INFO"));
+            assert_eq!(body, format!("record {t}/{i}"));
+            assert_eq!(text(&l.attributes, "uid"), format!("task.{i:06}"));
+        }
+        assert_eq!(text(&l.attributes, "thread.name"), format!("w{t}"));
+        assert!(before <= l.time_unix_nano && l.time_unix_nano <= after);
+        // The caller's clock: per thread, times follow the order of calls.
+        let w = t as usize;
+        assert!(last_time[w] <= l.time_unix_nano || !seen[w].iter().all(|s| !s));
+        last_time[w] = l.time_unix_nano;
+        assert!(!seen[w][i as usize], "duplicate {t}/{i}");
+        seen[w][i as usize] = true;
+    }
+    assert!(seen.iter().flatten().all(|s| *s));
+    drop(got);
+    drop(sink);
+    rx.stop();
+}
+
+#[elide::timed(name = "stage", n)]
+fn stage(n: u64) {
+    std::thread::sleep(Duration::from_millis(10 * n));
+}
+
+#[test]
+fn scopes_arrive_as_spans_with_parents_and_counters_as_sums() {
+    let _g = serial();
+    let rx = Receiver::start(0, Arc::default());
+    let sink = Arc::new(
+        OtlpSink::builder(&rx.endpoint())
+            .export_interval(Duration::from_millis(50))
+            .build()
+            .unwrap(),
+    );
+    install(&sink);
+    {
+        let _s = elide::scope!("task.exec", uid = "task.000001");
+        stage(1);
+        stage(2);
+        elide::telemetry!("task.state", uid = "task.000001", state = "DONE");
+    }
+    for _ in 0..7 {
+        elide::counter!("otlp.test.hits");
+    }
+    elide::counter!("otlp.test.bytes", 4096);
+    elide::flush();
+    elide::set_sinks([]);
+    let got = rx.got.lock().unwrap();
+    assert_eq!(got.spans.len(), 3, "{:?}", got.spans);
+    let by_name = |n: &'static str| got.spans.iter().filter(move |s| s.name == n);
+    let root = by_name("task.exec").next().unwrap();
+    assert!(root.parent_span_id.is_empty());
+    assert_eq!(root.trace_id.len(), 16);
+    assert_eq!(root.span_id.len(), 8);
+    assert_eq!(text(&root.attributes, "uid"), "task.000001");
+    let stages: Vec<&Span> = by_name("stage").collect();
+    assert_eq!(stages.len(), 2);
+    for (s, n) in stages.iter().zip([1i64, 2]) {
+        assert_eq!(s.parent_span_id, root.span_id, "child of task.exec");
+        assert_eq!(s.trace_id, root.trace_id);
+        assert_eq!(int(&s.attributes, "n"), n);
+        let d = s.end_time_unix_nano - s.start_time_unix_nano;
+        assert!(d >= 10_000_000 * n as u64, "{d} ns");
+        assert!(root.start_time_unix_nano <= s.start_time_unix_nano);
+        assert!(s.end_time_unix_nano <= root.end_time_unix_nano);
+    }
+    assert!(root.end_time_unix_nano - root.start_time_unix_nano >= 30_000_000);
+    // The telemetry event is a log record named by its event.
+    let ev: Vec<_> = got
+        .logs
+        .iter()
+        .filter(|(_, l)| l.event_name == "task.state")
+        .collect();
+    assert_eq!(ev.len(), 1);
+    assert_eq!(text(&ev[0].1.attributes, "state"), "DONE");
+    // Counters: the last export equals elide::counters().
+    let now = elide::counters();
+    for name in ["otlp.test.hits", "otlp.test.bytes"] {
+        assert_eq!(
+            got.counters.get(name).copied(),
+            Some(now[name] as i64),
+            "{name}"
+        );
+    }
+    assert_eq!(got.counters["otlp.test.bytes"], 4096);
+    drop(got);
+    drop(sink);
+    rx.stop();
+}
+
+#[test]
+fn receiver_down_then_back_what_is_missing_is_counted() {
+    let _g = serial();
+    let got: Arc<Mutex<Received>> = Arc::default();
+    let rx = Receiver::start(0, got.clone());
+    let sink = Arc::new(
+        OtlpSink::builder(&rx.endpoint())
+            .batch_size(100)
+            .export_interval(Duration::from_millis(20))
+            .retry_for(Duration::from_millis(300))
+            .request_timeout(Duration::from_millis(500))
+            .capacity(1000)
+            .overflow(Overflow::Drop)
+            .build()
+            .unwrap(),
+    );
+    install(&sink);
+    let mut emitted = 0u64;
+    let mut burst = |n: u64, phase: &str| {
+        for i in 0..n {
+            elide::info!(i, phase, "fault {phase} {i}");
+            emitted += 1;
+        }
+    };
+    burst(2000, "up");
+    elide::flush();
+    let (port, _) = rx.stop();
+    burst(2000, "down");
+    // Longer than retry_for: the batches sent meanwhile fail.
+    elide::flush();
+    std::thread::sleep(Duration::from_millis(400));
+    let rx = Receiver::start(port, got.clone());
+    burst(2000, "back");
+    elide::flush();
+    elide::set_sinks([]);
+    // Ours: the `AsyncSink` queue also sends its "N records dropped" notices.
+    let ours = || {
+        let g = got.lock().unwrap();
+        let n = g
+            .logs
+            .iter()
+            .filter(|(_, l)| attr(&l.attributes, "phase").is_some())
+            .count();
+        (n as u64, g.logs.len() as u64)
+    };
+    // Batches still retrying when the flush gave up settle within retry_for.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        let s = sink.stats();
+        if ours().0 + s.failed + s.dropped == emitted {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let s = sink.stats();
+    let (received, all) = ours();
+    println!(
+        "fault test: emitted {emitted}, received {received} (+{} notices), {s:?}",
+        all - received
+    );
+    assert_eq!(s.logs, all, "the sink counts what arrived");
+    assert_eq!(
+        emitted - received,
+        s.failed + s.dropped,
+        "missing = failed + dropped"
+    );
+    assert!(s.failed > 0, "the down phase lost batches: {s:?}");
+    let back = got
+        .lock()
+        .unwrap()
+        .logs
+        .iter()
+        .filter(|(_, l)| matches!(attr(&l.attributes, "phase"), Some(any_value::Value::StringValue(p)) if p == "back"))
+        .count() as u64;
+    assert!(back > 0, "exports resume once the receiver is back");
+    drop(sink);
+    rx.stop();
+}
+
+#[test]
+fn malformed_endpoint_is_an_error_not_a_panic() {
+    let e = OtlpSink::builder("https://collector:4318")
+        .build()
+        .unwrap_err();
+    assert!(e.to_string().contains("https"), "{e}");
+    let e = OtlpSink::builder("collector").build().unwrap_err();
+    assert!(e.to_string().contains("collector"), "{e}");
+    // Nothing listens on a closed port: the sink still builds, and
+    // dropping it gives up within its bounded shutdown wait.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    drop(l);
+    let sink = OtlpSink::builder(&format!("http://127.0.0.1:{port}"))
+        .retry_for(Duration::from_millis(100))
+        .shutdown_timeout(Duration::from_secs(2))
+        .build()
+        .unwrap();
+    let t = Instant::now();
+    drop(sink);
+    assert!(t.elapsed() < Duration::from_secs(5));
+}

@@ -1,0 +1,298 @@
+//! Timed scopes (`scope!`, `#[timed]`): the start/stop pair in a `.prof`
+//! file, nesting on one thread and across `.await`, durations, and the
+//! run-time gate. Tests here replace the global sinks, so they run one at a
+//! time.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::{Duration, UNIX_EPOCH};
+
+use elide::sink::{MemorySink, OwnedRecord, OwnedValue};
+use elide::Sink;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn memory() -> Arc<MemorySink> {
+    let mem = Arc::new(MemorySink::new());
+    elide::set_sinks([mem.clone() as Arc<dyn Sink>]);
+    elide::set_telemetry(true);
+    mem
+}
+
+fn u64_field(r: &OwnedRecord, name: &str) -> Option<u64> {
+    match r.field(name) {
+        Some(OwnedValue::U64(n)) => Some(*n),
+        None => None,
+        other => panic!("{name} of {} is {other:?}", r.name),
+    }
+}
+
+/// `key=value` pairs of a `.prof` msg column.
+fn msg_field(msg: &str, key: &str) -> Option<u64> {
+    msg.split(' ')
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+        .map(|v| v.parse().unwrap())
+}
+
+fn prof_ticks(field: &str) -> u128 {
+    let (s, f) = field.split_once('.').unwrap();
+    s.parse::<u128>().unwrap() * 10_000_000 + f.parse::<u128>().unwrap()
+}
+
+#[test]
+fn nested_scopes_write_start_stop_pairs_to_the_prof_file() {
+    let _g = serial();
+    let dir = std::env::temp_dir().join(format!("elide-scopes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let prof = Arc::new(elide::telemetry::ProfSink::create(&dir, "scopes").unwrap());
+    elide::set_sinks([prof.clone() as Arc<dyn Sink>]);
+    elide::set_telemetry(true);
+
+    let uid = String::from("task.000007");
+    {
+        let _s = elide::scope!("task.exec", uid = %uid, state = "RUNNING");
+        std::thread::sleep(Duration::from_millis(30));
+        {
+            let _inner = elide::scope!("task.stage_in", uid = %uid);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    prof.close().unwrap();
+    elide::set_sinks([]);
+
+    let text = std::fs::read_to_string(prof.path()).unwrap();
+    let lines: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[1].starts_with("task."))
+        .collect();
+    let events: Vec<&str> = lines.iter().map(|f| f[1]).collect();
+    assert_eq!(
+        events,
+        [
+            "task.exec_start",
+            "task.stage_in_start",
+            "task.stage_in_stop",
+            "task.exec_stop"
+        ],
+        "{text}"
+    );
+    for f in &lines {
+        assert_eq!(f.len(), 7);
+        assert_eq!(f[4], "task.000007", "uid column on every event: {f:?}");
+    }
+    assert_eq!(lines[0][5], "RUNNING");
+    assert_eq!(
+        lines[3][5], "RUNNING",
+        "the stop event carries the fields too"
+    );
+    let outer = msg_field(lines[0][6], "scope").unwrap();
+    let inner = msg_field(lines[1][6], "scope").unwrap();
+    assert_ne!(outer, inner);
+    assert_eq!(msg_field(lines[0][6], "parent"), None, "outer is a root");
+    assert_eq!(msg_field(lines[1][6], "parent"), Some(outer));
+    assert_eq!(msg_field(lines[2][6], "parent"), Some(outer));
+    assert_eq!(msg_field(lines[2][6], "scope"), Some(inner));
+    assert_eq!(msg_field(lines[3][6], "scope"), Some(outer));
+    assert_eq!(msg_field(lines[1][6], "trace"), Some(outer));
+    let inner_ns = msg_field(lines[2][6], "duration_ns").unwrap();
+    let outer_ns = msg_field(lines[3][6], "duration_ns").unwrap();
+    assert!(inner_ns >= 20_000_000, "inner slept 20 ms: {inner_ns}");
+    assert!(outer_ns >= 50_000_000, "outer slept 50 ms: {outer_ns}");
+    assert_eq!(msg_field(lines[0][6], "duration_ns"), None);
+    // stop time - start time is the duration (to the 100 ns of `%.7f`).
+    for (start, stop, ns) in [(1, 2, inner_ns), (0, 3, outer_ns)] {
+        let d = prof_ticks(lines[stop][0]) - prof_ticks(lines[start][0]);
+        let want = u128::from(ns) / 100;
+        assert!(d.abs_diff(want) <= 1, "{d} ticks vs {ns} ns");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn off_at_run_time_no_events_and_arguments_not_evaluated() {
+    let _g = serial();
+    let mem = memory();
+    elide::set_telemetry(false);
+    let evaluated = AtomicUsize::new(0);
+    let touch = || evaluated.fetch_add(1, Ordering::Relaxed);
+    let s = elide::scope!("off.scope", n = touch());
+    assert!(s.is_none(), "no guard when off");
+    assert!(elide::telemetry::current_scope().is_none());
+    drop(s);
+    assert_eq!(timed_sync(3), 4);
+    assert_eq!(evaluated.load(Ordering::Relaxed), 0, "arguments evaluated");
+    assert!(mem.is_empty(), "{:?}", mem.records());
+
+    // On again: the same site now opens a scope and evaluates once.
+    elide::set_telemetry(true);
+    let s = elide::scope!("off.scope", n = touch());
+    assert!(s.is_some());
+    assert_eq!(
+        elide::telemetry::current_scope(),
+        s.as_ref().map(|g| g.scope().id())
+    );
+    drop(s);
+    assert_eq!(evaluated.load(Ordering::Relaxed), 1);
+    assert_eq!(mem.len(), 2);
+    elide::set_sinks([]);
+}
+
+#[elide::timed(name = "calc", n)]
+fn timed_sync(n: u64) -> u64 {
+    let _inner = elide::scope!("calc.inner");
+    n + 1
+}
+
+#[elide::timed]
+fn default_named() -> Option<u32> {
+    let x: Option<u32> = Some(1);
+    Some(x? + 1)
+}
+
+#[test]
+fn timed_functions_nest_and_carry_their_fields() {
+    let _g = serial();
+    let mem = memory();
+    {
+        let _s = elide::scope!("outer");
+        assert_eq!(timed_sync(41), 42);
+    }
+    assert_eq!(default_named(), Some(2));
+    let recs = mem.take();
+    let names: Vec<&str> = recs.iter().map(|r| r.name).collect();
+    assert_eq!(
+        names,
+        [
+            "outer_start",
+            "calc_start",
+            "calc.inner_start",
+            "calc.inner_stop",
+            "calc_stop",
+            "outer_stop",
+            "default_named_start",
+            "default_named_stop"
+        ]
+    );
+    let outer = u64_field(&recs[0], "scope").unwrap();
+    let calc = u64_field(&recs[1], "scope").unwrap();
+    assert_eq!(u64_field(&recs[1], "parent"), Some(outer));
+    assert_eq!(u64_field(&recs[2], "parent"), Some(calc));
+    assert_eq!(u64_field(&recs[2], "trace"), Some(outer));
+    assert_eq!(recs[1].field("n"), Some(&OwnedValue::U64(41)));
+    assert_eq!(recs[4].field("n"), Some(&OwnedValue::U64(41)));
+    assert_eq!(u64_field(&recs[6], "parent"), None);
+    assert!(
+        elide::telemetry::current_scope().is_none(),
+        "stack is empty"
+    );
+    elide::set_sinks([]);
+}
+
+/// Pending once, then ready: a real suspension point.
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+struct Noop;
+impl Wake for Noop {
+    fn wake(self: Arc<Self>) {}
+}
+
+#[elide::timed(name = "job", id)]
+async fn job(id: u32) -> Result<u32, String> {
+    YieldOnce(false).await;
+    {
+        // A `scope!` guard is not `Send`: it cannot be held across `.await`
+        // in a future that moves between threads (`#[timed]` is for that).
+        let _s = elide::scope!("job.step");
+    }
+    let r = step(id).await?;
+    Ok(r)
+}
+
+#[elide::timed(name = "job.io")]
+async fn step(id: u32) -> Result<u32, String> {
+    YieldOnce(false).await;
+    if id == 0 {
+        return Err("zero".into());
+    }
+    Ok(id * 2)
+}
+
+#[test]
+fn async_timed_scope_is_the_parent_across_await_and_threads() {
+    let _g = serial();
+    let mem = memory();
+    let waker = Waker::from(Arc::new(Noop));
+    let mut fut = Box::pin(job(21));
+    // First poll on this thread suspends at the first `.await`.
+    assert!(fut
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    assert!(
+        elide::telemetry::current_scope().is_none(),
+        "not current between polls"
+    );
+    // The rest runs on another thread.
+    let out = std::thread::spawn(move || {
+        let mut cx = Context::from_waker(&waker);
+        loop {
+            if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+                return v;
+            }
+        }
+    })
+    .join()
+    .unwrap();
+    assert_eq!(out, Ok(42));
+    let recs = mem.take();
+    let names: Vec<&str> = recs.iter().map(|r| r.name).collect();
+    assert_eq!(
+        names,
+        [
+            "job_start",
+            "job.step_start",
+            "job.step_stop",
+            "job.io_start",
+            "job.io_stop",
+            "job_stop"
+        ]
+    );
+    let job = u64_field(&recs[0], "scope").unwrap();
+    assert_eq!(
+        u64_field(&recs[1], "parent"),
+        Some(job),
+        "after .await, on another thread"
+    );
+    assert_eq!(u64_field(&recs[3], "parent"), Some(job));
+    assert_eq!(u64_field(&recs[3], "trace"), Some(job));
+    assert_eq!(recs[0].field("id"), Some(&OwnedValue::U64(21)));
+    assert_ne!(
+        recs[0].thread, recs[1].thread,
+        "resumed on the other thread"
+    );
+    let d = u64_field(&recs[5], "duration_ns").unwrap();
+    let span = recs[5].time.duration_since(recs[0].time).unwrap();
+    assert_eq!(span.as_nanos(), u128::from(d));
+    assert!(recs[0].time > UNIX_EPOCH);
+    elide::set_sinks([]);
+}
