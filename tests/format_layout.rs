@@ -276,12 +276,16 @@ fn plain_values_are_not_quoted() {
         ("f", Value::F64(0.5)),
         ("ok", Value::Bool(true)),
         ("d", Value::Display(&"shown")),
+        // Non-ASCII that shares a lead byte with C1 controls (0xC2) or the
+        // line separators (0xE2) is text, not a line break.
+        ("t", Value::Str("5°C→€‰")),
     ];
     let r = Record::new(&RADICAL, Level::Info, format_args!("m"), &fields).with_time(t0());
-    assert!(line(Format::Radical, &r)
-        .ends_with(" : m state=RUNNING uid=task.000001 c=x n=7 f=0.5 ok=true d=shown\n"));
-    assert!(line(Format::Compact, &r)
-        .ends_with(": m state=RUNNING uid=task.000001 c=x n=7 f=0.5 ok=true d=shown\n"));
+    let tail = "m state=RUNNING uid=task.000001 c=x n=7 f=0.5 ok=true d=shown t=5°C→€‰\n";
+    let radical = line(Format::Radical, &r);
+    assert!(radical.ends_with(&format!(" : {tail}")), "{radical:?}");
+    let compact = line(Format::Compact, &r);
+    assert!(compact.ends_with(&format!(": {tail}")), "{compact:?}");
 }
 
 /// Through the macros and the global sink set, as a user writes it.
