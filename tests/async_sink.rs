@@ -237,11 +237,24 @@ fn async_lines_are_byte_for_byte_the_synchronous_ones() {
         elide::set_level(LevelFilter::Info);
         let path = std::path::Path::new("/tmp/a b");
         let name = String::from("with \"quotes\" = and\nnewline");
+        // Longer than a thread buffer keeps inline: moved through the heap.
+        let long = "x\u{7}y".repeat(200);
         for i in 0..3u64 {
             elide::info!("static message");
             elide::warn!(i, x = -1.5, ok = true, c = 'q', "owned {i} {name}");
             elide::error!(p = %path.display(), d = ?name, s = name.as_str(), "ctl \u{7}");
             elide::info!(big = u128::MAX, neg = i128::MIN, "many");
+            // Raw arguments, formatted on the writer by the site's decoder.
+            elide::info!("task {} done in {} us", i, 17u32);
+            elide::info!("{:>6.2} {:#x} {:?} {} {}", 2.5f32, -1i8, "q\"", 'c', true);
+            elide::info!(
+                "{1} {0} {2:e} {3}",
+                i128::MIN,
+                u128::MAX,
+                1500.0f64,
+                usize::MAX
+            );
+            elide::warn!(n = 3, s = "s", "long {} {}", long.as_str(), name);
         }
         std::thread::spawn(|| elide::info!(t = 2, "another thread"))
             .join()
@@ -249,9 +262,56 @@ fn async_lines_are_byte_for_byte_the_synchronous_ones() {
         elide::flush();
         let a = std::fs::read_to_string(&async_path).expect("read async log");
         let s = std::fs::read_to_string(&sync_path).expect("read sync log");
-        assert_eq!(a.lines().count(), 13, "{format:?}");
+        assert_eq!(a.lines().count(), 25, "{format:?}");
         assert_eq!(a, s, "{format:?}");
         let _ = std::fs::remove_file(&async_path);
         let _ = std::fs::remove_file(&sync_path);
     }
+}
+
+thread_local! {
+    /// Logs from its destructor, which runs while the thread's other
+    /// locals (its async buffer among them) may already be gone.
+    static LOGS_ON_EXIT: LogsOnExit = const { LogsOnExit };
+}
+
+struct LogsOnExit;
+
+impl Drop for LogsOnExit {
+    fn drop(&mut self) {
+        elide::info!("from a thread-local destructor {}", 1);
+    }
+}
+
+/// A thread's records reach the file after the thread exits, including a
+/// record emitted while its thread-locals are being torn down.
+#[test]
+fn records_of_exited_threads_are_written() {
+    let _serial = serial();
+    let path = temp_path("exited");
+    let sink = Arc::new(AsyncSink::file(&path).expect("open log"));
+    install(sink.clone());
+    let handles: Vec<_> = (0..4u64)
+        .map(|t| {
+            std::thread::spawn(move || {
+                LOGS_ON_EXIT.with(|_| ());
+                for seq in 0..1_000u64 {
+                    elide::info!(t, seq, "r {}", seq);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("logging thread");
+    }
+    elide::flush();
+    let stats = sink.stats();
+    assert_eq!((stats.written, stats.dropped, stats.failed), (4_004, 0, 0));
+    let text = std::fs::read_to_string(&path).expect("read log");
+    assert_eq!(text.matches("from a thread-local destructor 1").count(), 4);
+    let seen = per_thread_in_order(&text);
+    for t in 0..4 {
+        assert_eq!(seen.get(&t).map(Vec::len), Some(1_000), "thread {t}");
+    }
+    let _ = std::fs::remove_file(&path);
 }

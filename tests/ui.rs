@@ -6,4 +6,13 @@ fn macro_misuse_is_reported_at_the_offending_token() {
     t.compile_fail("ui/log_*.rs");
     t.compile_fail("ui/counter_*.rs");
     t.compile_fail("ui/enabled_*.rs");
+    t.compile_fail("ui/telemetry_*.rs");
+}
+
+/// Forms that must compile cleanly, under `#![deny(warnings)]` where it
+/// matters (a level path's `use` counts as used).
+#[test]
+fn log_and_tracing_forms_compile_without_warnings() {
+    let t = trybuild::TestCases::new();
+    t.pass("ui-pass/*.rs");
 }

@@ -53,107 +53,165 @@ fn finish_item(input: ParseStream) -> syn::Result<()> {
     input.parse::<Token![,]>().map(|_| ())
 }
 
-/// A dotted field name: `uid` or `task.uid`.
-fn parse_name(input: ParseStream) -> syn::Result<(String, Span)> {
+/// After a field: end of input, a comma, or `log`'s `;` that ends the
+/// key-values (`info!(a = 1, b = 2; "msg {}", x)`). Returns true after `;`.
+fn finish_field(input: ParseStream) -> syn::Result<bool> {
+    if input.is_empty() {
+        return Ok(false);
+    }
+    if input.peek(Token![;]) {
+        input.parse::<Token![;]>()?;
+        return Ok(true);
+    }
+    input
+        .parse::<Token![,]>()
+        .map(|_| false)
+        .map_err(|e| syn::Error::new(e.span(), "expected `,` or `;` after a field"))
+}
+
+/// A dotted field name: `uid`, `task.uid`, `self.addr` (keywords allowed,
+/// as in `tracing`). Returns the name and the tokens of the same path as an
+/// expression, for the shorthand forms.
+fn parse_name(input: ParseStream) -> syn::Result<(String, Span, TokenStream)> {
     let first: Ident = input.call(syn::ext::IdentExt::parse_any)?;
     let span = first.span();
     let mut name = first.to_string().trim_start_matches("r#").to_owned();
+    let mut path = quote::quote!(#first);
     while input.peek(Token![.]) {
-        input.parse::<Token![.]>()?;
+        let dot: Token![.] = input.parse()?;
         let next: Ident = input.call(syn::ext::IdentExt::parse_any)?;
         name.push('.');
         name.push_str(next.to_string().trim_start_matches("r#"));
+        path.extend(quote::quote!(#dot #next));
     }
-    Ok((name, span))
+    Ok((name, span, path))
+}
+
+/// `%` or `?` before a value, if present.
+fn parse_sigil(input: ParseStream) -> syn::Result<Sigil> {
+    Ok(if input.peek(Token![%]) {
+        input.parse::<Token![%]>()?;
+        Sigil::Display
+    } else if input.peek(Token![?]) {
+        input.parse::<Token![?]>()?;
+        Sigil::Debug
+    } else {
+        Sigil::Plain
+    })
+}
+
+/// `log`'s capture modifier after a key: `key:? = v`, `key:% = v`,
+/// `key:debug`, `key:display`, `key:err` (through `Display`).
+fn parse_capture(input: ParseStream, name: &str) -> syn::Result<Option<Sigil>> {
+    if !input.peek(Token![:]) || input.peek(Token![::]) {
+        return Ok(None);
+    }
+    input.parse::<Token![:]>()?;
+    if input.peek(Token![?]) || input.peek(Token![%]) {
+        return parse_sigil(input).map(Some);
+    }
+    let m: Ident = input.parse()?;
+    match m.to_string().as_str() {
+        "debug" => Ok(Some(Sigil::Debug)),
+        "display" | "err" => Ok(Some(Sigil::Display)),
+        other => Err(syn::Error::new(
+            m.span(),
+            format!("unsupported capture `{name}:{other}`; use `:?`, `:%`, `:debug`, `:display` or `:err`"),
+        )),
+    }
+}
+
+/// Whether the input starts a string-literal key: `"content-type" = v`.
+fn peek_literal_key(input: ParseStream) -> bool {
+    input.peek(LitStr) && input.peek2(Token![=]) && !input.peek2(Token![==])
 }
 
 /// Parses key-value fields until a string literal (the message) or the end.
 /// With `allow_sampling`, `sample = N`, `first = N`, `every = D` and `once`
-/// are options instead of fields.
+/// are options instead of fields. `log`'s `;` ends the fields.
 pub(crate) fn parse_fields(
     input: ParseStream,
     allow_sampling: bool,
 ) -> syn::Result<(Vec<Field>, Sampling)> {
     let mut fields = Vec::new();
     let mut sampling = Sampling::default();
-    while !input.is_empty() && !input.peek(LitStr) {
-        if input.peek(syn::Lit) {
+    while !input.is_empty() && (!input.peek(LitStr) || peek_literal_key(input)) {
+        if input.peek(syn::Lit) && !peek_literal_key(input) {
             let lit: syn::Lit = input.parse()?;
             return Err(syn::Error::new_spanned(
                 lit,
                 "expected a format string literal (\"...\") or a field `key = value`",
             ));
         }
-        if input.peek(Token![%]) || input.peek(Token![?]) {
-            // `%x` / `?x`: shorthand for `x = %x` / `x = ?x`.
-            let sigil = if input.peek(Token![%]) {
-                input.parse::<Token![%]>()?;
-                Sigil::Display
-            } else {
-                input.parse::<Token![?]>()?;
-                Sigil::Debug
-            };
-            let ident: Ident = input.parse()?;
+        if peek_literal_key(input) {
+            // `"content-type" = value`: a key that is not an identifier.
+            let key: LitStr = input.parse()?;
+            input.parse::<Token![=]>()?;
+            let sigil = parse_sigil(input)?;
+            let value = parse_value(input, &key.value())?;
             fields.push(Field {
-                name: ident.to_string(),
+                name: key.value(),
                 sigil,
-                value: syn::parse_quote!(#ident),
+                value,
             });
-            finish_item(input)?;
+            if finish_field(input)? {
+                break;
+            }
+            continue;
+        }
+        if input.peek(Token![%]) || input.peek(Token![?]) {
+            // `%x` / `?a.b`: shorthand for `x = %x` / `a.b = ?a.b`.
+            let sigil = parse_sigil(input)?;
+            let (name, _, path) = parse_name(input)?;
+            fields.push(Field {
+                name,
+                sigil,
+                value: syn::parse2(path)?,
+            });
+            if finish_field(input)? {
+                break;
+            }
             continue;
         }
         let lookahead = input.lookahead1();
-        if !lookahead.peek(Ident) {
+        if !lookahead.peek(Ident) && !input.peek(Token![self]) {
             return Err(syn::Error::new(
                 input.span(),
                 "expected a field `key = value`, `key = %value`, `key = ?value`, or a format string literal",
             ));
         }
-        let (name, span) = parse_name(input)?;
-        if allow_sampling && name == "once" && !input.peek(Token![=]) {
+        let (name, span, path) = parse_name(input)?;
+        let capture = parse_capture(input, &name)?;
+        if allow_sampling && name == "once" && capture.is_none() && !input.peek(Token![=]) {
             set_once(
                 &mut sampling.first,
                 syn::parse_quote_spanned!(span=> 1u32),
                 span,
                 "once",
             )?;
-            finish_item(input)?;
+            if finish_field(input)? {
+                break;
+            }
             continue;
         }
         if !input.peek(Token![=]) {
-            if name.contains('.') {
-                return Err(syn::Error::new(
-                    span,
-                    "a dotted field name needs a value: `a.b = value`",
-                ));
-            }
-            // `x`: shorthand for `x = x`.
-            let ident = Ident::new(&name, span);
+            // `x`, `a.b`, `x:?`: shorthand for `x = x`, `a.b = a.b`, `x = ?x`.
             fields.push(Field {
                 name,
-                sigil: Sigil::Plain,
-                value: syn::parse_quote!(#ident),
+                sigil: capture.unwrap_or(Sigil::Plain),
+                value: syn::parse2(path)?,
             });
-            finish_item(input)?;
+            if finish_field(input)? {
+                break;
+            }
             continue;
         }
         input.parse::<Token![=]>()?;
-        let sigil = if input.peek(Token![%]) {
-            input.parse::<Token![%]>()?;
-            Sigil::Display
-        } else if input.peek(Token![?]) {
-            input.parse::<Token![?]>()?;
-            Sigil::Debug
-        } else {
-            Sigil::Plain
+        let sigil = match capture {
+            Some(s) => s,
+            None => parse_sigil(input)?,
         };
-        if input.is_empty() || input.peek(Token![,]) {
-            return Err(syn::Error::new(
-                input.span(),
-                format!("expected a value after `{name} =`"),
-            ));
-        }
-        let value: Expr = input.parse()?;
+        let value = parse_value(input, &name)?;
         let option = match name.as_str() {
             "sample" if allow_sampling => Some(&mut sampling.sample),
             "first" if allow_sampling => Some(&mut sampling.first),
@@ -173,7 +231,9 @@ pub(crate) fn parse_fields(
             }
             None => fields.push(Field { name, sigil, value }),
         }
-        finish_item(input)?;
+        if finish_field(input)? {
+            break;
+        }
     }
     if sampling.first.is_some() && (sampling.sample.is_some() || sampling.every.is_some())
         || sampling.sample.is_some() && sampling.every.is_some()
@@ -184,6 +244,17 @@ pub(crate) fn parse_fields(
         ));
     }
     Ok((fields, sampling))
+}
+
+/// The value after `key =`.
+fn parse_value(input: ParseStream, name: &str) -> syn::Result<Expr> {
+    if input.is_empty() || input.peek(Token![,]) || input.peek(Token![;]) {
+        return Err(syn::Error::new(
+            input.span(),
+            format!("expected a value after `{name} =`"),
+        ));
+    }
+    input.parse()
 }
 
 fn set_once(slot: &mut Option<Expr>, value: Expr, span: Span, name: &str) -> syn::Result<()> {

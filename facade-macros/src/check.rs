@@ -33,6 +33,14 @@ impl CheckKind {
         }
     }
 
+    fn name(self) -> &'static str {
+        match self {
+            CheckKind::True => "check!",
+            CheckKind::Eq => "check_eq!",
+            CheckKind::Ne => "check_ne!",
+        }
+    }
+
     fn missing(self) -> &'static str {
         match self {
             CheckKind::True => "expected a condition: `check!(cond)`",
@@ -125,6 +133,7 @@ pub(crate) fn check(input: TokenStream, kind: CheckKind) -> TokenStream {
     let source = Source::of_call(&input);
     expand(input, |input| {
         let a = CheckArgs::parse(input, kind, source.as_ref())?;
+        fields::require_static_target(&a.target, kind.name())?;
         let target = fields::target_tokens(&a.target);
         let message = &a.message;
         let (text, verdict) = a.verdict(kind);

@@ -34,6 +34,7 @@ impl Parse for DebugModeArgs {
 pub(crate) fn debug_mode(input: TokenStream) -> TokenStream {
     expand(input, |input| {
         let a: DebugModeArgs = input.parse()?;
+        fields::require_static_target(&a.target, "debug_mode!")?;
         let target = fields::target_tokens(&a.target);
         let cs = callsite("Check", level::ERROR.name, &target, &quote!(""));
         let on = level::interest_on();

@@ -11,12 +11,35 @@ use crate::callsite::callsite;
 use crate::expand::expand;
 use crate::fields;
 use crate::gate::{self, Presence};
-use crate::log_site::fixed_level;
+use crate::log_site::{fixed_level, with_level_path};
 
 /// `[target: ..,] level [,]`.
 struct EnabledArgs {
     target: Option<Expr>,
     level: Expr,
+}
+
+/// `event_enabled!`'s arguments: `tracing` lets field names follow the
+/// level; elide's answer does not depend on fields, so they are parsed and
+/// left out.
+struct EventEnabledArgs(EnabledArgs);
+
+impl Parse for EventEnabledArgs {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let target = args::parse_target(input)?;
+        if input.is_empty() {
+            return Err(input.error("expected a level, e.g. `event_enabled!(Level::DEBUG)`"));
+        }
+        let level: Expr = input.parse()?;
+        if !input.is_empty() {
+            input.parse::<Token![,]>()?;
+            args::parse_fields(input, false)?;
+            if !input.is_empty() {
+                return Err(input.error("`event_enabled!` takes a level and field names only"));
+            }
+        }
+        Ok(EventEnabledArgs(EnabledArgs { target, level }))
+    }
 }
 
 impl Parse for EnabledArgs {
@@ -39,33 +62,61 @@ impl Parse for EnabledArgs {
     }
 }
 
-/// Expands `enabled!`.
+/// Expands `enabled!` and `log_enabled!`.
 pub(crate) fn enabled(input: TokenStream) -> TokenStream {
+    expand(input, |input| expand_enabled(input.parse()?))
+}
+
+/// Expands `event_enabled!`.
+pub(crate) fn event_enabled(input: TokenStream) -> TokenStream {
     expand(input, |input| {
-        let a: EnabledArgs = input.parse()?;
-        let target = fields::target_tokens(&a.target);
-        Ok(match fixed_level(&a.level) {
-            Some(level) => {
-                let cs = callsite("Log", level.name, &target, &quote!(""));
-                let n = level.number_tokens();
-                let live = quote! {{
-                    #cs
-                    ::elide::__private::enabled(&__ELIDE_CS, #n)
-                }};
-                let dead = quote! {{ let _: &'static str = #target; false }};
-                Presence::for_level(level, &a.target)?.select(live, dead)
-            }
-            None => {
-                let cs = callsite("Log", "Trace", &target, &quote!(""));
-                let static_max = gate::static_max_tokens(&a.target)?;
-                let level = &a.level;
-                quote! {{
-                    let __elide_lvl: u8 = ::elide::Level::as_u8(#level);
-                    #cs
-                    __elide_lvl <= #static_max
-                        && ::elide::__private::enabled(&__ELIDE_CS, __elide_lvl)
-                }}
-            }
-        })
+        let EventEnabledArgs(a) = input.parse()?;
+        expand_enabled(a)
+    })
+}
+
+fn expand_enabled(a: EnabledArgs) -> syn::Result<TokenStream> {
+    let target = fields::target_tokens(&a.target);
+    let runtime = fields::is_runtime_target(&a.target);
+    // A constant target has its own `static` site; a run-time one is looked
+    // up (see `elide::enabled_for`).
+    let site = |level: &str| -> (TokenStream, TokenStream) {
+        if runtime {
+            let decl = quote! {
+                let __elide_cs: &'static ::elide::__private::Callsite =
+                    ::elide::__private::runtime_site(#target);
+            };
+            (decl, quote!(__elide_cs))
+        } else {
+            (
+                callsite("Log", level, &target, &quote!("")),
+                quote!(&__ELIDE_CS),
+            )
+        }
+    };
+    Ok(match fixed_level(&a.level) {
+        Some(level) => {
+            let (cs, cs_ref) = site(level.name);
+            let n = level.number_tokens();
+            let live = quote! {{
+                #cs
+                ::elide::__private::enabled(#cs_ref, #n)
+            }};
+            let target_type = fields::target_type(&a.target);
+            let dead = quote! {{ let _: #target_type = #target; false }};
+            let site = Presence::for_level(level, &a.target)?.select(live, dead);
+            with_level_path(level, &a.level, site)
+        }
+        None => {
+            let (cs, cs_ref) = site("Trace");
+            let static_max = gate::static_max_tokens(&a.target)?;
+            let level = &a.level;
+            quote! {{
+                let __elide_lvl: u8 = ::elide::Level::as_u8(#level);
+                #cs
+                __elide_lvl <= #static_max
+                    && ::elide::__private::enabled(#cs_ref, __elide_lvl)
+            }}
+        }
     })
 }

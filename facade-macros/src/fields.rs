@@ -8,6 +8,49 @@ use syn::Expr;
 
 use crate::args::{Field, Sigil};
 
+/// Whether a `target:` is a constant the site's `static` can hold: a string
+/// literal, a macro call (`module_path!()`, `concat!(..)`) or a path in
+/// upper case (a `const`, by Rust's naming convention). Any other expression
+/// is a run-time target, looked up per hit.
+pub(crate) fn is_runtime_target(target: &Option<Expr>) -> bool {
+    match target {
+        None | Some(Expr::Lit(_)) | Some(Expr::Macro(_)) => false,
+        Some(Expr::Path(p)) => !p.path.segments.last().is_some_and(|s| {
+            let name = s.ident.to_string();
+            name.chars().any(|c| c.is_ascii_uppercase())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        }),
+        Some(Expr::Group(g)) => is_runtime_target(&Some((*g.expr).clone())),
+        Some(_) => true,
+    }
+}
+
+/// The error for a run-time `target:` where the site needs a constant.
+pub(crate) fn require_static_target(target: &Option<Expr>, what: &str) -> syn::Result<()> {
+    match target {
+        Some(t) if is_runtime_target(target) => Err(syn::Error::new_spanned(
+            t,
+            format!(
+                "the `target:` of `{what}` must be a `&'static str` constant: a string literal, \
+                 a `const` (an upper-case path) or `module_path!()`; this expression is only known \
+                 at run time (run-time targets work with the log macros and `enabled!`)"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The type a dead branch checks the target against.
+pub(crate) fn target_type(target: &Option<Expr>) -> TokenStream {
+    if is_runtime_target(target) {
+        quote!(&str)
+    } else {
+        quote!(&'static str)
+    }
+}
+
 /// The target expression, defaulting to the module path.
 pub(crate) fn target_tokens(target: &Option<Expr>) -> TokenStream {
     match target {
@@ -16,20 +59,62 @@ pub(crate) fn target_tokens(target: &Option<Expr>) -> TokenStream {
     }
 }
 
-/// `&[("k", value), ...]` for the record.
-pub(crate) fn fields_tokens(fields: &[Field]) -> TokenStream {
+/// The expression that builds a site's record (from `__elide_meta`, the
+/// level, the message and the fields) and dispatches it.
+pub(crate) fn dispatch_tokens(
+    level: &TokenStream,
+    message: &TokenStream,
+    fields: &[Field],
+) -> TokenStream {
+    with_field_slice(fields, |fields| {
+        quote! {
+            ::elide::__private::dispatch_to(__elide_route, &::elide::Record::new(
+                __elide_meta, #level, #message, #fields,
+            ))
+        }
+    })
+}
+
+/// An expression that evaluates the fields and runs `body` (given the
+/// expression of the `&[Field]` slice) on them.
+///
+/// Plain `key = expr` fields go through `FieldValue`, so an `Option` that is
+/// `None` leaves its field out; `body` then gets the present ones. Sites
+/// without plain fields pass their slice directly.
+pub(crate) fn with_field_slice(
+    fields: &[Field],
+    body: impl FnOnce(TokenStream) -> TokenStream,
+) -> TokenStream {
+    if !fields.iter().any(|f| matches!(f.sigil, Sigil::Plain)) {
+        let items = fields.iter().map(|f| {
+            let name = &f.name;
+            let v = &f.value;
+            match f.sigil {
+                Sigil::Debug => quote!((#name, ::elide::Value::Debug(&(#v)))),
+                _ => quote!((#name, ::elide::Value::Display(&(#v)))),
+            }
+        });
+        return body(quote!(&[#(#items),*]));
+    }
     let items = fields.iter().map(|f| {
         let name = &f.name;
         let v = &f.value;
         match f.sigil {
-            Sigil::Plain => {
-                quote_spanned!(v.span()=> (#name, ::elide::__private::ToValue::to_value(&(#v))))
+            Sigil::Plain => quote_spanned! {v.span()=>
+                (#name, ::elide::__private::FieldValue::field_value(&(#v)))
+            },
+            Sigil::Display => {
+                quote!((#name, ::core::option::Option::Some(::elide::Value::Display(&(#v)))))
             }
-            Sigil::Display => quote!((#name, ::elide::Value::Display(&(#v)))),
-            Sigil::Debug => quote!((#name, ::elide::Value::Debug(&(#v)))),
+            Sigil::Debug => {
+                quote!((#name, ::core::option::Option::Some(::elide::Value::Debug(&(#v)))))
+            }
         }
     });
-    quote!(&[#(#items),*])
+    let body = body(quote!(__elide_fields));
+    quote! {
+        ::elide::__private::with_fields([#(#items),*], |__elide_fields| #body)
+    }
 }
 
 /// Statements that type-check the fields without evaluating them at run
@@ -39,7 +124,7 @@ pub(crate) fn fields_typecheck(fields: &[Field]) -> TokenStream {
         let v = &f.value;
         match f.sigil {
             Sigil::Plain => {
-                quote_spanned!(v.span()=> let _ = ::elide::__private::ToValue::to_value(&(#v));)
+                quote_spanned!(v.span()=> let _ = ::elide::__private::FieldValue::field_value(&(#v));)
             }
             Sigil::Display => quote!(let _ = ::elide::__private::type_check_display(&(#v));),
             Sigil::Debug => quote!(let _ = ::elide::__private::type_check_debug(&(#v));),

@@ -41,9 +41,10 @@ impl Level {
     }
 
     /// The level named by the last segment of a path (`Level::Info`,
-    /// `elide::Level::Info`, `Info`).
+    /// `elide::Level::Info`, `Info`, or tracing's `Level::INFO`).
     pub(crate) fn from_variant(name: &str) -> Option<Level> {
-        ALL.into_iter().find(|l| l.name == name)
+        ALL.into_iter()
+            .find(|l| l.name == name || l.name.to_ascii_uppercase() == name)
     }
 
     /// `::elide::Level::Info`.

@@ -33,6 +33,7 @@ mod fields;
 mod gate;
 mod level;
 mod log_site;
+mod raw_message;
 mod scope;
 mod source_text;
 mod static_filter;
@@ -102,11 +103,38 @@ pub fn log(input: TokenStream) -> TokenStream {
 
 #[cfg_attr(
     doc,
+    doc = "`tracing`'s name for `log!`. Documented at `elide::event!`; use it from there."
+)]
+#[proc_macro]
+pub fn event(input: TokenStream) -> TokenStream {
+    log_site::log_any(input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
     doc = "Whether a site at this level would emit. Documented at `elide::enabled!`; use it from there."
 )]
 #[proc_macro]
 pub fn enabled(input: TokenStream) -> TokenStream {
     enabled::enabled(input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "`log`'s name for `enabled!`. Documented at `elide::log_enabled!`; use it from there."
+)]
+#[proc_macro]
+pub fn log_enabled(input: TokenStream) -> TokenStream {
+    enabled::enabled(input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "`tracing`'s name for `enabled!`. Documented at `elide::event_enabled!`; use it from there."
+)]
+#[proc_macro]
+pub fn event_enabled(input: TokenStream) -> TokenStream {
+    enabled::event_enabled(input.into()).into()
 }
 
 #[cfg_attr(

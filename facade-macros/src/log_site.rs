@@ -39,6 +39,19 @@ impl Parse for LogArgs {
 }
 
 impl LogArgs {
+    /// The cold closure's body: builds the record (with the message's raw
+    /// view where the format string allows one) and dispatches it.
+    fn dispatch(&self, level: &TokenStream) -> TokenStream {
+        fields::with_field_slice(&self.fields, |fields| {
+            crate::raw_message::dispatch_record(
+                level,
+                self.format.as_ref(),
+                &self.format_args,
+                &fields,
+            )
+        })
+    }
+
     /// `format_args!(...)` for the message (empty when there is none).
     fn message(&self) -> TokenStream {
         match &self.format {
@@ -79,10 +92,30 @@ impl Parse for LogAnyArgs {
     }
 }
 
-/// The level a `Level::Info`, `elide::Level::Info` or `Info` path names.
+/// The level a `Level::Info`, `elide::Level::Info`, `Level::INFO` or `Info`
+/// path names, read while expanding so the static gate can see it.
 pub(crate) fn fixed_level(e: &Expr) -> Option<Level> {
     let Expr::Path(p) = e else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
     Level::from_variant(&p.path.segments.last()?.ident.to_string())
+}
+
+/// Wraps a site whose level was read from a path: the expansion also names
+/// that path, in a constant that checks it is the `elide::Level` the macro
+/// read. So the user's `use` counts as used, and a path that does not
+/// resolve (`NoSuchType::Warn`) or names another type fails to compile.
+/// A constant item generates no code.
+pub(crate) fn with_level_path(level: Level, path: &Expr, site: TokenStream) -> TokenStream {
+    let n = level.number_tokens();
+    quote! {{
+        const _: () = ::core::assert!(
+            ::elide::Level::as_u8(#path) == #n,
+            "the level path names another level than the macro read",
+        );
+        #site
+    }}
 }
 
 /// `error!` .. `trace!`.
@@ -95,30 +128,40 @@ pub(crate) fn log_any(input: TokenStream) -> TokenStream {
     expand(input, |input| {
         let a: LogAnyArgs = input.parse()?;
         match fixed_level(&a.level) {
-            Some(level) => log_site(level, &a.args),
+            Some(level) => Ok(with_level_path(level, &a.level, log_site(level, &a.args)?)),
             None => log_dynamic(&a.level, &a.args),
         }
     })
 }
 
-fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
+/// The site's `Callsite`: its own `static` (a constant target), or the
+/// shared one of a run-time target, looked up on every hit. Returns the
+/// declaration and an expression of type `&'static Callsite`.
+fn site_decl(level: &str, a: &LogArgs) -> (TokenStream, TokenStream) {
     let target = fields::target_tokens(&a.target);
-    let message = a.message();
-    let record_fields = fields::fields_tokens(&a.fields);
-    let cs = callsite("Log", level.name, &target, &quote!(""));
-    let variant = level.variant();
-    let body = quote! {
-        |__elide_meta| {
-            ::elide::__private::dispatch(&::elide::Record::new(
-                __elide_meta, #variant, #message, #record_fields,
-            ))
-        }
-    };
+    if fields::is_runtime_target(&a.target) {
+        let decl = quote! {
+            let __elide_cs: &'static ::elide::__private::Callsite =
+                ::elide::__private::runtime_site(#target);
+        };
+        (decl, quote!(__elide_cs))
+    } else {
+        (
+            callsite("Log", level, &target, &quote!("")),
+            quote!(&__ELIDE_CS),
+        )
+    }
+}
+
+fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
+    let (cs, cs_ref) = site_decl(level.name, a);
+    let record = a.dispatch(&level.variant());
+    let body = quote!(|__elide_meta, __elide_route| { #record });
     let needed = level.number_tokens();
-    let call = sampled(a, &needed, body);
+    let call = sampled(a, &cs_ref, &needed, body);
     let live = quote! {{
         #cs
-        if #needed <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
+        if #needed <= ::elide::__private::Callsite::interest(#cs_ref) {
             #call
         }
     }};
@@ -128,26 +171,18 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
 /// A log site whose level is only known at run time: both gates compare
 /// against the value.
 fn log_dynamic(level: &Expr, a: &LogArgs) -> syn::Result<TokenStream> {
-    let target = fields::target_tokens(&a.target);
-    let message = a.message();
-    let record_fields = fields::fields_tokens(&a.fields);
-    let cs = callsite("Log", "Trace", &target, &quote!(""));
+    let (cs, cs_ref) = site_decl("Trace", a);
     let static_max = gate::static_max_tokens(&a.target)?;
-    let body = quote! {
-        |__elide_meta| {
-            ::elide::__private::dispatch(&::elide::Record::new(
-                __elide_meta, __elide_level, #message, #record_fields,
-            ))
-        }
-    };
-    let call = sampled(a, &quote!(__elide_lvl), body);
+    let record = a.dispatch(&quote!(__elide_level));
+    let body = quote!(|__elide_meta, __elide_route| { #record });
+    let call = sampled(a, &cs_ref, &quote!(__elide_lvl), body);
     let dead = log_dead(a);
     Ok(quote! {{
         let __elide_level: ::elide::Level = #level;
         let __elide_lvl: u8 = ::elide::Level::as_u8(__elide_level);
         if __elide_lvl <= #static_max {
             #cs
-            if __elide_lvl <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
+            if __elide_lvl <= ::elide::__private::Callsite::interest(#cs_ref) {
                 #call
             }
         } else {
@@ -160,11 +195,12 @@ fn log_dynamic(level: &Expr, a: &LogArgs) -> syn::Result<TokenStream> {
 fn log_dead(a: &LogArgs) -> TokenStream {
     let target = fields::target_tokens(&a.target);
     let message = a.message();
+    let target_type = fields::target_type(&a.target);
     let typecheck = fields::fields_typecheck(&a.fields);
     let sampling = sampling_typecheck(&a.sampling);
     quote! {
         if false {
-            let _: &'static str = #target;
+            let _: #target_type = #target;
             #typecheck
             #sampling
             let _ = #message;
@@ -177,7 +213,7 @@ fn log_dead(a: &LogArgs) -> TokenStream {
 /// A hit can pass the filter while its site is still unresolved and then
 /// turn out disabled; the cold path then gives the filter its slot back, so
 /// `once` on a site that was first hit while off still fires once it is on.
-fn sampled(a: &LogArgs, needed: &TokenStream, body: TokenStream) -> TokenStream {
+fn sampled(a: &LogArgs, cs: &TokenStream, needed: &TokenStream, body: TokenStream) -> TokenStream {
     let s = &a.sampling;
     if let Some(n) = &s.sample {
         quote! {
@@ -186,7 +222,7 @@ fn sampled(a: &LogArgs, needed: &TokenStream, body: TokenStream) -> TokenStream 
             }
             if ::elide::__private::sample_nth(&__ELIDE_HITS, #n) {
                 ::elide::__private::emit_sampled(
-                    &__ELIDE_CS, #needed, || ::elide::__private::sample_undo(&__ELIDE_HITS), #body,
+                    #cs, #needed, || ::elide::__private::sample_undo(&__ELIDE_HITS), #body,
                 );
             }
         }
@@ -194,18 +230,18 @@ fn sampled(a: &LogArgs, needed: &TokenStream, body: TokenStream) -> TokenStream 
         quote! {
             static __ELIDE_SEEN: ::elide::__private::First = ::elide::__private::First::new();
             if __ELIDE_SEEN.admit(#n) {
-                ::elide::__private::emit_sampled(&__ELIDE_CS, #needed, || __ELIDE_SEEN.undo(), #body);
+                ::elide::__private::emit_sampled(#cs, #needed, || __ELIDE_SEEN.undo(), #body);
             }
         }
     } else if let Some(d) = &s.every {
         quote! {
             static __ELIDE_NEXT: ::elide::__private::Every = ::elide::__private::Every::new();
             if __ELIDE_NEXT.admit(#d) {
-                ::elide::__private::emit_sampled(&__ELIDE_CS, #needed, || __ELIDE_NEXT.undo(), #body);
+                ::elide::__private::emit_sampled(#cs, #needed, || __ELIDE_NEXT.undo(), #body);
             }
         }
     } else {
-        quote!(::elide::__private::emit(&__ELIDE_CS, #needed, #body);)
+        quote!(::elide::__private::emit(#cs, #needed, #body);)
     }
 }
 

@@ -108,7 +108,7 @@ fn parts(a: &ScopeArgs) -> syn::Result<Parts> {
         &quote!(#stop),
         Span::call_site(),
     );
-    let record_fields = fields::fields_tokens(&a.fields);
+    let call = fields::with_field_slice(&a.fields, |f| quote!(__elide_f(#f)));
     let on = level::interest_on();
     let open = quote! {{
         #cs
@@ -118,7 +118,7 @@ fn parts(a: &ScopeArgs) -> syn::Result<Parts> {
                 &__ELIDE_CS,
                 #on,
                 &__ELIDE_STOP,
-                |__elide_f: &mut dyn ::core::ops::FnMut(&[::elide::Field<'_>])| __elide_f(#record_fields),
+                |__elide_f: &mut dyn ::core::ops::FnMut(&[::elide::Field<'_>])| #call,
             )
         } else {
             ::core::option::Option::None

@@ -47,20 +47,20 @@ impl Parse for TelemetryArgs {
 pub(crate) fn telemetry(input: TokenStream) -> TokenStream {
     expand(input, |input| {
         let a: TelemetryArgs = input.parse()?;
+        fields::require_static_target(&a.target, "telemetry!")?;
         let target = fields::target_tokens(&a.target);
         let event = &a.event;
         let cs = callsite("Telemetry", level::INFO.name, &target, &quote!(#event));
-        let record_fields = fields::fields_tokens(&a.fields);
+        let record = fields::dispatch_tokens(
+            &level::INFO.variant(),
+            &quote!(::core::format_args!("{}", #event)),
+            &a.fields,
+        );
         let on = level::interest_on();
-        let info = level::INFO.variant();
         let live = quote! {{
             #cs
             if #on <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
-                ::elide::__private::emit(&__ELIDE_CS, #on, |__elide_meta| {
-                    ::elide::__private::dispatch(&::elide::Record::new(
-                        __elide_meta, #info, ::core::format_args!("{}", #event), #record_fields,
-                    ))
-                });
+                ::elide::__private::emit(&__ELIDE_CS, #on, |__elide_meta, __elide_route| { #record });
             }
         }};
         let typecheck = fields::fields_typecheck(&a.fields);

@@ -7,50 +7,53 @@ pub use crate::checked::{
     async_body, body, ensures, enter as checked_enter, exit as checked_exit, type_check_ensures,
 };
 pub use crate::counter::{Counter, COUNTERS};
-pub use crate::dispatch::dispatch;
+pub use crate::dispatch::{dispatch, dispatch_to, Route};
 pub use crate::metadata::{Kind, Metadata};
+pub use crate::raw::{RawArg, RawCapture, RawDecode, RawFallback, RawMessage, RawWrap, ToRawArg};
+pub use crate::runtime_site::site as runtime_site;
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
 pub use crate::static_gate::{
     static_limit, INTEREST_OFF, INTEREST_ON, LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF,
     LEVEL_TRACE, LEVEL_WARN,
 };
 pub use crate::telemetry::scope::{guard as scope_guard, open_scope, timed, timed_as};
-pub use crate::value::ToValue;
+pub use crate::value::{with_fields, FieldValue, ToValue};
 pub use linkme;
 
 /// The cold path of a site: resolves it if needed, re-checks the threshold
-/// and runs `f`, which evaluates the arguments and dispatches the record.
+/// and runs `f`, which evaluates the arguments and dispatches the record
+/// along the route it is given.
 #[cold]
 #[inline(never)]
-pub fn emit<F: FnOnce(&'static Metadata)>(cs: &'static Callsite, needed: u8, f: F) {
-    if needed <= crate::runtime::current(cs) {
-        f(cs.metadata())
+pub fn emit<F: FnOnce(&'static Metadata, Route)>(cs: &'static Callsite, needed: u8, f: F) {
+    if let Some(route) = crate::runtime::route(cs, needed) {
+        f(cs.metadata(), route)
     }
 }
 
 /// The cold path of a sampled site whose hit passed its filter: like
 /// [`emit`], but if the site turns out disabled (it was unresolved, or the
-/// configuration changed meanwhile) `undo` returns the filter's slot.
+/// configuration changed meanwhile, or it was raised for a capture on
+/// another thread) `undo` returns the filter's slot.
 #[cold]
 #[inline(never)]
-pub fn emit_sampled<U: FnOnce(), F: FnOnce(&'static Metadata)>(
+pub fn emit_sampled<U: FnOnce(), F: FnOnce(&'static Metadata, Route)>(
     cs: &'static Callsite,
     needed: u8,
     undo: U,
     f: F,
 ) {
-    if needed <= crate::runtime::current(cs) {
-        f(cs.metadata())
-    } else {
-        undo()
+    match crate::runtime::route(cs, needed) {
+        Some(route) => f(cs.metadata(), route),
+        None => undo(),
     }
 }
 
-/// `enabled!`: one load when the answer is cached.
+/// `enabled!`: one load when the answer is cached and no; a second (the
+/// configured byte) when yes.
 #[inline(always)]
 pub fn enabled(cs: &'static Callsite, level: u8) -> bool {
-    let v = cs.interest();
-    level <= v && (v != UNRESOLVED || level <= crate::runtime::resolve(cs))
+    level <= cs.interest() && crate::runtime::route(cs, level).is_some()
 }
 
 /// Type-checks `%x` in a statically disabled site.

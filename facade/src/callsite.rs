@@ -7,6 +7,12 @@
 //! [`UNRESOLVED`] is larger than any level, so a site that was never resolved
 //! always takes the cold path once, where it registers itself and resolves.
 //!
+//! A second byte, `configured`, holds what the configuration and the
+//! installed sinks alone allow. The two differ only while a test capture is
+//! active somewhere in the process (`interest` is then raised so captured
+//! threads see every level); the cold path compares against `configured`
+//! to decide whether the installed sinks get the record.
+//!
 //! Registered sites form an intrusive, lock-free, push-only linked list.
 //! A configuration change bumps a generation counter and rewrites every
 //! registered site's byte; a site that resolves concurrently re-checks the
@@ -35,6 +41,7 @@ const REGISTERED: u8 = 2;
 #[derive(Debug)]
 pub struct Callsite {
     interest: AtomicU8,
+    configured: AtomicU8,
     registration: AtomicU8,
     next: AtomicPtr<Callsite>,
     meta: Metadata,
@@ -48,6 +55,7 @@ impl Callsite {
     pub const fn new(meta: Metadata) -> Callsite {
         Callsite {
             interest: AtomicU8::new(UNRESOLVED),
+            configured: AtomicU8::new(UNRESOLVED),
             registration: AtomicU8::new(UNREGISTERED),
             next: AtomicPtr::new(ptr::null_mut()),
             meta,
@@ -60,6 +68,13 @@ impl Callsite {
         self.interest.load(Ordering::Relaxed)
     }
 
+    /// What the configuration and the installed sinks allow, without any
+    /// test capture: the cold path's threshold for the installed sinks.
+    #[inline(always)]
+    pub(crate) fn configured(&self) -> u8 {
+        self.configured.load(Ordering::Relaxed)
+    }
+
     /// The site's static description.
     pub fn metadata(&'static self) -> &'static Metadata {
         &self.meta
@@ -67,16 +82,21 @@ impl Callsite {
 
     /// Registers the site (once) and caches `decide(metadata)`, deciding
     /// again if a rewrite ran meanwhile.
-    pub(crate) fn resolve_with(&'static self, decide: impl Fn(&Metadata) -> u8) -> u8 {
+    pub(crate) fn resolve_with(&'static self, decide: impl Fn(&Metadata) -> Interest) -> Interest {
         self.register();
         loop {
             let generation = GENERATION.load(Ordering::SeqCst);
             let v = decide(&self.meta);
-            self.interest.store(v, Ordering::SeqCst);
+            self.store(v);
             if GENERATION.load(Ordering::SeqCst) == generation {
                 return v;
             }
         }
+    }
+
+    fn store(&self, v: Interest) {
+        self.configured.store(v.configured, Ordering::SeqCst);
+        self.interest.store(v.hot, Ordering::SeqCst);
     }
 
     fn register(&'static self) {
@@ -105,6 +125,16 @@ impl Callsite {
     }
 }
 
+/// The two bytes a site caches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Interest {
+    /// What the hot path compares against: `configured`, raised while a
+    /// test capture is active somewhere.
+    pub(crate) hot: u8,
+    /// What the configuration and the installed sinks allow.
+    pub(crate) configured: u8,
+}
+
 /// Calls `f` for every registered site.
 pub(crate) fn for_each(mut f: impl FnMut(&'static Callsite)) {
     let mut cur = HEAD.load(Ordering::Acquire);
@@ -120,12 +150,9 @@ pub(crate) fn for_each(mut f: impl FnMut(&'static Callsite)) {
 /// Rewrites every registered site's cached interest with `decide`. The
 /// generation is bumped first, so a site resolving concurrently retries.
 /// The caller serialises rewrites and makes its change before the call.
-pub(crate) fn rewrite_all(decide: impl Fn(&Metadata) -> u8) {
+pub(crate) fn rewrite_all(decide: impl Fn(&Metadata) -> Interest) {
     GENERATION.fetch_add(1, Ordering::SeqCst);
-    for_each(|cs| {
-        let v = decide(&cs.meta);
-        cs.interest.store(v, Ordering::SeqCst);
-    });
+    for_each(|cs| cs.store(decide(&cs.meta)));
 }
 
 /// Number of sites registered so far (sites register on their first hit).

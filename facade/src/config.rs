@@ -145,6 +145,21 @@ impl Config {
         self.flag_decision(rules, global, "set_telemetry", "PROFILE", prefix)
     }
 
+    /// The most verbose level any namespace can have under this
+    /// configuration (an upper bound: exact for the API rules, and the most
+    /// verbose value of any level variable in the environment).
+    pub(crate) fn max_level(&self) -> LevelFilter {
+        let rules = self.level_for.iter().map(|(_, l)| *l).max();
+        let rest = match self.level {
+            Some(l) => l,
+            None => {
+                let env = self.snapshot().max_level_var();
+                env.map_or(self.default_level, |e| e.max(self.default_level))
+            }
+        };
+        rules.map_or(rest, |r| r.max(rest))
+    }
+
     pub(crate) fn level_of(&self, prefix: &str) -> LevelFilter {
         self.level_decision(prefix).value
     }

@@ -172,6 +172,36 @@ pub fn flush() {
 /// ```
 #[must_use = "dropping the guard flushes the sinks; keep it until the end of main"]
 pub fn init_ns(root: &str) -> Guard {
+    let guard = init_ns_only(root);
+    install_bridges();
+    guard
+}
+
+/// Initialises elide now instead of at the first call site, and returns a
+/// guard that flushes every sink when dropped. Keep it alive in `main`.
+///
+/// With the `log` feature, it also routes the `log` crate's records into
+/// elide (`elide::bridge::log::install`) when no
+/// `log` logger is installed yet.
+///
+/// ```
+/// let _guard = elide::init();
+/// elide::error!("written to stderr");
+/// ```
+#[must_use = "dropping the guard flushes the sinks; keep it until the end of main"]
+pub fn init() -> Guard {
+    let guard = runtime::init();
+    install_bridges();
+    guard
+}
+
+/// The inbound bridges `init` installs when their features are on.
+fn install_bridges() {
+    #[cfg(feature = "log")]
+    crate::bridge::log::install_if_unset();
+}
+
+fn init_ns_only(root: &str) -> Guard {
     let first = !runtime::started();
     // Set before `ensure` so the first sinks already follow the root.
     let root = Root::new(root);

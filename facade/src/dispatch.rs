@@ -7,11 +7,19 @@
 //! nor initialisation: `interest` replaces the set (and rewrites the sites,
 //! whose threshold is capped by the most verbose level any sink accepts).
 //!
+//! Besides the installed set, each thread may carry test captures
+//! (`elide::testing`): sinks that receive what this thread logs, and only
+//! that. A record reaches them on either [`Route`]; `Route::CapturesOnly`
+//! is how a site whose level the configuration turns off still reaches a
+//! capture. `CAPTURES` counts the captures entered anywhere, so `interest`
+//! can raise every site while one is active.
+//!
 //! Statics owned here: `SINKS` (the set), `SINKS_GENERATION`, `RETIRED`
-//! (replaced sets still held by some thread), `FLUSH_PANIC_REPORTED`, and
-//! the per-thread `LOCAL` cache with its `RELEASE_ON_EXIT` guard.
+//! (replaced sets still held by some thread), `FLUSH_PANIC_REPORTED`,
+//! `CAPTURES`, and the per-thread `LOCAL` cache with its `RELEASE_ON_EXIT`
+//! guard and the `CAPTURING` hooks.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -242,6 +250,9 @@ struct Local {
     /// `Arc::into_raw` of the cached set (one strong count owned by this
     /// thread), or null.
     set: Cell<*const SinkSet>,
+    /// Number of captures this thread is in (the length of `CAPTURING`),
+    /// read on every record so a thread without one never touches the list.
+    captures: Cell<usize>,
 }
 
 struct ReleaseOnExit;
@@ -261,9 +272,73 @@ thread_local! {
             emitting: Cell::new(false),
             generation: Cell::new(usize::MAX),
             set: Cell::new(ptr::null()),
+            captures: Cell::new(0),
         }
     };
     static RELEASE_ON_EXIT: ReleaseOnExit = const { ReleaseOnExit };
+    /// The captures this thread is in, innermost last.
+    static CAPTURING: RefCell<Vec<Arc<dyn Sink>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Captures entered on any thread and not yet left.
+static CAPTURES: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether some thread is in a capture: sites are then raised to every
+/// level, and the cold path asks [`capturing_here`].
+pub(crate) fn captures_anywhere() -> bool {
+    CAPTURES.load(Ordering::SeqCst) != 0
+}
+
+/// Whether this thread is in a capture.
+pub(crate) fn capturing_here() -> bool {
+    LOCAL.try_with(|l| l.captures.get() != 0).unwrap_or(false)
+}
+
+/// The captures this thread is in, outermost first (to enter them on
+/// another thread).
+pub(crate) fn captures_here() -> Vec<Arc<dyn Sink>> {
+    CAPTURING
+        .try_with(|c| c.borrow().clone())
+        .unwrap_or_default()
+}
+
+/// Makes `hook` receive what this thread logs. Whether it is the first
+/// capture in the process (the caller, `interest`, then raises the sites;
+/// it serialises entering and leaving).
+pub(crate) fn enter_capture(hook: Arc<dyn Sink>) -> bool {
+    CAPTURING.with(|c| c.borrow_mut().push(hook));
+    LOCAL.with(|l| l.captures.set(l.captures.get() + 1));
+    CAPTURES.fetch_add(1, Ordering::SeqCst) == 0
+}
+
+/// Undoes one [`enter_capture`] of `hook` on this thread (the innermost, so
+/// scopes may end in any order). Whether no capture is left in the process.
+pub(crate) fn leave_capture(hook: &Arc<dyn Sink>) -> bool {
+    // A guard dropped while the thread's locals are torn down finds the
+    // list gone: its entry went with it, and it still counts as left.
+    let removed = CAPTURING
+        .try_with(|c| {
+            let mut c = c.borrow_mut();
+            let at = c.iter().rposition(|h| Arc::ptr_eq(h, hook));
+            at.map(|at| c.remove(at)).is_some()
+        })
+        .unwrap_or(true);
+    if !removed {
+        return false;
+    }
+    let _ = LOCAL.try_with(|l| l.captures.set(l.captures.get() - 1));
+    CAPTURES.fetch_sub(1, Ordering::SeqCst) == 1
+}
+
+/// Where [`dispatch_to`] delivers a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// The installed sinks and this thread's captures: the site's level is
+    /// on for the configuration.
+    All,
+    /// Only this thread's captures: the configuration turns the site off,
+    /// but a capture wants every level.
+    CapturesOnly,
 }
 
 fn release(set: *const SinkSet) {
@@ -306,27 +381,60 @@ fn refresh(l: &Local, generation: usize) -> bool {
 /// [`stats`](crate::stats), so logging cannot deadlock or recurse. A sink
 /// that panics is contained and counted; the caller never sees it.
 pub fn dispatch(record: &Record<'_>) {
+    dispatch_to(Route::All, record)
+}
+
+/// [`dispatch`] along a [`Route`]: what the cold path of a site calls.
+pub fn dispatch_to(route: Route, record: &Record<'_>) {
     LOCAL.with(|l| {
         if l.emitting.replace(true) {
             stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        let generation = SINKS_GENERATION.load(Ordering::Acquire);
-        if l.generation.get() == generation || refresh(l, generation) {
-            let set = l.set.get();
-            if !set.is_null() {
-                // SAFETY: this thread owns a strong count on `set` until
-                // `refresh` or `ReleaseOnExit` gives it back, and neither
-                // can run while `emitting` is set.
-                deliver(unsafe { &*set }, record);
-            }
-        } else if crate::sink::on_writer_thread() {
-            stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
-        } else if let Some(set) = SINKS.load_full() {
-            deliver(&set, record);
+        if route == Route::All {
+            deliver_installed(l, record);
+        }
+        if l.captures.get() != 0 {
+            deliver_captured(record);
         }
         l.emitting.set(false);
     })
+}
+
+#[inline(always)]
+fn deliver_installed(l: &Local, record: &Record<'_>) {
+    let generation = SINKS_GENERATION.load(Ordering::Acquire);
+    if l.generation.get() == generation || refresh(l, generation) {
+        let set = l.set.get();
+        if !set.is_null() {
+            // SAFETY: this thread owns a strong count on `set` until
+            // `refresh` or `ReleaseOnExit` gives it back, and neither
+            // can run while `emitting` is set.
+            deliver(unsafe { &*set }, record);
+        }
+    } else if crate::sink::on_writer_thread() {
+        stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
+    } else if let Some(set) = SINKS.load_full() {
+        deliver(&set, record);
+    }
+}
+
+/// Hands a record to each capture this thread is in that wants it.
+#[cold]
+#[inline(never)]
+fn deliver_captured(record: &Record<'_>) {
+    let _ = CAPTURING.try_with(|c| {
+        for hook in c.borrow().iter() {
+            let wanted = if record.kind() == Kind::Telemetry {
+                hook.wants_telemetry()
+            } else {
+                record.level() <= hook.max_level()
+            };
+            if wanted {
+                let _ = emit_contained(&**hook, record);
+            }
+        }
+    });
 }
 
 #[inline(always)]

@@ -23,6 +23,7 @@
 
 pub(crate) mod lookup;
 pub(crate) mod parse;
+pub(crate) mod rust_log;
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
@@ -34,17 +35,19 @@ use std::sync::Mutex;
 use crate::LevelFilter;
 use lookup::{cascade, default_var, resolve, Decided, Warning};
 use parse::{
-    parse_dir, parse_flag, parse_level, parse_log_mode, parse_targets, LogMode, Target, Targets,
+    parse_dir, parse_flag, parse_level, parse_log_format, parse_log_mode, parse_targets, LogFormat,
+    LogMode, Target, Targets,
 };
 
 /// The keys elide reads, as they appear after the namespace prefix.
-pub(crate) const KEYS: [&str; 8] = [
+pub(crate) const KEYS: [&str; 9] = [
     "LOG_LVL",
     "VERBOSE",
     "DEBUG",
     "PROFILE",
     "LOG_TGT",
     "LOG_MODE",
+    "LOG_FMT",
     "PROFILE_DIR",
     "LOG_DIR",
 ];
@@ -57,6 +60,8 @@ pub(crate) struct EnvSnapshot {
     cwd: PathBuf,
     /// The executable's file stem, for `LOG_TGT=.` without a root.
     exe_name: String,
+    /// `RUST_LOG`, parsed once: the last fallback of a level.
+    rust_log: Option<rust_log::Directives>,
 }
 
 impl EnvSnapshot {
@@ -79,13 +84,20 @@ impl EnvSnapshot {
 
     /// A snapshot of the given variables, with an empty working directory.
     pub(crate) fn from_vars(vars: impl IntoIterator<Item = (String, OsString)>) -> EnvSnapshot {
+        let vars: HashMap<String, OsString> = vars
+            .into_iter()
+            .filter(|(k, _)| {
+                KEYS.iter().any(|key| is_for_key(k, key)) || k == RUST_LOG || is_near_miss(k)
+            })
+            .collect();
+        let rust_log = vars
+            .get(RUST_LOG)
+            .map(|v| rust_log::Directives::parse(&v.to_string_lossy()));
         EnvSnapshot {
-            vars: vars
-                .into_iter()
-                .filter(|(k, _)| KEYS.iter().any(|key| is_for_key(k, key)))
-                .collect(),
+            vars,
             cwd: PathBuf::new(),
             exe_name: String::new(),
+            rust_log,
         }
     }
 
@@ -106,10 +118,31 @@ impl EnvSnapshot {
         })
     }
 
+    /// The most verbose level any `LOG_LVL`/`VERBOSE` variable (of any
+    /// namespace, or the default one) sets, ignoring bad values: an upper
+    /// bound of what the cascade can give a namespace.
+    pub(crate) fn max_level_var(&self) -> Option<LevelFilter> {
+        self.vars
+            .iter()
+            .filter(|(k, _)| is_for_key(k, "LOG_LVL") || is_for_key(k, "VERBOSE"))
+            .filter_map(|(_, v)| parse::parse_level(v.to_str()?).ok())
+            .chain(self.rust_log.as_ref().and_then(|d| d.max_level()))
+            .max()
+    }
+
     /// The raw value of one variable.
     pub(crate) fn get(&self, name: &str) -> Option<&OsStr> {
         self.vars.get(name).map(OsString::as_os_str)
     }
+}
+
+/// The `env_logger` variable, read as the last fallback of a level.
+const RUST_LOG: &str = "RUST_LOG";
+
+/// A level variable spelled the way other tools spell it
+/// (`RADICAL_LOG_LEVEL`): not read, but warned about once.
+fn is_near_miss(name: &str) -> bool {
+    is_for_key(name, "LOG_LEVEL")
 }
 
 fn is_for_key(name: &str, key: &str) -> bool {
@@ -172,7 +205,8 @@ pub(crate) fn level(
     builtin: LevelFilter,
 ) -> Decided<LevelFilter> {
     let root = root.map(|r| r.prefix.as_str());
-    resolve(
+    warn_near_misses(snap);
+    let mut d = resolve(
         snap,
         &[
             cascade(prefix, root, "LOG_LVL"),
@@ -181,7 +215,45 @@ pub(crate) fn level(
         &default_var("LOG_LVL"),
         parse_level,
         builtin,
-    )
+    );
+    // No RADICAL-style variable decided: `RUST_LOG`, then the default.
+    if let Some(directives) = &snap.rust_log {
+        d.searched.push(RUST_LOG.to_owned());
+        warn_ignored_directives(snap, directives);
+        if d.origin == Origin::Default {
+            if let Some(level) = directives.level_of(prefix) {
+                d.value = level;
+                d.origin = Origin::Env(RUST_LOG.to_owned());
+            }
+        }
+    }
+    d
+}
+
+/// One warning per `RUST_LOG` directive that was ignored.
+fn warn_ignored_directives(snap: &EnvSnapshot, d: &rust_log::Directives) {
+    let raw = snap.get(RUST_LOG).unwrap_or_default();
+    for (directive, reason) in &d.ignored {
+        warn_once(&Warning {
+            var: RUST_LOG.to_owned(),
+            raw: raw.to_owned(),
+            reason: format!("directive `{directive}`: {reason}"),
+            fallback: "the other directives".to_owned(),
+        });
+    }
+}
+
+/// One "did you mean" warning per `*_LOG_LEVEL` variable.
+fn warn_near_misses(snap: &EnvSnapshot) {
+    for (name, raw) in snap.vars.iter().filter(|(k, _)| is_near_miss(k)) {
+        let meant = format!("{}_LOG_LVL", &name[..name.len() - "_LOG_LEVEL".len()]);
+        warn_once(&Warning {
+            var: name.clone(),
+            raw: raw.clone(),
+            reason: format!("not a variable elide reads (did you mean `{meant}`?)"),
+            fallback: "the other level variables".to_owned(),
+        });
+    }
 }
 
 /// A flag key (`DEBUG`, `PROFILE`) for a site prefix; default off.
@@ -261,6 +333,18 @@ pub(crate) fn log_mode(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<LogMo
     )
 }
 
+/// `LOG_FMT` of the process root namespace (looked up like `LOG_TGT`):
+/// the line format of the `LOG_TGT` sinks. Default: the RADICAL line.
+pub(crate) fn log_format(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<LogFormat> {
+    resolve(
+        snap,
+        &[cascade(process_prefix(root), None, "LOG_FMT")],
+        &default_var("LOG_FMT"),
+        parse_log_format,
+        LogFormat(crate::format::Format::Radical),
+    )
+}
+
 /// A path that displays itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Shown<T>(pub(crate) T);
@@ -328,6 +412,50 @@ mod tests {
             level(&s, "MY_APP", None, LevelFilter::Warn).value,
             LevelFilter::Warn
         );
+    }
+
+    #[test]
+    fn rust_log_decides_only_when_no_radical_variable_does() {
+        let rust_log = ("RUST_LOG", "warn,my_app::db=trace,hyper=off");
+        let s = snap(&[rust_log, ("MY_APP_LOG_LVL", "info")]);
+        // A RADICAL-style variable of the namespace wins.
+        let d = level(&s, "MY_APP_DB", None, LevelFilter::Error);
+        assert_eq!(d.value, LevelFilter::Info);
+        assert_eq!(d.origin, Origin::Env("MY_APP_LOG_LVL".into()));
+        // None for this namespace: RUST_LOG's most specific directive.
+        let d = level(&s, "HYPER_PROTO", None, LevelFilter::Error);
+        assert_eq!(d.value, LevelFilter::Off);
+        assert_eq!(d.origin, Origin::Env("RUST_LOG".into()));
+        assert_eq!(d.searched.last().map(String::as_str), Some("RUST_LOG"));
+        let d = level(&s, "TOKIO", None, LevelFilter::Error);
+        assert_eq!(d.value, LevelFilter::Warn);
+        // RADICAL_DEFAULT_LOG_LVL is RADICAL-style: it beats RUST_LOG.
+        let s = snap(&[rust_log, ("RADICAL_DEFAULT_LOG_LVL", "debug")]);
+        assert_eq!(
+            level(&s, "TOKIO", None, LevelFilter::Error).value,
+            LevelFilter::Debug
+        );
+        // Without a covering directive, the built-in default.
+        let s = snap(&[("RUST_LOG", "hyper=off")]);
+        let d = level(&s, "TOKIO", None, LevelFilter::Error);
+        assert_eq!((d.value, d.origin), (LevelFilter::Error, Origin::Default));
+        // The most verbose level anywhere includes RUST_LOG's.
+        let s = snap(&[
+            ("RUST_LOG", "my_app::db=trace"),
+            ("RADICAL_LOG_LVL", "info"),
+        ]);
+        assert_eq!(s.max_level_var(), Some(LevelFilter::Trace));
+    }
+
+    #[test]
+    fn near_miss_level_names_are_kept_for_their_warning_only() {
+        let s = snap(&[("RADICAL_LOG_LEVEL", "debug")]);
+        assert!(s.get("RADICAL_LOG_LEVEL").is_some());
+        assert_eq!(
+            level(&s, "RADICAL", None, LevelFilter::Error).value,
+            LevelFilter::Error
+        );
+        assert_eq!(s.max_level_var(), None);
     }
 
     #[test]
@@ -477,7 +605,7 @@ mod tests {
             EnvSnapshot::from_vars([(var.to_string(), v)]).with_process("/run", "probe")
         };
         type Probe = fn(&EnvSnapshot) -> (String, usize);
-        let keys: [(&str, Probe, &str, &str, &str); 7] = [
+        let keys: [(&str, Probe, &str, &str, &str); 8] = [
             (
                 "RADICAL_LOG_LVL",
                 |s| out(level(s, "RADICAL", None, LevelFilter::Error)),
@@ -512,6 +640,13 @@ mod tests {
                 "buffered",
                 " DuRaBle ",
                 "durable",
+            ),
+            (
+                "RADICAL_LOG_FMT",
+                |s| out(log_format(s, None)),
+                "radical",
+                " JsOn\t",
+                "json",
             ),
             (
                 "RADICAL_PROFILE_DIR",
@@ -560,6 +695,8 @@ mod tests {
             ("RADICAL_LOG_TGT", ","),
             ("RADICAL_LOG_MODE", "fast"),
             ("RADICAL_LOG_MODE", "sync durable"),
+            ("RADICAL_LOG_FMT", "xml"),
+            ("RADICAL_LOG_FMT", "json lines"),
         ] {
             let s = with(var, garbage.into());
             let n = match var {
@@ -568,6 +705,7 @@ mod tests {
                     .len(),
                 "RADICAL_LOG_TGT" => log_targets(&s, None).warnings().len(),
                 "RADICAL_LOG_MODE" => log_mode(&s, None).warnings().len(),
+                "RADICAL_LOG_FMT" => log_format(&s, None).warnings().len(),
                 key => flag(&s, "RADICAL", None, &key["RADICAL_".len()..])
                     .warnings()
                     .len(),

@@ -60,6 +60,29 @@ pub enum Format {
     Compact,
 }
 
+impl Format {
+    /// The format's name as written in configuration (`LOG_FMT`):
+    /// `radical`, `json`, `compact`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Radical => "radical",
+            Format::Json => "json",
+            Format::Compact => "compact",
+        }
+    }
+
+    /// Parses a configuration value (case-insensitive, surrounding spaces
+    /// ignored: `" JSON "` is `Json`); `None` for anything else.
+    pub fn parse(s: &str) -> Option<Format> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "radical" => Some(Format::Radical),
+            "json" => Some(Format::Json),
+            "compact" => Some(Format::Compact),
+            _ => None,
+        }
+    }
+}
+
 thread_local! {
     static LINE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }

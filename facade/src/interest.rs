@@ -9,16 +9,26 @@
 //! `REBUILD` and ends by rewriting every registered site, so no change can
 //! forget the sites and two changes cannot interleave.
 //!
+//! While a test capture is active on any thread, the hot byte of every log
+//! site is raised to `Trace` (and a telemetry site that is on no longer
+//! needs a sink that wants events), so a captured thread sees levels the
+//! configuration turns off; the site's `configured` byte keeps the plain
+//! decision for the installed sinks. Entering the first capture and leaving
+//! the last rewrite every site; with no capture the bytes are equal and the
+//! hot path is unchanged.
+//!
 //! Statics owned here: `REBUILD`.
 
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::callsite::{self, Callsite};
+use crate::callsite::{self, Callsite, Interest};
 use crate::config::{self, Config};
 use crate::dispatch;
 use crate::metadata::{Kind, Metadata};
 use crate::namespace::env_prefix;
 use crate::sink::Sink;
+use crate::LevelFilter;
 
 /// Serialises configuration and sink-set changes with their rewrites.
 static REBUILD: Mutex<()> = Mutex::new(());
@@ -27,21 +37,111 @@ fn rebuild_lock() -> std::sync::MutexGuard<'static, ()> {
     REBUILD.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The byte a site caches under the current configuration and sinks.
-fn decide(meta: &Metadata) -> u8 {
+/// The bytes a site caches under the current configuration, sinks and
+/// captures.
+fn decide(meta: &Metadata) -> Interest {
     let prefix = env_prefix(meta.target());
     let cfg = config::read();
+    let capturing = dispatch::captures_anywhere();
     match meta.kind() {
-        Kind::Log => cfg.level_of(&prefix).min(dispatch::max_level()).as_u8(),
-        Kind::Check => cfg.debug_of(&prefix) as u8,
-        Kind::Telemetry => (cfg.telemetry_of(&prefix) && dispatch::wants_telemetry()) as u8,
+        Kind::Log => {
+            let configured = cfg.level_of(&prefix).min(dispatch::max_level()).as_u8();
+            let hot = if capturing {
+                LevelFilter::Trace.as_u8()
+            } else {
+                configured
+            };
+            Interest { hot, configured }
+        }
+        Kind::Check => {
+            // Captures see records, they do not turn checks on.
+            let on = cfg.debug_of(&prefix) as u8;
+            Interest {
+                hot: on,
+                configured: on,
+            }
+        }
+        Kind::Telemetry => {
+            let on = cfg.telemetry_of(&prefix);
+            let wanted = dispatch::wants_telemetry();
+            Interest {
+                hot: (on && (wanted || capturing)) as u8,
+                configured: (on && wanted) as u8,
+            }
+        }
     }
 }
 
 /// Registers `cs` (once) and caches its interest. The caller has made sure
 /// the process configuration was read (`runtime::resolve`).
-pub(crate) fn resolve(cs: &'static Callsite) -> u8 {
+pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
     cs.resolve_with(decide)
+}
+
+/// Functions told after every change of the configuration or the sinks,
+/// under the rebuild lock, with [`max_level`] (the bridges keep `log`'s max
+/// level and `tracing`'s interest cache in step with them). They must not
+/// change the configuration.
+static ON_CHANGE: Mutex<Vec<fn(LevelFilter)>> = Mutex::new(Vec::new());
+
+/// Registers a change listener (each function once) and calls it with the
+/// current answer.
+#[cfg_attr(not(any(feature = "log", feature = "tracing")), allow(dead_code))]
+pub(crate) fn on_change(f: fn(LevelFilter)) {
+    let _serial = rebuild_lock();
+    let mut listeners = ON_CHANGE.lock().unwrap_or_else(|e| e.into_inner());
+    if !listeners.contains(&f) {
+        listeners.push(f);
+    }
+    drop(listeners);
+    f(max_level());
+}
+
+/// The most verbose level any log site can currently emit: the most
+/// verbose level configured anywhere, capped by the sinks.
+pub(crate) fn max_level() -> LevelFilter {
+    config::read().max_level().min(dispatch::max_level())
+}
+
+/// [`max_level`] as of the last change, for a first check that needs no
+/// lock (run-time sites): `Trace` until the configuration is first read.
+static MAX_LEVEL: AtomicU8 = AtomicU8::new(LevelFilter::Trace as u8);
+
+/// The most verbose level any log site can emit, as of the last change:
+/// one relaxed load.
+#[inline]
+pub(crate) fn max_level_cached() -> u8 {
+    MAX_LEVEL.load(Ordering::Relaxed)
+}
+
+fn changed() {
+    MAX_LEVEL.store(max_level().as_u8(), Ordering::Relaxed);
+    let listeners = ON_CHANGE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    if listeners.is_empty() {
+        return;
+    }
+    let max = max_level();
+    for f in listeners {
+        f(max);
+    }
+}
+
+/// Makes `hook` receive what this thread logs; the first capture in the
+/// process raises every site.
+pub(crate) fn enter_capture(hook: Arc<dyn Sink>) {
+    let _serial = rebuild_lock();
+    if dispatch::enter_capture(hook) {
+        callsite::rewrite_all(decide);
+    }
+}
+
+/// Ends one [`enter_capture`] of `hook` on this thread; the last capture in
+/// the process lowers every site back to its configured byte.
+pub(crate) fn leave_capture(hook: &Arc<dyn Sink>) {
+    let _serial = rebuild_lock();
+    if dispatch::leave_capture(hook) {
+        callsite::rewrite_all(decide);
+    }
 }
 
 /// Changes the configuration and rewrites every site's cache.
@@ -53,6 +153,7 @@ pub(crate) fn reconfigure(change: impl FnOnce(&mut Config)) {
 /// Rewrites every site after a configuration change.
 fn rewrite(_: config::Stale) {
     callsite::rewrite_all(decide);
+    changed();
 }
 
 /// Replaces the sink set with `choose(current sinks)` (`None` as the
@@ -70,6 +171,7 @@ pub(crate) fn replace_sinks(
         };
         let replaced = dispatch::install(next);
         callsite::rewrite_all(decide);
+        changed();
         replaced
     };
     if let Some(replaced) = replaced {

@@ -58,6 +58,23 @@ pub enum LevelFilter {
 }
 
 impl Level {
+    /// [`Level::Error`], spelled as `tracing` spells it (`Level::ERROR`).
+    pub const ERROR: Level = Level::Error;
+    /// [`Level::Warn`], spelled as `tracing` spells it (`Level::WARN`).
+    pub const WARN: Level = Level::Warn;
+    /// [`Level::Info`], spelled as `tracing` spells it (`Level::INFO`).
+    ///
+    /// ```
+    /// use elide::Level;
+    /// elide::event!(Level::INFO, port = 8080, "listening");
+    /// assert_eq!(Level::INFO, Level::Info);
+    /// ```
+    pub const INFO: Level = Level::Info;
+    /// [`Level::Debug`], spelled as `tracing` spells it (`Level::DEBUG`).
+    pub const DEBUG: Level = Level::Debug;
+    /// [`Level::Trace`], spelled as `tracing` spells it (`Level::TRACE`).
+    pub const TRACE: Level = Level::Trace;
+
     /// All levels, least verbose first.
     pub const ALL: [Level; 5] = [
         Level::Error,

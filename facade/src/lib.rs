@@ -53,17 +53,22 @@
 //! [call sites](guide::call_sites) (every macro and its syntax),
 //! [configuration](guide::configuration) (the `RADICAL_*` environment
 //! cascade, keys and values, `init_ns`, precedence, bad values),
-//! [cargo features](guide::features) (the static gate) and
-//! [sinks](guide::sinks) (where records go and what each guarantees).
+//! [cargo features](guide::features) (the static gate),
+//! [sinks](guide::sinks) (where records go and what each guarantees) and
+//! [testing](guide::testing) (capturing what a test logs, in parallel
+//! tests, with [`testing::capture`]).
 
 // Layers, lowest first; each calls only downward (checked in CI by
 // `module-cycles`): data (level, metadata, value, record, namespace,
 // stats, counter, scope_names) -> process -> sample, callsite -> format -> sink ->
 // env -> config -> dispatch -> interest -> runtime -> control, describe,
-// check, checked, telemetry -> __private (what the macros call).
+// check, checked, telemetry, testing -> __private (what the macros call).
+#[cfg(any(feature = "log", feature = "tracing"))]
+pub mod bridge;
 mod callsite;
 mod check;
 mod checked;
+mod clock;
 mod config;
 mod control;
 mod counter;
@@ -78,14 +83,17 @@ mod macros;
 mod metadata;
 mod namespace;
 mod process;
+mod raw;
 mod record;
 mod runtime;
+mod runtime_site;
 mod sample;
 mod scope_names;
 pub mod sink;
 mod static_gate;
 mod stats;
 pub mod telemetry;
+pub mod testing;
 mod value;
 
 #[doc(hidden)]
@@ -94,9 +102,9 @@ pub mod __private;
 pub use callsite::registered_count;
 pub use check::{check_failure, set_check_failure, CheckFailure};
 pub use control::{
-    add_sink, debug_mode, debug_mode_for, flush, init_ns, level_for, profile_dir, reload_from_env,
-    set_debug, set_debug_for, set_default_level, set_level, set_level_for, set_sinks,
-    set_telemetry, set_telemetry_for, sinks, telemetry_for,
+    add_sink, debug_mode, debug_mode_for, flush, init, init_ns, level_for, profile_dir,
+    reload_from_env, set_debug, set_debug_for, set_default_level, set_level, set_level_for,
+    set_sinks, set_telemetry, set_telemetry_for, sinks, telemetry_for,
 };
 pub use counter::{counter_value, counters};
 pub use describe::{describe, describe_for, Description, Entry};
@@ -105,7 +113,8 @@ pub use level::{Level, LevelFilter, ParseLevelError};
 pub use metadata::{Kind, Metadata};
 pub use namespace::env_prefix;
 pub use record::{thread_number, Record, ThreadInfo};
-pub use runtime::{init, install_panic_hook, Guard};
+pub use runtime::{install_panic_hook, Guard};
+pub use runtime_site::{emit, enabled_for, MAX_TARGETS, OVERFLOW_TARGET};
 pub use sink::Sink;
 pub use stats::{report_write_error, stats, Stats};
 pub use value::{Field, ToValue, Value, Visit};

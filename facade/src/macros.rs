@@ -26,7 +26,20 @@ pub use elide_macros::warn;
 /// - Fields: `key = expr` (typed: integers, floats, bool, char, strings, or
 ///   anything implementing [`ToValue`](crate::ToValue)), `key = %expr`
 ///   (`Display`), `key = ?expr` (`Debug`), and the shorthands `key`, `%key`,
-///   `?key`. Dotted keys (`task.uid = ..`) are allowed.
+///   `?key`, also dotted (`?pos.x`, `%self.addr`, named `pos.x`,
+///   `self.addr`). Dotted keys (`task.uid = ..`) and string-literal keys
+///   (`"content-type" = ct`) are allowed. A plain `Option` value records
+///   what is inside a `Some` and leaves the field out when it is `None`.
+/// - `log`'s forms work too: key-values ended by `;`
+///   (`info!(a = 1, b = "x"; "msg {}", n)`) and its capture modifiers
+///   `key:? = v`, `key:% = v`, `key:err = e`.
+/// - `target:` is a string literal, a `const` (an upper-case path such as
+///   `TARGET`), `module_path!()`, or any other `&str` expression, which is
+///   looked up at run time: such a site costs one lookup in a per-target
+///   table (see [`emit`](crate::emit)) instead of one load, and its
+///   target need not be `'static`.
+/// - `crate = path` first names the `elide` crate when it is renamed or
+///   re-exported (see [the call-site guide](crate::guide::call_sites)).
 /// - Sampling, one per site: `sample = N` (the first of every `N` hits, per
 ///   thread), `first = N`, `once`, `every = <Duration>`.
 /// - The message: a `format_args!` string with positional, named and inline
@@ -42,6 +55,11 @@ pub use elide_macros::warn;
 /// elide::info!(sample = 1000, "progress");
 /// elide::info!(every = Duration::from_secs(5), "heartbeat");
 /// elide::info!(once, "printed once per process");
+/// elide::info!(target: "t", cat_1 = "chashu", cat_count = 2; "hello {}", "cats");
+/// let (port, peer): (Option<u16>, Option<&str>) = (Some(80), None);
+/// elide::info!(port, peer, "port is recorded, peer is left out");
+/// let target = String::from("runtime.target");
+/// elide::info!(target: &target, "a target known only at run time");
 /// ```
 pub use elide_macros::info;
 
@@ -72,6 +90,17 @@ pub use elide_macros::trace;
 /// ```
 pub use elide_macros::log;
 
+/// `tracing`'s name for [`log!`]: `event!(Level::INFO, key = v, "msg")`.
+/// Same syntax and cost as [`log!`]; tracing's `Level::INFO` constants are
+/// on [`Level`](crate::Level) too.
+///
+/// ```
+/// use elide::Level;
+/// elide::event!(Level::DEBUG, answer = 42, "computed");
+/// elide::event!(target: "app", Level::Warn, "log's spelling works too");
+/// ```
+pub use elide_macros::event;
+
 /// Whether a log site at this level (and target) would emit: one load once
 /// the answer is cached. Use it to guard work that is not a macro argument.
 ///
@@ -84,6 +113,27 @@ pub use elide_macros::log;
 /// assert!(!elide::enabled!(target: "quiet::module", Level::Trace));
 /// ```
 pub use elide_macros::enabled;
+
+/// `log`'s name for [`enabled!`]: `log_enabled!([target: "ns",] level)`.
+///
+/// ```
+/// use elide::Level;
+/// if elide::log_enabled!(Level::Debug) {
+///     elide::debug!("expensive report");
+/// }
+/// ```
+pub use elide_macros::log_enabled;
+
+/// `tracing`'s name for [`enabled!`]:
+/// `event_enabled!([target: "ns",] level [, field names])`. The answer
+/// does not depend on the field names, which are accepted for tracing's
+/// syntax.
+///
+/// ```
+/// use elide::Level;
+/// let _ = elide::event_enabled!(Level::TRACE, uid);
+/// ```
+pub use elide_macros::event_enabled;
 
 /// A debug check: `check!([target: "ns",] cond [, "format", args..])`.
 ///

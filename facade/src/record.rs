@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
 use crate::metadata::{Kind, Metadata};
+use crate::raw::RawMessage;
 use crate::value::{Field, Value};
 use crate::Level;
 
@@ -21,11 +22,17 @@ pub struct Record<'a> {
     args: fmt::Arguments<'a>,
     fields: &'a [Field<'a>],
     time: OnceCell<SystemTime>,
+    /// The time read from the cheap clock by an asynchronous sink, in Unix
+    /// nanoseconds (0: not read): `time` follows it if asked later.
+    time_ns: Cell<u64>,
     /// The emitting thread's number when it is not the current thread
     /// (a record rebuilt on a writer thread); 0 means "the current thread".
     thread: u64,
     /// The emitting thread's name, for a record rebuilt on another thread.
     thread_name: Option<&'a str>,
+    /// The message as raw arguments and the site's decoder, when every
+    /// argument is of a copyable kind (see [`RawMessage`]).
+    raw: Option<RawMessage<'a>>,
 }
 
 impl<'a> Record<'a> {
@@ -44,9 +51,25 @@ impl<'a> Record<'a> {
             args,
             fields,
             time: OnceCell::new(),
+            time_ns: Cell::new(0),
             thread: 0,
             thread_name: None,
+            raw: None,
         }
+    }
+
+    /// Attaches the message's raw view: the same text as
+    /// [`args`](Record::args), as typed arguments and the site's decoder, so
+    /// an asynchronous sink can copy them instead of formatting them on the
+    /// caller. The macros call this; `None` leaves the record as it was.
+    #[inline]
+    pub fn with_raw(mut self, raw: Option<RawMessage<'a>>) -> Record<'a> {
+        self.raw = raw;
+        self
+    }
+    /// The message's raw view, if the site captured its arguments raw.
+    pub fn raw(&self) -> Option<&RawMessage<'a>> {
+        self.raw.as_ref()
     }
 
     /// Fixes the record's time: for a record rebuilt away from its site
@@ -69,6 +92,11 @@ impl<'a> Record<'a> {
     pub(crate) fn with_thread_name_opt(mut self, name: Option<&'a str>) -> Record<'a> {
         self.thread_name = name;
         self
+    }
+    /// The thread number fixed with [`with_thread`](Record::with_thread),
+    /// 0 if none.
+    pub(crate) fn thread_override(&self) -> u64 {
+        self.thread
     }
     /// The emitting thread's number: the one fixed with
     /// [`with_thread`](Record::with_thread), else the current thread's.
@@ -112,7 +140,30 @@ impl<'a> Record<'a> {
     }
     /// Wall-clock time of the record, read on first call and then fixed.
     pub fn time(&self) -> SystemTime {
-        *self.time.get_or_init(SystemTime::now)
+        *self.time.get_or_init(|| match self.time_ns.get() {
+            0 => SystemTime::now(),
+            ns => std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns),
+        })
+    }
+    /// The record's time as nanoseconds since the Unix epoch (0 before it):
+    /// the time already fixed if some sink asked, else the cheap clock's
+    /// reading (`now`, passed in: the clock lives a layer up), which is then
+    /// fixed, so every sink of the record agrees.
+    #[inline]
+    pub(crate) fn time_ns_or(&self, now: impl FnOnce() -> u64) -> u64 {
+        match self.time.get() {
+            Some(t) => t
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64),
+            None => match self.time_ns.get() {
+                0 => {
+                    let ns = now().max(1);
+                    self.time_ns.set(ns);
+                    ns
+                }
+                ns => ns,
+            },
+        }
     }
     /// The emitting thread (the caller's thread: records are built there;
     /// for a record rebuilt elsewhere, the number and name it was given).

@@ -259,3 +259,59 @@ impl<T: ToValue + ?Sized> ToValue for Rc<T> {
 
 /// One named field of a record.
 pub type Field<'a> = (&'static str, Value<'a>);
+
+/// How a plain `key = expr` field is recorded: through [`ToValue`], or, for
+/// an `Option`, only when it is `Some` (tracing's rule: `None` omits the
+/// field). Not public API; the macros call it.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a typed field value",
+    label = "not an integer, float, bool, char, string or an `Option` of one",
+    note = "record it with `key = %value` (Display) or `key = ?value` (Debug), or implement `elide::ToValue` for it"
+)]
+pub trait FieldValue {
+    /// The value, or `None` to leave the field out.
+    fn field_value(&self) -> Option<Value<'_>>;
+}
+
+// The blanket path: every `ToValue` type is always present, and the
+// `Some(..)` folds away once inlined, so plain fields cost what they did.
+impl<T: ToValue + ?Sized> FieldValue for T {
+    #[inline(always)]
+    fn field_value(&self) -> Option<Value<'_>> {
+        Some(self.to_value())
+    }
+}
+
+impl<T: ToValue> FieldValue for Option<T> {
+    #[inline(always)]
+    fn field_value(&self) -> Option<Value<'_>> {
+        self.as_ref().map(ToValue::to_value)
+    }
+}
+
+impl<T: ToValue> FieldValue for &Option<T> {
+    #[inline(always)]
+    fn field_value(&self) -> Option<Value<'_>> {
+        self.as_ref().map(ToValue::to_value)
+    }
+}
+
+/// Calls `f` with the present fields of `kv`, in order (the absent `None`s
+/// left out). Not public API; the macros call it on the cold path.
+#[doc(hidden)]
+#[inline(always)]
+pub fn with_fields<'a, R, const N: usize>(
+    kv: [(&'static str, Option<Value<'a>>); N],
+    f: impl FnOnce(&[Field<'a>]) -> R,
+) -> R {
+    let mut out: [Field<'a>; N] = [("", Value::Bool(false)); N];
+    let mut n = 0;
+    for (k, v) in kv {
+        if let Some(v) = v {
+            out[n] = (k, v);
+            n += 1;
+        }
+    }
+    f(&out[..n])
+}

@@ -36,6 +36,21 @@ hot!(hot_tracing_info, |x, n| {
     tracing::info!("iteration {}", x)
 });
 
+// A target known only at run time: elide's run-time emit API beside log's
+// macro with a computed target (both compare strings per hit).
+static RUNTIME_TARGET: &str = "elide_benches::runtime";
+hot!(hot_elide_emit_debug, |x, n| {
+    elide::emit(
+        black_box(RUNTIME_TARGET),
+        elide::Level::Debug,
+        &[],
+        format_args!("iteration {}", x),
+    )
+});
+hot!(hot_log_runtime_target_debug, |x, n| {
+    log::debug!(target: black_box(RUNTIME_TARGET), "iteration {}", x)
+});
+
 // Expensive argument, lazy: evaluated only if the site emits.
 hot!(hot_elide_lazy, |x, n| {
     elide::debug!("task {}", to_json(&task(x)))

@@ -38,6 +38,11 @@ const TELEMETRY_OFF: &str = "telemetry! off at run time";
 const TELEMETRY_ON: &str = "telemetry! on, into a null sink";
 const TELEMETRY_PROF: &str = "telemetry! on, into a .prof file";
 const ASYNC: &str = "enabled, async writer thread into io::sink";
+const BRIDGE_LOG_OFF: &str = "log::debug! off (elide: through elide's log bridge)";
+const BRIDGE_TRACING_OFF: &str = "tracing::debug! off (elide: under elide's layer)";
+const BRIDGE_LOG_NULL: &str = "log::debug! on, into a null sink (elide: bridged)";
+const RUNTIME_OFF: &str = "run-time target, off (elide::emit vs log target: expr)";
+const RUNTIME_NULL: &str = "run-time target, into a null sink (elide::emit)";
 
 const ELIDE_LEVELS: [LevelFilter; 6] = [
     LevelFilter::Off,
@@ -176,6 +181,25 @@ fn e_info_async() {
         ),
         LevelFilter::Info,
     );
+}
+
+// ---- bridges --------------------------------------------------------------
+
+fn b_log(level: LevelFilter) {
+    elide_with(Arc::new(NullSink::new()), level);
+    elide::bridge::log::install().expect("no logger installed yet");
+}
+fn b_log_info() {
+    b_log(LevelFilter::Info)
+}
+fn b_log_trace() {
+    b_log(LevelFilter::Trace)
+}
+fn b_tracing_info() {
+    use tracing_subscriber::layer::SubscriberExt;
+    tracing_with(tracing_subscriber::registry().with(elide::bridge::tracing::layer()));
+    elide::set_sinks([Arc::new(NullSink::new()) as Arc<dyn Sink>]);
+    elide::set_level(LevelFilter::Info);
 }
 
 // ---- log configurations ---------------------------------------------------
@@ -431,6 +455,76 @@ pub static VARIANTS: &[Variant] = &[
     v!("l-format", FORMAT, "log", l_info_fmt, hot_log_info),
     v!("t-format", FORMAT, "tracing", t_info_fmt, hot_tracing_info),
     v!("e-async", ASYNC, "elide", e_info_async, hot_elide_info),
+    v!(
+        "b-log-off",
+        BRIDGE_LOG_OFF,
+        "elide",
+        b_log_info,
+        hot_log_debug
+    ),
+    v!(
+        "b-log-off-peer",
+        BRIDGE_LOG_OFF,
+        "log",
+        l_info_noop,
+        hot_log_debug
+    ),
+    v!(
+        "b-tracing-off",
+        BRIDGE_TRACING_OFF,
+        "elide",
+        b_tracing_info,
+        hot_tracing_debug
+    ),
+    v!(
+        "b-tracing-off-peer",
+        BRIDGE_TRACING_OFF,
+        "tracing",
+        t_info_fmt,
+        hot_tracing_debug
+    ),
+    v!(
+        "b-log-null",
+        BRIDGE_LOG_NULL,
+        "elide",
+        b_log_trace,
+        hot_log_debug
+    ),
+    v!(
+        "b-log-null-peer",
+        BRIDGE_LOG_NULL,
+        "log",
+        l_trace_noop,
+        hot_log_debug
+    ),
+    v!(
+        "e-emit-off",
+        RUNTIME_OFF,
+        "elide",
+        e_info_null,
+        hot_elide_emit_debug
+    ),
+    v!(
+        "l-rt-target-off",
+        RUNTIME_OFF,
+        "log",
+        l_info_noop,
+        hot_log_runtime_target_debug
+    ),
+    v!(
+        "e-emit-null",
+        RUNTIME_NULL,
+        "elide",
+        e_trace_null,
+        hot_elide_emit_debug
+    ),
+    v!(
+        "l-rt-target-null",
+        RUNTIME_NULL,
+        "log",
+        l_trace_noop,
+        hot_log_runtime_target_debug
+    ),
     v!("t-async", ASYNC, "tracing", t_info_async, hot_tracing_info),
     v!(
         "e-check-off",

@@ -11,6 +11,11 @@
 //! (the flush / guard drop returned with every line on disk), and lines
 //! missing from the file at that point.
 //!
+//! Then the caller cost of a two-integer `info!` into an asynchronous file
+//! sink in CPU cycles, one and two threads, beside tracing-appender
+//! (`cycles.rs`; `--cycles-calls N` per thread, default 50,000;
+//! `--only-cycles` skips the durable rows).
+//!
 //! `cargo run --release -p elide-bench-sinks -- [--lines N] [--sync-lines M] [--dir D] [--svg PATH]`
 //! The table goes to stdout, a latency-percentile chart to `--svg` (default
 //! `target/elide-bench-sinks.svg`, relative to the working directory).
@@ -19,6 +24,7 @@
 //! latencies do not depend on the count.
 
 mod chart;
+mod cycles;
 #[path = "../../svg.rs"]
 mod svg;
 
@@ -221,19 +227,31 @@ fn main() {
     let mut sync_lines = 1_000usize;
     let mut dir = std::env::temp_dir().join("elide-bench-sinks");
     let mut svg = PathBuf::from("target/elide-bench-sinks.svg");
+    let mut cycles_calls = 50_000u64;
+    let mut only_cycles = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
+        if a == "--only-cycles" {
+            only_cycles = true;
+            continue;
+        }
         let v = args.next().unwrap_or_default();
         match a.as_str() {
             "--lines" => lines = v.parse().expect("--lines N"),
             "--sync-lines" => sync_lines = v.parse().expect("--sync-lines N"),
             "--dir" => dir = PathBuf::from(v),
             "--svg" => svg = PathBuf::from(v),
+            "--cycles-calls" => cycles_calls = v.parse().expect("--cycles-calls N"),
             other => panic!("unknown argument {other}"),
         }
     }
     std::fs::create_dir_all(&dir).expect("create bench dir");
     elide::set_level(LevelFilter::Info);
+    if only_cycles {
+        let ticks = cycles::ticks_per_ns();
+        cycles::print(&cycles::rows(&dir, cycles_calls), ticks);
+        std::process::exit(0);
+    }
     let mut rows = vec![
         timer_overhead(lines),
         elide_sync(&dir, sync_lines),
@@ -254,6 +272,8 @@ fn main() {
         Ok(()) => eprintln!("wrote {}", svg.display()),
         Err(e) => eprintln!("could not write {}: {e}", svg.display()),
     }
+    let ticks = cycles::ticks_per_ns();
+    cycles::print(&cycles::rows(&dir, cycles_calls), ticks);
     // tracing-appender's worker may still be fsyncing: exit without it.
     std::process::exit(0);
 }

@@ -18,9 +18,9 @@ pub(crate) mod env_sinks;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Once, OnceLock};
 
-use crate::callsite::{Callsite, UNRESOLVED};
+use crate::callsite::{Callsite, Interest, UNRESOLVED};
 use crate::config;
-use crate::dispatch::{self, Reach};
+use crate::dispatch::{self, Reach, Route};
 use crate::env::{self, EnvSnapshot};
 use crate::interest;
 use crate::sink::{self, Sink};
@@ -48,12 +48,38 @@ pub(crate) fn started() -> bool {
     INIT.get().is_some()
 }
 
-/// A site's interest, resolving it first (after [`ensure`]) if it is still
-/// unresolved.
+/// A site's interest (the hot byte), resolving it first (after [`ensure`])
+/// if it is still unresolved.
 #[inline]
 pub(crate) fn current(cs: &'static Callsite) -> u8 {
     match cs.interest() {
-        UNRESOLVED => resolve(cs),
+        UNRESOLVED => resolve(cs).hot,
+        v => v,
+    }
+}
+
+/// Where a record of `cs` at level `needed` goes, if anywhere: to the
+/// installed sinks (and this thread's test captures) when the configuration
+/// allows it; to this thread's captures only when just a capture wants it
+/// (the hot byte is raised for captures in any thread, so it alone must not
+/// send a record to the installed sinks).
+#[inline(always)]
+pub(crate) fn route(cs: &'static Callsite, needed: u8) -> Option<Route> {
+    if needed <= configured(cs) {
+        Some(Route::All)
+    } else if needed <= cs.interest() && dispatch::capturing_here() {
+        Some(Route::CapturesOnly)
+    } else {
+        None
+    }
+}
+
+/// What the configuration and installed sinks allow a site, without test
+/// captures, resolving it first if it is still unresolved.
+#[inline]
+pub(crate) fn configured(cs: &'static Callsite) -> u8 {
+    match cs.configured() {
+        UNRESOLVED => resolve(cs).configured,
         v => v,
     }
 }
@@ -61,7 +87,7 @@ pub(crate) fn current(cs: &'static Callsite) -> u8 {
 /// Resolves a site: the cold path of its first hit. Cold.
 #[cold]
 #[inline(never)]
-pub(crate) fn resolve(cs: &'static Callsite) -> u8 {
+pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
     ensure();
     interest::resolve(cs)
 }
@@ -164,15 +190,9 @@ pub fn install_panic_hook() {
     });
 }
 
-/// Initialises elide now instead of at the first call site, and returns a
-/// guard that flushes every sink when dropped. Keep it alive in `main`.
-///
-/// ```
-/// let _guard = elide::init();
-/// elide::error!("written to stderr");
-/// ```
-#[must_use = "dropping the guard flushes the sinks; keep it until the end of main"]
-pub fn init() -> Guard {
+/// Reads the environment now and returns a flush-on-drop guard; the public
+/// `init` (in `control`) adds the bridges.
+pub(crate) fn init() -> Guard {
     ensure();
     Guard::new()
 }

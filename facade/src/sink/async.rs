@@ -21,6 +21,15 @@
 //!   and the writer goes on with the next batch, so callers are never stuck
 //!   behind a dead writer.
 //!
+//! # Per-thread buffers
+//! The form with its own writer ([`new`](AsyncSink::new), `file`,
+//! `durable_file`, [`builder`](AsyncSink::builder)) does not use the
+//! channel described below: each logging thread copies its records, raw
+//! arguments where the site offers them, into a single-producer ring of
+//! its own, and the writer drains the rings oldest record first (see
+//! `async_rings.rs`; the guarantees above hold the same). The rest of this
+//! section describes the wrapped form.
+//!
 //! # Where formatting happens
 //! On the writer. The caller captures what borrows its data or changes
 //! with time: it renders the message and any `Display`/`Debug` field into
@@ -64,6 +73,7 @@ use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 use crate::format::Format;
 use crate::metadata::{Kind, Metadata};
 use crate::record::Record;
+use crate::sink::async_rings::RingQueue;
 use crate::sink::captured::{Captured, Scratch, Store};
 use crate::sink::{DurableFile, Sink};
 use crate::value::Value;
@@ -88,6 +98,18 @@ pub const DEFAULT_CAPACITY: usize = 65_536;
 /// machine, and a caller that finds the pool empty allocates, and every
 /// few records page-faults, which is what a p99 of 2 us cannot afford.
 pub const DEFAULT_PREALLOCATED: usize = 32_768;
+
+/// Default size of each logging thread's buffer in an [`AsyncSink`] with
+/// its own writer (1 MiB: about 14,000 two-integer records).
+pub const DEFAULT_THREAD_BUFFER: usize = 1 << 20;
+
+/// The smallest thread buffer: room for any record of a site (a record
+/// larger than half a buffer is dropped and reported).
+const MIN_THREAD_BUFFER: usize = 64 * 1024;
+
+/// Bytes per record assumed when a capacity in records bounds a thread
+/// buffer.
+const BYTES_PER_RECORD: usize = 64;
 
 /// Bytes gathered before they are handed to the writer, within one batch.
 const CHUNK: usize = 64 * 1024;
@@ -140,6 +162,13 @@ thread_local! {
     static ON_WRITER: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Marks this thread as a writer: a wrapped sink or writer that logs must
+/// not feed its own queue, so dispatch drops (and counts) records emitted
+/// on this thread.
+pub(crate) fn enter_writer() {
+    ON_WRITER.with(|w| w.set(true));
+}
+
 /// Whether this thread is an async sink's writer.
 pub(crate) fn on_writer() -> bool {
     ON_WRITER.try_with(Cell::get).unwrap_or(false)
@@ -178,6 +207,9 @@ pub struct AsyncSink {
     /// The process whose writer thread drains the queue: a forked child
     /// has no writer, so it must neither queue nor wait for one.
     pid: u32,
+    /// The per-thread buffers of the form with its own writer; `None` for
+    /// a wrapped sink, which uses the channel.
+    rings: Option<RingQueue>,
     tx: Sender<Msg>,
     /// Whether records carry the thread's name (a wrapped sink may print it).
     wrapped: bool,
@@ -221,6 +253,7 @@ pub struct AsyncSinkBuilder {
     policy: Overflow,
     capacity: usize,
     preallocated: usize,
+    thread_buffer: usize,
     shutdown_timeout: Option<Duration>,
 }
 
@@ -250,8 +283,21 @@ impl AsyncSinkBuilder {
             policy: Overflow::Block,
             capacity: DEFAULT_CAPACITY,
             preallocated: DEFAULT_PREALLOCATED,
+            thread_buffer: DEFAULT_THREAD_BUFFER,
             shutdown_timeout: None,
         }
+    }
+
+    /// Sets the size in bytes of each logging thread's buffer (default
+    /// [`DEFAULT_THREAD_BUFFER`], at least 64 KiB; not used for a wrapped
+    /// sink). With its own writer, an `AsyncSink` gives every thread that
+    /// logs into it a buffer of its own, allocated (and its pages touched)
+    /// on the thread's first record; the [`capacity`](Self::capacity) in
+    /// records bounds it too, at 64 bytes a record. A full buffer blocks or
+    /// drops per the [`overflow`](Self::overflow) policy.
+    pub fn thread_buffer(mut self, bytes: usize) -> AsyncSinkBuilder {
+        self.thread_buffer = bytes;
+        self
     }
 
     /// Sets the queue capacity in records (at least 1; default
@@ -303,6 +349,9 @@ impl AsyncSinkBuilder {
     /// thread. If the thread cannot be started, records are counted as
     /// dropped.
     pub fn build(self) -> AsyncSink {
+        if matches!(self.out, Output::Bytes(_)) {
+            return self.build_rings();
+        }
         let (tx, rx) = bounded(self.capacity);
         let (pool_tx, pool_rx) = bounded(self.capacity);
         for _ in 0..self.preallocated.min(self.capacity) {
@@ -337,12 +386,58 @@ impl AsyncSinkBuilder {
         }
         AsyncSink {
             pid: crate::process::pid(),
+            rings: None,
             tx,
             wrapped,
             telemetry: self.telemetry,
             pool_rx,
             pool_tx,
             shared,
+            level: self.level.min(self.level_cap),
+            policy: self.policy,
+            capacity: self.capacity,
+            shutdown_timeout: self.shutdown_timeout,
+        }
+    }
+}
+
+impl AsyncSinkBuilder {
+    /// The form with its own writer: per-thread buffers, no channel.
+    fn build_rings(self) -> AsyncSink {
+        let Output::Bytes(out) = self.out else {
+            unreachable!("called for the byte form only")
+        };
+        let ring_bytes = self
+            .thread_buffer
+            .min(self.capacity.saturating_mul(BYTES_PER_RECORD))
+            .max(MIN_THREAD_BUFFER);
+        let rings = RingQueue::start(
+            out,
+            self.name.clone(),
+            self.format,
+            self.policy,
+            ring_bytes,
+            self.capacity,
+        );
+        // The channel is unused in this form: the smallest one, no pool.
+        let (tx, _) = bounded(1);
+        let (pool_tx, pool_rx) = bounded(1);
+        AsyncSink {
+            pid: crate::process::pid(),
+            rings: Some(rings),
+            tx,
+            wrapped: false,
+            telemetry: self.telemetry,
+            pool_rx,
+            pool_tx,
+            shared: Arc::new(Shared {
+                name: self.name,
+                dropped: AtomicU64::new(0),
+                written: AtomicU64::new(0),
+                failed: AtomicU64::new(0),
+                taken: AtomicU64::new(0),
+                panic_reported: AtomicBool::new(false),
+            }),
             level: self.level.min(self.level_cap),
             policy: self.policy,
             capacity: self.capacity,
@@ -442,6 +537,15 @@ impl AsyncSink {
 
     /// The sink's counters.
     pub fn stats(&self) -> AsyncStats {
+        if let Some(rings) = &self.rings {
+            let (written, dropped, failed) = rings.shared().counts();
+            return AsyncStats {
+                written,
+                dropped,
+                failed,
+                queued: rings.shared().queued(),
+            };
+        }
         AsyncStats {
             written: self.shared.written.load(Ordering::Relaxed),
             dropped: self.shared.dropped.load(Ordering::Relaxed),
@@ -474,7 +578,10 @@ impl AsyncSink {
     /// A record emitted in a forked child: counted as dropped and reported.
     #[cold]
     fn drop_in_child(&self) {
-        self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+        match &self.rings {
+            Some(r) => r.shared().dropped.fetch_add(1, Ordering::Relaxed),
+            None => self.shared.dropped.fetch_add(1, Ordering::Relaxed),
+        };
         crate::report_write_error(
             &format!("{} (in a forked child)", self.shared.name),
             &io::Error::other("no writer thread after fork; the record is dropped"),
@@ -483,6 +590,9 @@ impl AsyncSink {
 
     /// Records accepted but not yet written (approximate while callers run).
     fn left(&self) -> u64 {
+        if let Some(rings) = &self.rings {
+            return rings.left();
+        }
         let taken = self.shared.taken.load(Ordering::Relaxed);
         let done = self.shared.written.load(Ordering::Relaxed)
             + self.shared.failed.load(Ordering::Relaxed);
@@ -510,6 +620,9 @@ impl Sink for AsyncSink {
         if self.in_forked_child() {
             return self.drop_in_child();
         }
+        if let Some(rings) = &self.rings {
+            return rings.emit(record);
+        }
         // The writer empties stores before returning them to the pool.
         // An empty pool (a burst larger than the preallocation) allocates
         // here, sized like a pooled store so the record need not regrow it.
@@ -518,6 +631,14 @@ impl Sink for AsyncSink {
     }
     fn flush(&self) {
         if on_writer() || self.in_forked_child() {
+            return;
+        }
+        if let Some(rings) = &self.rings {
+            if !rings.flush(self.shutdown_timeout) {
+                if let Some(timeout) = self.shutdown_timeout {
+                    self.report_timeout(timeout);
+                }
+            }
             return;
         }
         let (ack_tx, ack_rx) = bounded(1);
@@ -548,11 +669,14 @@ impl Drop for AsyncSink {
     /// the writer thread then sees the queue closed and exits.
     fn drop(&mut self) {
         self.flush();
+        if let Some(rings) = &self.rings {
+            rings.shut_down();
+        }
     }
 }
 
 /// Metadata of the writer's own "N records dropped" line.
-static DROPPED_META: Metadata = Metadata::new(
+pub(crate) static DROPPED_META: Metadata = Metadata::new(
     Kind::Log,
     Level::Warn,
     "elide",
@@ -583,9 +707,7 @@ struct Writer {
 
 impl Writer {
     fn run(mut self) {
-        // A wrapped sink or writer that logs must not feed its own queue:
-        // dispatch drops (and counts) records emitted on this thread.
-        ON_WRITER.with(|w| w.set(true));
+        enter_writer();
         let mut acks: Vec<Sender<()>> = Vec::new();
         // Made here: its lists hold borrowed values, so it never crosses threads.
         let mut scratch = Scratch::default();
@@ -749,14 +871,15 @@ mod tests {
 
     #[test]
     fn the_pool_follows_the_builder() {
-        let sink = AsyncSink::builder(io::sink()).capacity(64).build();
+        let inner = || Arc::new(crate::sink::NullSink::new()) as Arc<dyn Sink>;
+        let sink = AsyncSink::wrapping(inner()).capacity(64).build();
         assert_eq!(sink.pool_rx.len(), 64, "filled up to the capacity");
-        let sink = AsyncSink::builder(io::sink())
+        let sink = AsyncSink::wrapping(inner())
             .capacity(64)
             .preallocated(8)
             .build();
         assert_eq!(sink.pool_rx.len(), 8);
-        let sink = AsyncSink::builder(io::sink()).preallocated(0).build();
+        let sink = AsyncSink::wrapping(inner()).preallocated(0).build();
         assert_eq!(sink.pool_rx.len(), 0);
     }
 }

@@ -259,7 +259,7 @@ fn whole(hi: u64, lo: u64) -> u128 {
 }
 
 /// Already rendered text that displays (and debug-prints) as itself.
-struct Verbatim<'a>(&'a str);
+pub(crate) struct Verbatim<'a>(pub(crate) &'a str);
 
 impl std::fmt::Display for Verbatim<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -282,13 +282,13 @@ pub(crate) struct Scratch {
 
 /// Empties a list and lets it hold items of another lifetime, keeping its
 /// allocation (the collect runs in place: same size and alignment).
-fn relifetime<'b, T: Relifetime<'b>>(mut v: Vec<T>) -> Vec<T::As> {
+pub(crate) fn relifetime<'b, T: Relifetime<'b>>(mut v: Vec<T>) -> Vec<T::As> {
     v.clear();
     v.into_iter().map(|_| unreachable!("emptied")).collect()
 }
 
 /// The same type at another lifetime.
-trait Relifetime<'b> {
+pub(crate) trait Relifetime<'b> {
     type As;
 }
 impl<'b> Relifetime<'b> for Field<'_> {
@@ -296,6 +296,9 @@ impl<'b> Relifetime<'b> for Field<'_> {
 }
 impl<'b> Relifetime<'b> for Verbatim<'_> {
     type As = Verbatim<'b>;
+}
+impl<'b> Relifetime<'b> for crate::raw::RawArg<'_> {
+    type As = crate::raw::RawArg<'b>;
 }
 
 #[cfg(test)]

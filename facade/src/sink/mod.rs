@@ -1,6 +1,7 @@
 //! Where records go: the [`Sink`] trait and the built-in sinks.
 
 mod r#async;
+mod async_rings;
 mod captured;
 mod console;
 mod durable;
@@ -14,6 +15,7 @@ mod open;
 mod otlp;
 mod prof;
 pub(crate) mod profiles;
+mod ring;
 
 pub use console::{ConsoleSink, Stream};
 pub use durable::{DurableFile, DurableFileSink};
@@ -29,6 +31,7 @@ pub use prof::ProfSink;
 pub(crate) use r#async::on_writer as on_writer_thread;
 pub use r#async::{
     AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_PREALLOCATED,
+    DEFAULT_THREAD_BUFFER,
 };
 
 use crate::record::Record;

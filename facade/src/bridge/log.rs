@@ -1,0 +1,278 @@
+//! The `log` crate and elide, both ways (cargo feature `log`).
+//!
+//! **Inbound**: [`install`] makes elide the `log` logger. A `log` record's
+//! target is its namespace, looked up like a macro site's `target:` (the
+//! `RADICAL_*` cascade: `HYPER_LOG_LVL`, then `RADICAL_DEFAULT_LOG_LVL`, or
+//! the root's variables under [`init_ns`](crate::init_ns); `set_level_for`),
+//! through the per-target cache of [`emit`](crate::emit). Its key-values
+//! become fields: numbers, booleans, chars and strings typed, the rest
+//! through `Display`. `log::max_level()` follows elide's configuration on
+//! every change (`set_level*`, sinks, `reload_from_env`), so a disabled
+//! `log::debug!` in a dependency stops at `log`'s own check.
+//! [`init`](crate::init) and [`init_ns`](crate::init_ns) install it when no
+//! logger is set yet.
+//!
+//! **Outbound**: [`LogSink`] hands elide records to the `log` logger the
+//! application installed (e.g. `env_logger`), fields as key-values.
+//!
+//! ```
+//! # #[cfg(feature = "log")] {
+//! elide::bridge::log::install().unwrap();
+//! elide::set_level_for("hyper", elide::LevelFilter::Warn);
+//! log::warn!(target: "hyper::proto", peer = "10.0.0.1"; "connection reset");
+//! # }
+//! ```
+
+use ::log::kv::{self, VisitSource};
+
+use crate::bridge::{forward, forwarding, intern};
+use crate::interest;
+use crate::record::Record;
+use crate::runtime::{self, Shutdown};
+use crate::runtime_site::{emit_at, enabled_at, site};
+use crate::sink::Sink;
+use crate::value::{Field, Value};
+use crate::{Level, LevelFilter};
+
+/// The `log` logger that routes `log` records into elide. Installed by
+/// [`install`]; there is one, [`LOGGER`].
+#[derive(Debug)]
+pub struct Logger {
+    _private: (),
+}
+
+/// The one inbound [`Logger`].
+pub static LOGGER: Logger = Logger { _private: () };
+
+/// Makes elide the `log` logger (see the [module docs](self)). Fails if the
+/// program already installed one.
+///
+/// ```
+/// # #[cfg(feature = "log")] {
+/// let _ = elide::bridge::log::install();
+/// log::error!("now an elide record");
+/// # }
+/// ```
+pub fn install() -> Result<(), ::log::SetLoggerError> {
+    ::log::set_logger(&LOGGER)?;
+    runtime::ensure();
+    interest::on_change(follow_max_level);
+    Ok(())
+}
+
+/// [`install`] unless a `log` logger is set already (what `init` does).
+pub(crate) fn install_if_unset() {
+    let _ = install();
+}
+
+/// Whether elide's inbound [`Logger`] is the installed `log` logger.
+pub fn is_installed() -> bool {
+    let ours: *const dyn ::log::Log = &LOGGER;
+    std::ptr::addr_eq(::log::logger() as *const dyn ::log::Log, ours)
+}
+
+/// Keeps `log::max_level()` at the most verbose level elide can emit.
+fn follow_max_level(max: LevelFilter) {
+    ::log::set_max_level(to_log_filter(max));
+}
+
+fn to_log_filter(l: LevelFilter) -> ::log::LevelFilter {
+    match l {
+        LevelFilter::Off => ::log::LevelFilter::Off,
+        LevelFilter::Error => ::log::LevelFilter::Error,
+        LevelFilter::Warn => ::log::LevelFilter::Warn,
+        LevelFilter::Info => ::log::LevelFilter::Info,
+        LevelFilter::Debug => ::log::LevelFilter::Debug,
+        LevelFilter::Trace => ::log::LevelFilter::Trace,
+    }
+}
+
+fn from_log_filter(l: ::log::LevelFilter) -> LevelFilter {
+    match l {
+        ::log::LevelFilter::Off => LevelFilter::Off,
+        ::log::LevelFilter::Error => LevelFilter::Error,
+        ::log::LevelFilter::Warn => LevelFilter::Warn,
+        ::log::LevelFilter::Info => LevelFilter::Info,
+        ::log::LevelFilter::Debug => LevelFilter::Debug,
+        ::log::LevelFilter::Trace => LevelFilter::Trace,
+    }
+}
+
+fn from_log(l: ::log::Level) -> Level {
+    match l {
+        ::log::Level::Error => Level::Error,
+        ::log::Level::Warn => Level::Warn,
+        ::log::Level::Info => Level::Info,
+        ::log::Level::Debug => Level::Debug,
+        ::log::Level::Trace => Level::Trace,
+    }
+}
+
+fn to_log(l: Level) -> ::log::Level {
+    match l {
+        Level::Error => ::log::Level::Error,
+        Level::Warn => ::log::Level::Warn,
+        Level::Info => ::log::Level::Info,
+        Level::Debug => ::log::Level::Debug,
+        Level::Trace => ::log::Level::Trace,
+    }
+}
+
+impl ::log::Log for Logger {
+    fn enabled(&self, metadata: &::log::Metadata<'_>) -> bool {
+        !forwarding() && enabled_at(site(metadata.target()), from_log(metadata.level())).is_some()
+    }
+
+    fn log(&self, record: &::log::Record<'_>) {
+        if forwarding() {
+            return;
+        }
+        let level = from_log(record.level());
+        let cs = site(record.target());
+        let Some(route) = enabled_at(cs, level) else {
+            return;
+        };
+        let source = record.key_values();
+        if source.count() == 0 {
+            // The common case: no key-values, nothing to collect.
+            return emit_at(cs, route, record.target(), level, &[], *record.args());
+        }
+        let mut kvs = Collect(Vec::new());
+        let _ = source.visit(&mut kvs);
+        let fields: Vec<Field<'_>> = kvs.0.iter().map(|(k, v)| (*k, to_value(v))).collect();
+        emit_at(cs, route, record.target(), level, &fields, *record.args());
+    }
+
+    fn flush(&self) {
+        if !forwarding() {
+            runtime::shutdown(Shutdown::Flush);
+        }
+    }
+}
+
+/// The key-values of a `log` record, names made `'static`.
+struct Collect<'kvs>(Vec<(&'static str, kv::Value<'kvs>)>);
+
+impl<'kvs> VisitSource<'kvs> for Collect<'kvs> {
+    fn visit_pair(&mut self, key: kv::Key<'kvs>, value: kv::Value<'kvs>) -> Result<(), kv::Error> {
+        self.0.push((intern(key.as_str()), value));
+        Ok(())
+    }
+}
+
+/// A `log` value as an elide value: typed when `log` can say the type.
+fn to_value<'a>(v: &'a kv::Value<'_>) -> Value<'a> {
+    if let Some(s) = v.to_borrowed_str() {
+        Value::Str(s)
+    } else if let Some(b) = v.to_bool() {
+        Value::Bool(b)
+    } else if let Some(c) = v.to_char() {
+        Value::Char(c)
+    } else if let Some(n) = v.to_u64() {
+        Value::U64(n)
+    } else if let Some(n) = v.to_i64() {
+        Value::I64(n)
+    } else if let Some(n) = v.to_f64() {
+        Value::F64(n)
+    } else {
+        Value::Display(v)
+    }
+}
+
+/// A sink that hands elide records to the installed `log` logger, for a
+/// program that keeps its `env_logger` (or any `log` logger): elide sites
+/// then show up there, fields as `log` key-values.
+///
+/// Its level is `log::max_level()` when the sink is made, so make it after
+/// the logger is installed. If the installed logger is elide's own inbound
+/// [`Logger`], it forwards nothing (that would loop).
+///
+/// ```
+/// # #[cfg(feature = "log")] {
+/// use std::sync::Arc;
+/// // env_logger::init();  // the application's logger
+/// elide::add_sink(Arc::new(elide::bridge::log::LogSink::new()));
+/// elide::warn!(uid = 7, "reaches the log logger");
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct LogSink {
+    max: LevelFilter,
+}
+
+impl LogSink {
+    /// A sink forwarding up to `log::max_level()` as it is now.
+    pub fn new() -> LogSink {
+        LogSink {
+            max: from_log_filter(::log::max_level()),
+        }
+    }
+}
+
+impl Default for LogSink {
+    fn default() -> LogSink {
+        LogSink::new()
+    }
+}
+
+/// An elide record's fields as a `log` key-value source.
+struct Fields<'a>(&'a [Field<'a>]);
+
+impl kv::Source for Fields<'_> {
+    fn visit<'kvs>(&'kvs self, visitor: &mut dyn VisitSource<'kvs>) -> Result<(), kv::Error> {
+        for (k, v) in self.0 {
+            visitor.visit_pair(kv::Key::from_str(k), to_log_value(v))?;
+        }
+        Ok(())
+    }
+}
+
+fn to_log_value<'a>(v: &'a Value<'a>) -> kv::Value<'a> {
+    match v {
+        Value::I64(n) => kv::Value::from(*n),
+        Value::U64(n) => kv::Value::from(*n),
+        Value::I128(n) => kv::Value::from(*n),
+        Value::U128(n) => kv::Value::from(*n),
+        Value::F64(n) => kv::Value::from(*n),
+        Value::Bool(b) => kv::Value::from(*b),
+        Value::Char(c) => kv::Value::from(*c),
+        Value::Str(s) => kv::Value::from(*s),
+        Value::Display(d) => kv::Value::from_dyn_display(*d),
+        Value::Debug(d) => kv::Value::from_dyn_debug(*d),
+    }
+}
+
+impl Sink for LogSink {
+    fn max_level(&self) -> LevelFilter {
+        self.max
+    }
+
+    fn emit(&self, record: &Record<'_>) {
+        if is_installed() {
+            return;
+        }
+        let meta = record.metadata();
+        let fields = Fields(record.fields());
+        let logger = ::log::logger();
+        forward(|| {
+            logger.log(
+                &::log::Record::builder()
+                    .args(*record.args())
+                    .level(to_log(record.level()))
+                    .target(record.target())
+                    .module_path_static(Some(meta.module_path()))
+                    .file_static((!meta.file().is_empty()).then_some(meta.file()))
+                    .line((meta.line() != 0).then_some(meta.line()))
+                    .key_values(&fields)
+                    .build(),
+            )
+        });
+    }
+
+    fn flush(&self) {
+        // Flushing elide's own inbound logger would flush this sink again.
+        if !is_installed() {
+            forward(|| ::log::logger().flush());
+        }
+    }
+}

@@ -1,0 +1,419 @@
+//! The `tracing` ecosystem and elide, both ways (cargo feature `tracing`).
+//!
+//! **Inbound**: [`layer()`] is a `tracing-subscriber` [`Layer`] that turns
+//! `tracing` events into elide records. An event's target is its namespace
+//! (the same cascade and `set_level_for` rules as a macro site); its fields
+//! stay typed where tracing gives types (integers, floats, booleans,
+//! strings), its `message` is the record's message, and the current span's
+//! name (field `span`) and fields are added as context. The layer answers
+//! `register_callsite` from elide's configuration (`always`/`never`) and
+//! gives tracing elide's most verbose level as its hint, and every elide
+//! change rebuilds tracing's interest cache, so a disabled `tracing::debug!`
+//! costs what it costs under any subscriber. [`init`] installs a registry
+//! with this layer as the global subscriber.
+//!
+//! **Outbound**: [`TracingSink`] re-emits elide records as `tracing` events
+//! in the current dispatcher, so an elide-instrumented library shows up in a
+//! `tracing_subscriber::fmt` application.
+//!
+//! ```
+//! # #[cfg(feature = "tracing")] {
+//! let _ = elide::bridge::tracing::init();
+//! # }
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Mutex, OnceLock};
+
+use tracing_core::field::{self as tfield, Field as TField, Visit as TVisit};
+use tracing_core::span::{Attributes, Id, Record as SpanRecord};
+use tracing_core::{callsite, dispatcher, Event, Interest, Kind, Metadata, Subscriber};
+use tracing_subscriber::layer::{Context, Layer};
+use tracing_subscriber::registry::LookupSpan;
+
+use crate::bridge::{forward, forwarding};
+use crate::interest;
+use crate::record::Record;
+use crate::runtime;
+use crate::runtime_site::{emit_at, enabled_at, site};
+use crate::sink::Sink;
+use crate::value::{Field, Value};
+use crate::{Level, LevelFilter};
+
+/// A `tracing-subscriber` layer that routes `tracing` events into elide
+/// (see the [module docs](self)).
+#[derive(Debug)]
+pub struct ElideLayer {
+    _private: (),
+}
+
+/// The inbound layer. Reads the environment if that was not done yet.
+///
+/// ```
+/// # #[cfg(feature = "tracing")] {
+/// use tracing_subscriber::layer::SubscriberExt;
+/// let subscriber = tracing_subscriber::registry().with(elide::bridge::tracing::layer());
+/// tracing_core::dispatcher::with_default(&subscriber.into(), || {
+///     tracing::info!(port = 80, "now an elide record");
+/// });
+/// # }
+/// ```
+pub fn layer() -> ElideLayer {
+    runtime::ensure();
+    interest::on_change(rebuild_tracing_interest);
+    ElideLayer { _private: () }
+}
+
+/// Asks `tracing` to ask every layer again about every callsite, after an
+/// elide change.
+fn rebuild_tracing_interest(_: LevelFilter) {
+    callsite::rebuild_interest_cache();
+}
+
+/// Installs a `tracing` registry with [`layer()`] as the global default
+/// subscriber, making elide the whole subscriber. Fails if one was set.
+pub fn init() -> Result<(), dispatcher::SetGlobalDefaultError> {
+    use tracing_subscriber::layer::SubscriberExt;
+    let subscriber = tracing_subscriber::registry().with(layer());
+    dispatcher::set_global_default(dispatcher::Dispatch::new(subscriber))
+}
+
+fn from_tracing(l: &tracing_core::Level) -> Level {
+    match *l {
+        tracing_core::Level::ERROR => Level::Error,
+        tracing_core::Level::WARN => Level::Warn,
+        tracing_core::Level::INFO => Level::Info,
+        tracing_core::Level::DEBUG => Level::Debug,
+        _ => Level::Trace,
+    }
+}
+
+fn to_tracing(l: Level) -> &'static tracing_core::Level {
+    match l {
+        Level::Error => &tracing_core::Level::ERROR,
+        Level::Warn => &tracing_core::Level::WARN,
+        Level::Info => &tracing_core::Level::INFO,
+        Level::Debug => &tracing_core::Level::DEBUG,
+        Level::Trace => &tracing_core::Level::TRACE,
+    }
+}
+
+fn to_tracing_filter(l: LevelFilter) -> tracing_core::LevelFilter {
+    match l {
+        LevelFilter::Off => tracing_core::LevelFilter::OFF,
+        LevelFilter::Error => tracing_core::LevelFilter::ERROR,
+        LevelFilter::Warn => tracing_core::LevelFilter::WARN,
+        LevelFilter::Info => tracing_core::LevelFilter::INFO,
+        LevelFilter::Debug => tracing_core::LevelFilter::DEBUG,
+        LevelFilter::Trace => tracing_core::LevelFilter::TRACE,
+    }
+}
+
+/// Whether elide wants an event of this metadata (spans are always
+/// wanted: their fields are context for the events inside them).
+fn wanted(meta: &Metadata<'_>) -> bool {
+    !meta.is_event() || enabled_at(site(meta.target()), from_tracing(meta.level())).is_some()
+}
+
+/// An owned field value captured from `tracing`.
+#[derive(Clone, Debug)]
+enum Owned {
+    I64(i64),
+    U64(u64),
+    I128(i128),
+    U128(u128),
+    F64(f64),
+    Bool(bool),
+    Str(String),
+    Text(String),
+}
+
+impl Owned {
+    fn value(&self) -> Value<'_> {
+        match self {
+            Owned::I64(n) => Value::I64(*n),
+            Owned::U64(n) => Value::U64(*n),
+            Owned::I128(n) => Value::I128(*n),
+            Owned::U128(n) => Value::U128(*n),
+            Owned::F64(n) => Value::F64(*n),
+            Owned::Bool(b) => Value::Bool(*b),
+            Owned::Str(s) => Value::Str(s),
+            Owned::Text(s) => Value::Display(s),
+        }
+    }
+}
+
+/// Collects the fields of an event or span; `message` apart.
+#[derive(Default)]
+struct Capture {
+    message: Option<String>,
+    fields: Vec<(&'static str, Owned)>,
+}
+
+impl Capture {
+    fn put(&mut self, field: &TField, v: Owned) {
+        self.fields.push((field.name(), v));
+    }
+}
+
+impl TVisit for Capture {
+    fn record_i64(&mut self, field: &TField, v: i64) {
+        self.put(field, Owned::I64(v))
+    }
+    fn record_u64(&mut self, field: &TField, v: u64) {
+        self.put(field, Owned::U64(v))
+    }
+    fn record_i128(&mut self, field: &TField, v: i128) {
+        self.put(field, Owned::I128(v))
+    }
+    fn record_u128(&mut self, field: &TField, v: u128) {
+        self.put(field, Owned::U128(v))
+    }
+    fn record_f64(&mut self, field: &TField, v: f64) {
+        self.put(field, Owned::F64(v))
+    }
+    fn record_bool(&mut self, field: &TField, v: bool) {
+        self.put(field, Owned::Bool(v))
+    }
+    fn record_str(&mut self, field: &TField, v: &str) {
+        if field.name() == "message" {
+            self.message = Some(v.to_owned());
+        } else {
+            self.put(field, Owned::Str(v.to_owned()))
+        }
+    }
+    fn record_debug(&mut self, field: &TField, v: &dyn fmt::Debug) {
+        if field.name() == "message" {
+            self.message = Some(format!("{v:?}"));
+        } else {
+            self.put(field, Owned::Text(format!("{v:?}")))
+        }
+    }
+}
+
+/// A span's name and fields, kept in its extensions for the events inside.
+struct SpanFields(Vec<(&'static str, Owned)>);
+
+impl<S> Layer<S> for ElideLayer
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
+        if wanted(meta) {
+            Interest::always()
+        } else {
+            Interest::never()
+        }
+    }
+
+    fn enabled(&self, meta: &Metadata<'_>, _: Context<'_, S>) -> bool {
+        wanted(meta)
+    }
+
+    fn max_level_hint(&self) -> Option<tracing_core::LevelFilter> {
+        Some(to_tracing_filter(interest::max_level()))
+    }
+
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let mut c = Capture::default();
+        attrs.record(&mut c);
+        if let Some(span) = ctx.span(id) {
+            span.extensions_mut().insert(SpanFields(c.fields));
+        }
+    }
+
+    fn on_record(&self, id: &Id, values: &SpanRecord<'_>, ctx: Context<'_, S>) {
+        let mut c = Capture::default();
+        values.record(&mut c);
+        if let Some(span) = ctx.span(id) {
+            if let Some(f) = span.extensions_mut().get_mut::<SpanFields>() {
+                f.0.extend(c.fields);
+            }
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+        if forwarding() {
+            return;
+        }
+        let meta = event.metadata();
+        let level = from_tracing(meta.level());
+        let cs = site(meta.target());
+        let Some(route) = enabled_at(cs, level) else {
+            return;
+        };
+        let mut c = Capture::default();
+        event.record(&mut c);
+        let mut fields: Vec<Field<'_>> = c.fields.iter().map(|(k, v)| (*k, v.value())).collect();
+        let span = ctx.event_span(event);
+        let ext = span.as_ref().map(|s| s.extensions());
+        if let (Some(span), Some(ext)) = (&span, &ext) {
+            fields.push(("span", Value::Str(span.name())));
+            if let Some(f) = ext.get::<SpanFields>() {
+                fields.extend(f.0.iter().map(|(k, v)| (*k, v.value())));
+            }
+        }
+        let message = c.message.as_deref().unwrap_or("");
+        emit_at(
+            cs,
+            route,
+            meta.target(),
+            level,
+            &fields,
+            format_args!("{message}"),
+        );
+    }
+}
+
+/// The most fields a record forwarded to `tracing` carries (beyond it,
+/// fields are left out); tracing's metadata needs a fixed field list.
+pub const MAX_FORWARDED_FIELDS: usize = 16;
+
+/// A sink that re-emits elide records as `tracing` events in the current
+/// dispatcher (the thread's default, else the global one), so elide sites
+/// appear in a `tracing_subscriber::fmt` application. The event's target,
+/// level, module path, file and line are the record's; its fields are the
+/// record's (typed: integers, floats, booleans, strings; the rest through
+/// `Display`/`Debug`) after `message`.
+///
+/// ```
+/// # #[cfg(feature = "tracing")] {
+/// use std::sync::Arc;
+/// // tracing_subscriber::fmt::init();  // the application's subscriber
+/// elide::add_sink(Arc::new(elide::bridge::tracing::TracingSink::new()));
+/// elide::warn!(uid = 7, "reaches the tracing subscriber");
+/// # }
+/// ```
+#[derive(Debug, Default)]
+pub struct TracingSink {
+    _private: (),
+}
+
+impl TracingSink {
+    /// The sink.
+    pub fn new() -> TracingSink {
+        TracingSink { _private: () }
+    }
+}
+
+/// A leaked `tracing` callsite for one shape of forwarded record: the
+/// elide site, the level and the field names.
+struct ForwardSite {
+    meta: OnceLock<Metadata<'static>>,
+}
+
+impl callsite::Callsite for ForwardSite {
+    fn set_interest(&self, _: Interest) {}
+    fn metadata(&self) -> &Metadata<'_> {
+        self.meta.get().expect("set before registration")
+    }
+}
+
+type ShapeKey = (usize, u8, Vec<&'static str>);
+
+fn forward_site(record: &Record<'_>, names: Vec<&'static str>) -> &'static Metadata<'static> {
+    static SITES: OnceLock<Mutex<HashMap<ShapeKey, &'static ForwardSite>>> = OnceLock::new();
+    let meta = record.metadata();
+    let key = (meta as *const _ as usize, record.level().as_u8(), names);
+    let mut map = SITES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = map.get(&key) {
+        return s.meta.get().expect("set at creation");
+    }
+    let site: &'static ForwardSite = Box::leak(Box::new(ForwardSite {
+        meta: OnceLock::new(),
+    }));
+    let names: &'static [&'static str] = Box::leak(key.2.clone().into_boxed_slice());
+    let _ = site.meta.set(Metadata::new(
+        "elide",
+        meta.target(),
+        *to_tracing(record.level()),
+        (!meta.file().is_empty()).then_some(meta.file()),
+        (meta.line() != 0).then_some(meta.line()),
+        Some(meta.module_path()),
+        tfield::FieldSet::new(names, callsite::Identifier(site)),
+        Kind::EVENT,
+    ));
+    map.insert(key, site);
+    drop(map);
+    callsite::register(site);
+    site.meta.get().expect("set above")
+}
+
+/// An elide value as something `tracing` can record.
+enum TValue<'a> {
+    I64(i64),
+    U64(u64),
+    I128(i128),
+    U128(u128),
+    F64(f64),
+    Bool(bool),
+    Str(&'a str),
+    Display(tfield::DisplayValue<&'a dyn fmt::Display>),
+    Debug(tfield::DebugValue<&'a dyn fmt::Debug>),
+    Char(tfield::DisplayValue<char>),
+}
+
+impl<'a> TValue<'a> {
+    fn of(v: &Value<'a>) -> TValue<'a> {
+        match *v {
+            Value::I64(n) => TValue::I64(n),
+            Value::U64(n) => TValue::U64(n),
+            Value::I128(n) => TValue::I128(n),
+            Value::U128(n) => TValue::U128(n),
+            Value::F64(n) => TValue::F64(n),
+            Value::Bool(b) => TValue::Bool(b),
+            Value::Char(c) => TValue::Char(tfield::display(c)),
+            Value::Str(s) => TValue::Str(s),
+            Value::Display(d) => TValue::Display(tfield::display(d)),
+            Value::Debug(d) => TValue::Debug(tfield::debug(d)),
+        }
+    }
+
+    fn as_dyn(&self) -> &dyn tfield::Value {
+        match self {
+            TValue::I64(n) => n,
+            TValue::U64(n) => n,
+            TValue::I128(n) => n,
+            TValue::U128(n) => n,
+            TValue::F64(n) => n,
+            TValue::Bool(b) => b,
+            TValue::Str(s) => s,
+            TValue::Display(d) => d,
+            TValue::Debug(d) => d,
+            TValue::Char(c) => c,
+        }
+    }
+}
+
+impl Sink for TracingSink {
+    fn emit(&self, record: &Record<'_>) {
+        let fields = &record.fields()[..record.fields().len().min(MAX_FORWARDED_FIELDS)];
+        let mut names = Vec::with_capacity(fields.len() + 1);
+        names.push("message");
+        names.extend(fields.iter().map(|(k, _)| *k));
+        let meta = forward_site(record, names);
+        let values: Vec<TValue<'_>> = fields.iter().map(|(_, v)| TValue::of(v)).collect();
+        let set = meta.fields();
+        let tfields: Vec<TField> = set.iter().collect();
+        let args = *record.args();
+        // A fixed-size list: the slots past the record's fields repeat
+        // `message` with no value, which tracing skips.
+        let mut list: [(&TField, Option<&dyn tfield::Value>); MAX_FORWARDED_FIELDS + 1] =
+            [(&tfields[0], None); MAX_FORWARDED_FIELDS + 1];
+        list[0].1 = Some(&args);
+        for (i, v) in values.iter().enumerate() {
+            list[i + 1] = (&tfields[i + 1], Some(v.as_dyn()));
+        }
+        forward(|| {
+            dispatcher::get_default(|d| {
+                if d.enabled(meta) {
+                    d.event(&Event::new(meta, &set.value_set(&list)));
+                }
+            })
+        });
+    }
+}

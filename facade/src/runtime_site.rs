@@ -1,0 +1,219 @@
+//! Sites whose target is known only at run time: the public run-time emit
+//! API ([`emit`], [`enabled_for`]), log macros with a computed `target:`, and
+//! the `log`/`tracing` bridges.
+//!
+//! Each distinct target gets one leaked [`Callsite`], registered like a macro
+//! site, so a configuration change rewrites its cached interest and a record
+//! checks it with one load. Finding a target's site is a lookup: first in a
+//! small per-thread list of the targets it used last (compared by content),
+//! then in a global map under a read lock. The cascade is walked once per
+//! target and configuration, never per record.
+//!
+//! A site of this kind has no file or line of its own (its `Metadata` says
+//! `""` and 0) and its `module_path` is the target.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{OnceLock, RwLock};
+
+use crate::callsite::Callsite;
+use crate::dispatch::{self, Route};
+use crate::metadata::{Kind, Metadata};
+use crate::record::Record;
+use crate::value::{Field, Value};
+use crate::Level;
+
+/// Distinct run-time targets kept before new ones share one overflow site
+/// (each costs a leaked `Callsite` and the target's text, about 150 bytes).
+pub const MAX_TARGETS: usize = 4096;
+
+/// The target of the shared site that targets beyond [`MAX_TARGETS`] use;
+/// their own target then travels as a `target` field.
+pub const OVERFLOW_TARGET: &str = "elide::overflow";
+
+const RECENT: usize = 4;
+
+thread_local! {
+    /// The targets this thread used last, most recent first.
+    static RECENT_SITES: [Cell<Option<&'static Callsite>>; RECENT] =
+        const { [const { Cell::new(None) }; RECENT] };
+}
+
+fn table() -> &'static RwLock<HashMap<&'static str, &'static Callsite>> {
+    static TABLE: OnceLock<RwLock<HashMap<&'static str, &'static Callsite>>> = OnceLock::new();
+    TABLE.get_or_init(Default::default)
+}
+
+fn leak_site(target: &'static str) -> &'static Callsite {
+    Box::leak(Box::new(Callsite::new(Metadata::new(
+        Kind::Log,
+        Level::Trace,
+        target,
+        target,
+        "",
+        0,
+        "",
+    ))))
+}
+
+fn overflow_site() -> &'static Callsite {
+    static SITE: OnceLock<&'static Callsite> = OnceLock::new();
+    SITE.get_or_init(|| leak_site(OVERFLOW_TARGET))
+}
+
+/// The site of a run-time target, created on first use. Not public API; the
+/// macros call it for a `target:` that is not a constant.
+#[doc(hidden)]
+#[inline]
+pub fn site(target: &str) -> &'static Callsite {
+    let hit = RECENT_SITES.with(|recent| {
+        for (i, slot) in recent.iter().enumerate() {
+            if let Some(cs) = slot.get() {
+                if cs.metadata().target() == target {
+                    if i != 0 {
+                        // Move to the front, so a steady target is found first.
+                        push_front(&recent[..=i], cs);
+                    }
+                    return Some(cs);
+                }
+            }
+        }
+        None
+    });
+    match hit {
+        Some(cs) => cs,
+        None => site_slow(target),
+    }
+}
+
+/// Puts `cs` first in `slots`, shifting the others back (the last falls
+/// off).
+fn push_front(slots: &[Cell<Option<&'static Callsite>>], cs: &'static Callsite) {
+    let mut carry = Some(cs);
+    for slot in slots {
+        carry = slot.replace(carry);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn site_slow(target: &str) -> &'static Callsite {
+    let cs = lookup_or_insert(target);
+    if cs.metadata().target() == target {
+        RECENT_SITES.with(|recent| push_front(recent, cs));
+    }
+    cs
+}
+
+fn lookup_or_insert(target: &str) -> &'static Callsite {
+    let t = table();
+    if let Some(cs) = t.read().unwrap_or_else(|e| e.into_inner()).get(target) {
+        return cs;
+    }
+    let mut map = t.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(cs) = map.get(target) {
+        return cs;
+    }
+    if map.len() >= MAX_TARGETS {
+        return overflow_site();
+    }
+    let key: &'static str = Box::leak(target.into());
+    let cs = leak_site(key);
+    map.insert(key, cs);
+    cs
+}
+
+/// Whether a record at `level` for `target` would be emitted: the level
+/// configured for the target's namespace (the same cascade and
+/// `set_level_for` rules as a macro site) and the sinks installed.
+///
+/// Costs one lookup of the target (see [`emit`]) and one load.
+///
+/// ```
+/// elide::set_level_for("bridged::db", elide::LevelFilter::Debug);
+/// elide::set_sinks([std::sync::Arc::new(elide::sink::MemorySink::new()) as _]);
+/// assert!(elide::enabled_for("bridged::db::pool", elide::Level::Debug));
+/// assert!(!elide::enabled_for("bridged::db::pool", elide::Level::Trace));
+/// ```
+pub fn enabled_for(target: &str, level: Level) -> bool {
+    !above_every_namespace(level) && enabled_at(site(target), level).is_some()
+}
+
+/// Whether `level` is above what any namespace and sink allows, by one
+/// load (then no lookup is needed), unless this thread is in a test
+/// capture, which wants every level.
+#[inline]
+fn above_every_namespace(level: Level) -> bool {
+    level.as_u8() > crate::interest::max_level_cached() && !dispatch::capturing_here()
+}
+
+/// Where a record of a run-time site at `level` goes, if anywhere (see
+/// `runtime::route`: test captures raise the site, not the configuration).
+#[inline]
+pub(crate) fn enabled_at(cs: &'static Callsite, level: Level) -> Option<Route> {
+    crate::runtime::route(cs, level.as_u8())
+}
+
+/// Emits a record whose target, level, fields and message are known only at
+/// run time, through the same namespace configuration and sinks as a macro
+/// site. For bridges and front-ends: a macro site is cheaper.
+///
+/// The target selects the configuration like a macro site's `target:`
+/// (`RADICAL_*` cascade, [`set_level_for`](crate::set_level_for), ...). Its
+/// decision is cached per target, so a record that is off costs a lookup
+/// (a short per-thread list compared by content, then a map under a read
+/// lock) and one load. A level above what any namespace and sink allows is
+/// turned away before the lookup, by one load and a compare.
+/// Each distinct target is kept for the life of the process (up to
+/// [`MAX_TARGETS`]; further ones share the site [`OVERFLOW_TARGET`] and
+/// carry their own as a `target` field).
+///
+/// The record's file and line are empty; its module path is the target.
+///
+/// ```
+/// use std::sync::Arc;
+/// use elide::{sink::MemorySink, Level, Value};
+///
+/// let mem = Arc::new(MemorySink::new());
+/// elide::set_sinks([mem.clone() as Arc<dyn elide::Sink>]);
+/// elide::set_level(elide::LevelFilter::Info);
+///
+/// let target = String::from("plugin.loader");
+/// elide::emit(&target, Level::Info, &[("count", Value::U64(3))], format_args!("loaded {} plugins", 3));
+/// elide::emit(&target, Level::Debug, &[], format_args!("not emitted"));
+/// assert_eq!(mem.messages(), ["loaded 3 plugins"]);
+/// ```
+pub fn emit(target: &str, level: Level, fields: &[Field<'_>], args: fmt::Arguments<'_>) {
+    // Above every namespace's level: no lookup at all.
+    if above_every_namespace(level) {
+        return;
+    }
+    let cs = site(target);
+    if let Some(route) = enabled_at(cs, level) {
+        emit_at(cs, route, target, level, fields, args);
+    }
+}
+
+/// Builds and dispatches the record of a run-time site that is on.
+#[cold]
+#[inline(never)]
+pub(crate) fn emit_at(
+    cs: &'static Callsite,
+    route: Route,
+    target: &str,
+    level: Level,
+    fields: &[Field<'_>],
+    args: fmt::Arguments<'_>,
+) {
+    let meta = cs.metadata();
+    if meta.target() == target {
+        dispatch::dispatch_to(route, &Record::new(meta, level, args, fields));
+    } else {
+        // An overflow target: say which one it was.
+        let mut all = Vec::with_capacity(fields.len() + 1);
+        all.push(("target", Value::Str(target)));
+        all.extend_from_slice(fields);
+        dispatch::dispatch_to(route, &Record::new(meta, level, args, &all));
+    }
+}

@@ -1,0 +1,1034 @@
+//! The queue of an [`AsyncSink`](super::AsyncSink) with its own writer:
+//! one single-producer ring per logging thread ([`Ring`]), drained in
+//! timestamp order by the writer thread, which formats and group-commits.
+//!
+//! # What the caller copies
+//! A record whose message came with a raw view
+//! ([`RawMessage`](crate::raw::RawMessage): every argument an integer,
+//! float, `bool`, `char` or string) is copied as typed words: the site's
+//! metadata pointer, the level, the time (the cheap clock,
+//! [`crate::clock`]), the decoder pointer, each argument. Nothing is
+//! formatted on the caller. Any other message is rendered on the caller
+//! into the ring as text, and `Display`/`Debug` fields too (they borrow the
+//! caller's data); typed fields are copied. Strings longer than
+//! `MAX_INLINE` bytes are moved to the heap and the ring holds the pointer.
+//!
+//! # Guarantees (as the channel form's)
+//! - `Block`: a full ring makes its thread wait for the writer; nothing is
+//!   lost. `Drop`: the record is counted in `dropped` and the writer
+//!   announces it in the output.
+//! - A thread that exits leaves its ring registered with the sink; the
+//!   writer drains it, then frees it. A record emitted while the thread's
+//!   locals are being torn down goes to a shared ring under a lock.
+//! - `flush` waits until everything published before it is written and
+//!   flushed (or the shutdown timeout passes).
+//! - A forked child has no writer: [`AsyncSink`](super::AsyncSink) counts
+//!   its records as dropped before they reach here.
+//!
+//! Statics owned here: each thread's `LANES` (its rings, one per sink) and
+//! `NEXT_ID` (sink identities, never reused).
+
+use std::cell::{Cell, RefCell};
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::Thread;
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+use crate::format::Format;
+use crate::metadata::Metadata;
+use crate::raw::{RawArg, RawDecode};
+use crate::record::Record;
+use crate::sink::captured::{relifetime, Verbatim};
+use crate::sink::r#async::{on_writer, Overflow, DROPPED_META};
+use crate::sink::ring::Ring;
+use crate::value::{Field, Value};
+use crate::Level;
+
+/// Bytes gathered before they are handed to the writer, within one batch.
+const CHUNK: usize = 64 * 1024;
+/// Longer strings go to the heap; the ring keeps a pointer.
+const MAX_INLINE: usize = 256;
+/// How long an idle writer sleeps before it looks again, at first; it
+/// doubles while nothing comes, up to `IDLE_MAX`. Callers do not wake the
+/// writer for every record (a wake-up is a system call, microseconds):
+/// only when their buffer is half full or full, or on `flush`.
+const IDLE: Duration = Duration::from_millis(1);
+const IDLE_MAX: Duration = Duration::from_millis(32);
+
+/// Sink identities, so a thread's ring of a dropped sink is never mistaken
+/// for a new sink's at the same address.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+// Header word: length in words (bits 0..32), level (32..40), message
+// arguments (40..48), fields (48..56), flags (56..63; bit 63 stays clear so
+// a header never reads as the ring's wrap marker).
+const RAW: u64 = 1 << 56;
+const THREAD: u64 = 1 << 57;
+
+// Item tags (low byte of an item's first word; texts keep their length in
+// bits 8..40). Tags 0..=16 are the `RawArg` kinds in declaration order.
+const T_STATIC: u64 = 17;
+const T_HEAP: u64 = 18;
+const T_DISPLAY: u64 = 19;
+const T_DEBUG: u64 = 20;
+const T_HEAP_DISPLAY: u64 = 21;
+const T_HEAP_DEBUG: u64 = 22;
+
+/// State shared by the callers and the writer.
+pub(crate) struct RingShared {
+    id: u64,
+    name: String,
+    pub(crate) dropped: AtomicU64,
+    written: AtomicU64,
+    failed: AtomicU64,
+    /// Records the writer has taken but not yet counted written or failed.
+    in_hand: AtomicU64,
+    /// Every ring that may hold records (exited threads' until drained).
+    rings: Mutex<Vec<Arc<Ring>>>,
+    rings_changed: AtomicBool,
+    /// The ring of threads whose locals are gone, pushed under its lock.
+    orphan: Mutex<Option<Arc<Ring>>>,
+    ring_words: usize,
+    policy: Overflow,
+    writer: Mutex<Option<Thread>>,
+    writer_alive: AtomicBool,
+    sleeping: AtomicBool,
+    shutdown: AtomicBool,
+    flush_requested: AtomicU64,
+    flushed: Mutex<u64>,
+    flushed_cv: Condvar,
+}
+
+/// The callers' side, owned by the [`AsyncSink`](super::AsyncSink).
+pub(crate) struct RingQueue {
+    shared: Arc<RingShared>,
+}
+
+/// One thread's rings, one per sink it logged into; the first entry is
+/// checked before the list.
+struct Lanes {
+    last_id: Cell<u64>,
+    last: Cell<*const Ring>,
+    all: RefCell<Vec<(u64, Arc<Ring>)>>,
+}
+
+impl Drop for Lanes {
+    fn drop(&mut self) {
+        // The sink keeps each ring registered: its writer drains it.
+        for (_, ring) in self.all.get_mut().drain(..) {
+            ring.closed.store(true, Ordering::Release);
+        }
+    }
+}
+
+thread_local! {
+    static LANES: Lanes = const {
+        Lanes {
+            last_id: Cell::new(0),
+            last: Cell::new(std::ptr::null()),
+            all: RefCell::new(Vec::new()),
+        }
+    };
+}
+
+impl RingQueue {
+    /// Starts the writer thread over `out`; rings of `ring_bytes` each.
+    pub(crate) fn start(
+        out: Box<dyn Write + Send>,
+        name: String,
+        format: Format,
+        policy: Overflow,
+        ring_bytes: usize,
+        max_batch: usize,
+    ) -> RingQueue {
+        let shared = Arc::new(RingShared {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            name,
+            dropped: AtomicU64::new(0),
+            written: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            in_hand: AtomicU64::new(0),
+            rings: Mutex::new(Vec::new()),
+            rings_changed: AtomicBool::new(false),
+            orphan: Mutex::new(None),
+            ring_words: ring_bytes / 8,
+            policy,
+            writer: Mutex::new(None),
+            writer_alive: AtomicBool::new(true),
+            sleeping: AtomicBool::new(false),
+            shutdown: AtomicBool::new(false),
+            flush_requested: AtomicU64::new(0),
+            flushed: Mutex::new(0),
+            flushed_cv: Condvar::new(),
+        });
+        crate::clock::recalibrate();
+        let for_writer = shared.clone();
+        let make_writer = move || RingWriter {
+            shared: for_writer,
+            out,
+            format,
+            batch: String::new(),
+            batch_lines: 0,
+            unflushed_lines: 0,
+            reported_drops: 0,
+            rings: Vec::new(),
+            max_batch: max_batch.max(1),
+            args: Vec::new(),
+            fields: Vec::new(),
+        };
+        let spawned = std::thread::Builder::new()
+            .name("elide-writer".to_owned())
+            // Made there: its lists hold borrowed values, so it never
+            // crosses threads.
+            .spawn(move || make_writer().run());
+        match spawned {
+            Ok(h) => *lock(&shared.writer) = Some(h.thread().clone()),
+            Err(e) => {
+                shared.writer_alive.store(false, Ordering::Relaxed);
+                crate::report_write_error(&format!("{} (writer thread)", shared.name), &e);
+            }
+        }
+        RingQueue { shared }
+    }
+
+    pub(crate) fn shared(&self) -> &RingShared {
+        &self.shared
+    }
+
+    /// Copies `record` into this thread's ring (see the module docs).
+    #[inline]
+    pub(crate) fn emit(&self, record: &Record<'_>) {
+        let shared = &*self.shared;
+        let ring = LANES.try_with(|l| {
+            if l.last_id.get() == shared.id {
+                l.last.get()
+            } else {
+                lane(l, &self.shared)
+            }
+        });
+        match ring {
+            // SAFETY: the pointer is kept alive by the thread's `Lanes`,
+            // and this thread is the ring's only producer.
+            Ok(ring) => unsafe { self.push(&*ring, record, false) },
+            Err(_) => self.emit_orphan(record),
+        }
+    }
+
+    #[cold]
+    fn emit_orphan(&self, record: &Record<'_>) {
+        let Some(mut orphan) = crate::process::lock(&self.shared.orphan) else {
+            self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        let ring = orphan
+            .get_or_insert_with(|| {
+                let ring = Arc::new(Ring::new(self.shared.ring_words, 0));
+                self.shared.register(ring.clone());
+                ring
+            })
+            .clone();
+        // SAFETY: the lock makes this thread the ring's only producer.
+        unsafe { self.push(&ring, record, true) };
+    }
+
+    /// Encodes `record` into `ring`, waiting for room under `Block`.
+    ///
+    /// # Safety
+    /// The caller must be `ring`'s only producer.
+    #[inline]
+    unsafe fn push(&self, ring: &Ring, record: &Record<'_>, own_thread: bool) {
+        let shared = &*self.shared;
+        if !shared.writer_alive.load(Ordering::Relaxed) {
+            shared.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let time = record.time_ns_or(crate::clock::now_ns);
+        let thread = if own_thread || record.thread_override() != 0 {
+            Some(record.thread_id())
+        } else {
+            None
+        };
+        match record.raw() {
+            Some(raw) if plain_fields(record.fields()) => {
+                let args = raw.args();
+                let len = 4 + thread.is_some() as usize + items_len(args) + fields_len(record);
+                let head = header(len, record, args.len(), RAW, thread);
+                let enc = |w: &mut [u64]| {
+                    let mut at = start(w, head, record.metadata(), time, thread);
+                    w[3] = raw.decoder() as usize as u64;
+                    for a in args {
+                        at = put_arg(w, at, a);
+                    }
+                    put_fields(w, at, record.fields());
+                };
+                // SAFETY: forwarded from the caller.
+                unsafe { self.push_with(ring, len, enc) }
+            }
+            // SAFETY: forwarded from the caller.
+            _ => unsafe { self.push_rendered(ring, record, time, thread) },
+        }
+    }
+
+    /// A record whose message or fields must be rendered on the caller.
+    #[cold]
+    #[inline(never)]
+    unsafe fn push_rendered(
+        &self,
+        ring: &Ring,
+        record: &Record<'_>,
+        time: u64,
+        thread: Option<u64>,
+    ) {
+        let mut text = String::new();
+        let message = match record.args().as_str() {
+            Some(s) => Item::Static(s),
+            None => {
+                let _ = text.write_fmt(*record.args());
+                Item::Text(0, text.len())
+            }
+        };
+        // Each field's rendered text, `text[a..b]` (empty for typed ones).
+        let mut ranges = Vec::with_capacity(record.fields().len());
+        for (_, v) in record.fields() {
+            let a = text.len();
+            match v {
+                Value::Display(d) => {
+                    let _ = write!(text, "{d}");
+                }
+                Value::Debug(d) => {
+                    let _ = write!(text, "{d:?}");
+                }
+                _ => {}
+            }
+            ranges.push((a, text.len()));
+        }
+        let fields_len: usize = record
+            .fields()
+            .iter()
+            .zip(&ranges)
+            .map(|((_, v), &(a, b))| 2 + value_arg(v).map_or(text_words(b - a), |x| arg_len(&x)))
+            .sum();
+        let len = 4 + usize::from(thread.is_some()) + message.len() + fields_len;
+        let head = header(len, record, 0, 0, thread);
+        let enc = |w: &mut [u64]| {
+            let at = start(w, head, record.metadata(), time, thread);
+            w[3] = 0;
+            let mut at = message.put(w, at, &text);
+            for ((k, v), &(a, b)) in record.fields().iter().zip(&ranges) {
+                at = put_key(w, at, k);
+                at = match (value_arg(v), v) {
+                    (Some(x), _) => put_arg(w, at, &x),
+                    (None, Value::Display(_)) => put_text(w, at, T_DISPLAY, &text[a..b]),
+                    (None, _) => put_text(w, at, T_DEBUG, &text[a..b]),
+                };
+            }
+        };
+        // SAFETY: forwarded from the caller.
+        unsafe { self.push_with(ring, len, enc) }
+    }
+
+    /// Publishes a record of `len` words, waiting or dropping when full.
+    #[inline]
+    unsafe fn push_with(&self, ring: &Ring, len: usize, enc: impl Fn(&mut [u64])) {
+        if len > ring.words() / 2 {
+            return self.too_big();
+        }
+        // SAFETY: forwarded from the caller.
+        if unsafe { ring.try_push(len, &enc) } {
+            if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
+                self.shared.wake();
+            }
+            return;
+        }
+        self.wait_for_room(ring, len, &enc)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn wait_for_room(&self, ring: &Ring, len: usize, enc: &dyn Fn(&mut [u64])) {
+        let shared = &*self.shared;
+        if shared.policy == Overflow::Drop || on_writer() {
+            shared.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let mut tries = 0u32;
+        loop {
+            shared.wake();
+            // SAFETY: the caller of `push` is the only producer.
+            if unsafe { ring.try_push(len, enc) } {
+                return;
+            }
+            if !shared.writer_alive.load(Ordering::Relaxed) {
+                shared.dropped.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            tries += 1;
+            match tries {
+                0..=63 => std::hint::spin_loop(),
+                64..=127 => std::thread::yield_now(),
+                _ => std::thread::sleep(Duration::from_micros(20)),
+            }
+        }
+    }
+
+    #[cold]
+    fn too_big(&self) {
+        self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+        crate::report_write_error(
+            &self.shared.name,
+            &io::Error::other("a record larger than half a thread buffer was dropped"),
+        );
+    }
+
+    /// Records published and not yet written.
+    pub(crate) fn left(&self) -> u64 {
+        self.shared.queued() + self.shared.in_hand.load(Ordering::Relaxed)
+    }
+
+    /// Waits until everything published before the call is written and
+    /// flushed; false if `timeout` passed first.
+    pub(crate) fn flush(&self, timeout: Option<Duration>) -> bool {
+        let shared = &*self.shared;
+        if !shared.writer_alive.load(Ordering::Acquire) {
+            return true;
+        }
+        let ticket = shared.flush_requested.fetch_add(1, Ordering::AcqRel) + 1;
+        shared.wake_now();
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut done = lock(&shared.flushed);
+        while *done < ticket && shared.writer_alive.load(Ordering::Acquire) {
+            let wait = match deadline {
+                Some(d) => match d.checked_duration_since(Instant::now()) {
+                    Some(w) => w,
+                    None => return false,
+                },
+                // Wakes now and then to notice a writer that died.
+                None => Duration::from_millis(100),
+            };
+            done = shared
+                .flushed_cv
+                .wait_timeout(done, wait)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        true
+    }
+
+    /// Stops the writer once it has drained everything.
+    pub(crate) fn shut_down(&self) {
+        self.shared.shutdown.store(true, Ordering::Release);
+        self.shared.wake_now();
+    }
+}
+
+/// The slow part of finding this thread's ring for `shared`: looks in the
+/// list (dropping rings of stopped sinks), else makes and registers one.
+#[cold]
+#[inline(never)]
+fn lane(l: &Lanes, shared: &Arc<RingShared>) -> *const Ring {
+    let mut all = l.all.borrow_mut();
+    all.retain(|(_, r)| !r.dead.load(Ordering::Relaxed));
+    let ring = match all.iter().find(|(id, _)| *id == shared.id) {
+        Some((_, r)) => r.clone(),
+        None => {
+            let ring = Arc::new(Ring::new(shared.ring_words, crate::thread_number()));
+            shared.register(ring.clone());
+            all.push((shared.id, ring.clone()));
+            ring
+        }
+    };
+    l.last_id.set(shared.id);
+    l.last.set(Arc::as_ptr(&ring));
+    Arc::as_ptr(&ring)
+}
+
+impl RingShared {
+    fn register(&self, ring: Arc<Ring>) {
+        lock(&self.rings).push(ring);
+        self.rings_changed.store(true, Ordering::Release);
+    }
+
+    /// Records in the rings (approximate while callers run).
+    pub(crate) fn queued(&self) -> u64 {
+        crate::process::lock(&self.rings)
+            .map(|r| r.iter().map(|r| r.queued()).sum())
+            .unwrap_or(0)
+    }
+
+    pub(crate) fn counts(&self) -> (u64, u64, u64) {
+        (
+            self.written.load(Ordering::Relaxed),
+            self.dropped.load(Ordering::Relaxed),
+            self.failed.load(Ordering::Relaxed),
+        )
+    }
+
+    #[inline]
+    fn wake(&self) {
+        if self.sleeping.swap(false, Ordering::AcqRel) {
+            self.unpark();
+        }
+    }
+
+    fn wake_now(&self) {
+        self.sleeping.store(false, Ordering::Release);
+        self.unpark();
+    }
+
+    fn unpark(&self) {
+        if let Some(w) = crate::process::lock(&self.writer).and_then(|w| w.clone()) {
+            w.unpark();
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+// ---- encoding -------------------------------------------------------------
+
+/// Whether every field is typed (no `Display`/`Debug` to render).
+#[inline]
+fn plain_fields(fields: &[Field<'_>]) -> bool {
+    fields
+        .iter()
+        .all(|(_, v)| !matches!(v, Value::Display(_) | Value::Debug(_)))
+}
+
+#[inline]
+fn header(len: usize, record: &Record<'_>, nargs: usize, flags: u64, thread: Option<u64>) -> u64 {
+    len as u64
+        | u64::from(record.level().as_u8()) << 32
+        | (nargs as u64 & 0xff) << 40
+        | (record.fields().len() as u64 & 0xff) << 48
+        | flags
+        | if thread.is_some() { THREAD } else { 0 }
+}
+
+/// Writes the fixed words; returns where the items start (word 3 is the
+/// decoder, written by the caller, or the message's first word).
+#[inline]
+fn start(
+    w: &mut [u64],
+    head: u64,
+    meta: &'static Metadata,
+    time: u64,
+    thread: Option<u64>,
+) -> usize {
+    w[0] = head;
+    w[1] = meta as *const Metadata as usize as u64;
+    w[2] = time;
+    match thread {
+        Some(t) => {
+            w[4] = t;
+            5
+        }
+        None => 4,
+    }
+}
+
+fn text_words(len: usize) -> usize {
+    if len > MAX_INLINE {
+        2
+    } else {
+        1 + len.div_ceil(8)
+    }
+}
+
+#[inline]
+fn arg_len(a: &RawArg<'_>) -> usize {
+    match a {
+        RawArg::I128(_) | RawArg::U128(_) => 3,
+        RawArg::Str(s) => text_words(s.len()),
+        _ => 2,
+    }
+}
+
+#[inline]
+fn items_len(args: &[RawArg<'_>]) -> usize {
+    args.iter().map(arg_len).sum()
+}
+
+/// Words of the fields, typed ones in full and rendered ones without text.
+#[inline]
+fn fields_len(record: &Record<'_>) -> usize {
+    record
+        .fields()
+        .iter()
+        .map(|(_, v)| 2 + value_arg(v).map_or(0, |a| arg_len(&a)))
+        .sum()
+}
+
+/// A field value as a raw argument, if typed.
+#[inline]
+fn value_arg<'a>(v: &Value<'a>) -> Option<RawArg<'a>> {
+    Some(match *v {
+        Value::I64(n) => RawArg::I64(n),
+        Value::U64(n) => RawArg::U64(n),
+        Value::I128(n) => RawArg::I128(n),
+        Value::U128(n) => RawArg::U128(n),
+        Value::F64(n) => RawArg::F64(n),
+        Value::Bool(b) => RawArg::Bool(b),
+        Value::Char(c) => RawArg::Char(c),
+        Value::Str(s) => RawArg::Str(s),
+        Value::Display(_) | Value::Debug(_) => return None,
+    })
+}
+
+#[inline]
+fn put_arg(w: &mut [u64], at: usize, a: &RawArg<'_>) -> usize {
+    let (tag, word) = match *a {
+        RawArg::I8(n) => (0, n as u64),
+        RawArg::I16(n) => (1, n as u64),
+        RawArg::I32(n) => (2, n as u64),
+        RawArg::I64(n) => (3, n as u64),
+        RawArg::Isize(n) => (4, n as u64),
+        RawArg::I128(n) => return put_wide(w, at, 5, n as u128),
+        RawArg::U8(n) => (6, u64::from(n)),
+        RawArg::U16(n) => (7, u64::from(n)),
+        RawArg::U32(n) => (8, u64::from(n)),
+        RawArg::U64(n) => (9, n),
+        RawArg::Usize(n) => (10, n as u64),
+        RawArg::U128(n) => return put_wide(w, at, 11, n),
+        RawArg::F32(n) => (12, u64::from(n.to_bits())),
+        RawArg::F64(n) => (13, n.to_bits()),
+        RawArg::Bool(b) => (14, u64::from(b)),
+        RawArg::Char(c) => (15, u64::from(c)),
+        RawArg::Str(s) => return put_text(w, at, 16, s),
+    };
+    w[at] = tag;
+    w[at + 1] = word;
+    at + 2
+}
+
+fn put_wide(w: &mut [u64], at: usize, tag: u64, n: u128) -> usize {
+    w[at] = tag;
+    w[at + 1] = (n >> 64) as u64;
+    w[at + 2] = n as u64;
+    at + 3
+}
+
+/// A text item: inline (tag, bytes) or, when long, moved to the heap.
+fn put_text(w: &mut [u64], at: usize, tag: u64, s: &str) -> usize {
+    if s.len() > MAX_INLINE {
+        let heap_tag = match tag {
+            16 => T_HEAP,
+            T_DISPLAY => T_HEAP_DISPLAY,
+            _ => T_HEAP_DEBUG,
+        };
+        let boxed: Box<str> = s.into();
+        w[at] = heap_tag | (s.len() as u64) << 8;
+        w[at + 1] = Box::into_raw(boxed) as *mut u8 as usize as u64;
+        return at + 2;
+    }
+    w[at] = tag | (s.len() as u64) << 8;
+    let words = s.len().div_ceil(8);
+    let dst = &mut w[at + 1..at + 1 + words];
+    if let Some(last) = dst.last_mut() {
+        *last = 0;
+    }
+    // SAFETY: `dst` holds at least `s.len()` bytes; u64 has no invalid bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(s.as_ptr(), dst.as_mut_ptr() as *mut u8, s.len());
+    }
+    at + 1 + words
+}
+
+#[inline]
+fn put_key(w: &mut [u64], at: usize, key: &'static str) -> usize {
+    w[at] = key.as_ptr() as usize as u64;
+    w[at + 1] = key.len() as u64;
+    at + 2
+}
+
+#[inline]
+fn put_fields(w: &mut [u64], mut at: usize, fields: &[Field<'_>]) {
+    for (k, v) in fields {
+        at = put_key(w, at, k);
+        if let Some(a) = value_arg(v) {
+            at = put_arg(w, at, &a);
+        }
+    }
+}
+
+/// The message of a rendered record.
+enum Item {
+    Static(&'static str),
+    /// Rendered text, `text[a..b]`.
+    Text(usize, usize),
+}
+
+impl Item {
+    fn len(&self) -> usize {
+        match *self {
+            Item::Static(_) => 2,
+            Item::Text(a, b) => text_words(b - a),
+        }
+    }
+    fn put(&self, w: &mut [u64], at: usize, text: &str) -> usize {
+        match *self {
+            Item::Static(s) => {
+                w[at] = T_STATIC | (s.len() as u64) << 8;
+                w[at + 1] = s.as_ptr() as usize as u64;
+                at + 2
+            }
+            Item::Text(a, b) => put_text(w, at, T_DISPLAY, &text[a..b]),
+        }
+    }
+}
+
+// ---- the writer -----------------------------------------------------------
+
+struct RingWriter {
+    shared: Arc<RingShared>,
+    out: Box<dyn Write + Send>,
+    format: Format,
+    batch: String,
+    batch_lines: u64,
+    unflushed_lines: u64,
+    reported_drops: u64,
+    rings: Vec<Arc<Ring>>,
+    max_batch: usize,
+    args: Vec<RawArg<'static>>,
+    fields: Vec<Field<'static>>,
+}
+
+impl RingWriter {
+    fn run(mut self) {
+        super::r#async::enter_writer();
+        let shared = self.shared.clone();
+        let mut idle = IDLE;
+        loop {
+            crate::clock::recalibrate();
+            if shared.rings_changed.swap(false, Ordering::Acquire) {
+                self.rings = lock(&shared.rings).clone();
+            }
+            let requested = shared.flush_requested.load(Ordering::Acquire);
+            let shutdown = shared.shutdown.load(Ordering::Acquire);
+            let taken = self.drain();
+            let done = *lock(&shared.flushed);
+            if taken > 0 || requested > done || self.drops_to_announce() {
+                self.commit();
+            }
+            // A flush is answered once a round found nothing left: a full
+            // batch may have left records published before the request.
+            if requested > done && taken < self.max_batch {
+                *lock(&shared.flushed) = requested;
+                shared.flushed_cv.notify_all();
+            }
+            self.forget_drained_rings();
+            if taken > 0 {
+                idle = IDLE;
+                continue;
+            }
+            if shutdown {
+                break;
+            }
+            shared.sleeping.store(true, Ordering::SeqCst);
+            if self.rings.iter().any(|r| !r.is_empty())
+                || shared.rings_changed.load(Ordering::SeqCst)
+                || shared.flush_requested.load(Ordering::SeqCst) > requested
+                || shared.shutdown.load(Ordering::SeqCst)
+            {
+                shared.sleeping.store(false, Ordering::Relaxed);
+                continue;
+            }
+            std::thread::park_timeout(idle);
+            idle = (idle * 2).min(IDLE_MAX);
+            shared.sleeping.store(false, Ordering::Relaxed);
+        }
+        self.commit();
+        for r in lock(&shared.rings).iter() {
+            r.dead.store(true, Ordering::Release);
+        }
+        shared.writer_alive.store(false, Ordering::Release);
+        shared.flushed_cv.notify_all();
+    }
+
+    /// Formats records from all rings, oldest first, up to one batch.
+    fn drain(&mut self) -> usize {
+        let mut taken = 0;
+        while taken < self.max_batch {
+            let mut best: Option<(usize, u64)> = None;
+            for (i, r) in self.rings.iter().enumerate() {
+                // SAFETY: the writer is every ring's only consumer.
+                if let Some(rec) = unsafe { r.peek() } {
+                    if best.map_or(true, |(_, t)| rec[2] < t) {
+                        best = Some((i, rec[2]));
+                    }
+                }
+            }
+            let Some((i, _)) = best else { break };
+            let ring = self.rings[i].clone();
+            // SAFETY: as above; `rec` is dropped before `pop`.
+            let Some(rec) = (unsafe { ring.peek() }) else {
+                break;
+            };
+            let len = rec.len();
+            self.shared.in_hand.fetch_add(1, Ordering::Relaxed);
+            self.format_record(rec, ring.thread);
+            ring.pop(len);
+            self.batch_lines += 1;
+            taken += 1;
+            if self.batch.len() >= CHUNK {
+                self.write_batch();
+            }
+        }
+        taken
+    }
+
+    fn format_record(&mut self, w: &[u64], ring_thread: u64) {
+        let head = w[0];
+        let level = Level::ALL
+            .get(((head >> 32) as u8).wrapping_sub(1) as usize)
+            .copied()
+            .unwrap_or(Level::Info);
+        let nargs = ((head >> 40) & 0xff) as usize;
+        let nfields = ((head >> 48) & 0xff) as usize;
+        // SAFETY: written from a `&'static Metadata` by `start`.
+        let meta: &'static Metadata = unsafe { &*(w[1] as usize as *const Metadata) };
+        let time = UNIX_EPOCH + Duration::from_nanos(w[2]);
+        let (thread, mut at) = match head & THREAD {
+            0 => (ring_thread, 4),
+            _ => (w[4], 5),
+        };
+        let mut owned: Vec<Box<str>> = Vec::new();
+        let mut args: Vec<RawArg<'_>> = relifetime(std::mem::take(&mut self.args));
+        let decoder = if head & RAW != 0 {
+            for _ in 0..nargs {
+                let (a, next) = read_item(w, at, &mut owned);
+                args.push(a);
+                at = next;
+            }
+            // SAFETY: written from a `RawDecode` by `push`.
+            Some(unsafe { std::mem::transmute::<usize, RawDecode>(w[3] as usize) })
+        } else {
+            let (a, next) = read_item(w, at, &mut owned);
+            args.push(a);
+            at = next;
+            None
+        };
+        let mut kinds = Vec::with_capacity(nfields);
+        let mut keys = Vec::with_capacity(nfields);
+        for _ in 0..nfields {
+            // SAFETY: written from a `&'static str` by `put_fields`.
+            let key: &'static str = unsafe {
+                std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+                    w[at] as usize as *const u8,
+                    w[at + 1] as usize,
+                ))
+            };
+            keys.push(key);
+            let tag = w[at + 2] & 0xff;
+            let (a, next) = read_item(w, at + 2, &mut owned);
+            kinds.push((tag, a));
+            at = next;
+        }
+        let mut fields: Vec<Field<'_>> = relifetime(std::mem::take(&mut self.fields));
+        // Rendered texts first (the fields borrow them).
+        let rendered: Vec<Verbatim<'_>> = kinds
+            .iter()
+            .filter(|(t, _)| matches!(*t, T_DISPLAY | T_DEBUG | T_HEAP_DISPLAY | T_HEAP_DEBUG))
+            .map(|(_, a)| match a {
+                RawArg::Str(s) => Verbatim(s),
+                _ => Verbatim(""),
+            })
+            .collect();
+        let mut next_rendered = rendered.iter();
+        for (key, (tag, a)) in keys.iter().zip(&kinds) {
+            let value = match *tag {
+                T_DISPLAY | T_HEAP_DISPLAY => {
+                    Value::Display(next_rendered.next().unwrap_or(&Verbatim("")))
+                }
+                T_DEBUG | T_HEAP_DEBUG => {
+                    Value::Debug(next_rendered.next().unwrap_or(&Verbatim("")))
+                }
+                _ => arg_value(a),
+            };
+            fields.push((key, value));
+        }
+        let format = self.format;
+        let batch = &mut self.batch;
+        let mut write = |m: std::fmt::Arguments<'_>| {
+            let record = Record::new(meta, level, m, &fields)
+                .with_time(time)
+                .with_thread(thread);
+            format.write(&record, batch);
+        };
+        match decoder {
+            Some(decode) => decode(&args, &mut write),
+            None => match args.first() {
+                Some(RawArg::Str(s)) => write(format_args!("{s}")),
+                _ => write(format_args!("")),
+            },
+        }
+        self.fields = relifetime(fields);
+        self.args = relifetime(args);
+        drop(owned);
+    }
+
+    fn drops_to_announce(&self) -> bool {
+        self.shared.dropped.load(Ordering::Relaxed) > self.reported_drops
+    }
+
+    /// Lets go of rings whose thread has exited once they are empty.
+    fn forget_drained_rings(&mut self) {
+        let gone = |r: &Arc<Ring>| r.closed.load(Ordering::Acquire) && r.is_empty();
+        if self.rings.iter().any(gone) {
+            let mut all = lock(&self.shared.rings);
+            all.retain(|r| !gone(r));
+            self.rings = all.clone();
+        }
+    }
+
+    fn fail(&self, lines: u64, err: &io::Error) {
+        self.shared.failed.fetch_add(lines, Ordering::Relaxed);
+        self.shared.in_hand.fetch_sub(lines, Ordering::Relaxed);
+        crate::report_write_error(&self.shared.name, err);
+    }
+
+    /// Hands the batch to `out` (no flush).
+    fn write_batch(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let out = &mut self.out;
+        let res = catch_unwind(AssertUnwindSafe(|| out.write_all(self.batch.as_bytes())))
+            .unwrap_or_else(|_| Err(io::Error::other("the writer panicked")));
+        match res {
+            Ok(()) => self.unflushed_lines += self.batch_lines,
+            Err(e) => self.fail(self.batch_lines, &e),
+        }
+        self.batch.clear();
+        self.batch_lines = 0;
+    }
+
+    /// Ends a batch: announces new drops, writes, and flushes once.
+    fn commit(&mut self) {
+        let dropped = self.shared.dropped.load(Ordering::Relaxed);
+        if dropped > self.reported_drops {
+            let n = dropped - self.reported_drops;
+            self.reported_drops = dropped;
+            let fields = [("dropped", Value::U64(n))];
+            self.format.write(
+                &Record::new(
+                    &DROPPED_META,
+                    Level::Warn,
+                    format_args!("{n} records dropped"),
+                    &fields,
+                ),
+                &mut self.batch,
+            );
+        }
+        self.write_batch();
+        let out = &mut self.out;
+        let res = catch_unwind(AssertUnwindSafe(|| out.flush()))
+            .unwrap_or_else(|_| Err(io::Error::other("the writer panicked")));
+        let lines = self.unflushed_lines;
+        match res {
+            Ok(()) => {
+                self.shared.written.fetch_add(lines, Ordering::Relaxed);
+                self.shared.in_hand.fetch_sub(lines, Ordering::Relaxed);
+            }
+            Err(e) => self.fail(lines, &e),
+        }
+        self.unflushed_lines = 0;
+    }
+}
+
+/// Reads the item at `at`; returns it and where the next one starts.
+fn read_item<'r>(w: &'r [u64], at: usize, owned: &mut Vec<Box<str>>) -> (RawArg<'r>, usize) {
+    let tag = w[at] & 0xff;
+    let x = w.get(at + 1).copied().unwrap_or(0);
+    let wide = || (u128::from(w[at + 1]) << 64) | u128::from(w[at + 2]);
+    let arg = match tag {
+        0 => RawArg::I8(x as i8),
+        1 => RawArg::I16(x as i16),
+        2 => RawArg::I32(x as i32),
+        3 => RawArg::I64(x as i64),
+        4 => RawArg::Isize(x as isize),
+        5 => return (RawArg::I128(wide() as i128), at + 3),
+        6 => RawArg::U8(x as u8),
+        7 => RawArg::U16(x as u16),
+        8 => RawArg::U32(x as u32),
+        9 => RawArg::U64(x),
+        10 => RawArg::Usize(x as usize),
+        11 => return (RawArg::U128(wide()), at + 3),
+        12 => RawArg::F32(f32::from_bits(x as u32)),
+        13 => RawArg::F64(f64::from_bits(x)),
+        14 => RawArg::Bool(x != 0),
+        15 => RawArg::Char(char::from_u32(x as u32).unwrap_or('\u{fffd}')),
+        _ => return read_text(w, at, tag, owned),
+    };
+    (arg, at + 2)
+}
+
+fn read_text<'r>(
+    w: &'r [u64],
+    at: usize,
+    tag: u64,
+    owned: &mut Vec<Box<str>>,
+) -> (RawArg<'r>, usize) {
+    let len = ((w[at] >> 8) & 0xffff_ffff) as usize;
+    match tag {
+        T_STATIC => {
+            // SAFETY: written from a `&'static str` by `Item::put`.
+            let s: &'static str = unsafe {
+                std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+                    w[at + 1] as usize as *const u8,
+                    len,
+                ))
+            };
+            (RawArg::Str(s), at + 2)
+        }
+        T_HEAP | T_HEAP_DISPLAY | T_HEAP_DEBUG => {
+            // SAFETY: `put_text` leaked this `Box<str>` of `len` bytes and
+            // the ring holds the only pointer to it.
+            let boxed: Box<str> = unsafe {
+                Box::from_raw(
+                    std::ptr::slice_from_raw_parts_mut(w[at + 1] as usize as *mut u8, len)
+                        as *mut str,
+                )
+            };
+            owned.push(boxed);
+            let s: &str = owned.last().map_or("", |b| b);
+            // SAFETY: the box lives in `owned` until the record is
+            // formatted, and a box's contents never move.
+            let s: &'r str = unsafe { &*(s as *const str) };
+            (RawArg::Str(s), at + 2)
+        }
+        _ => {
+            let words = len.div_ceil(8);
+            let bytes = &w[at + 1..at + 1 + words];
+            // SAFETY: `put_text` copied the bytes of a `str` here.
+            let s = unsafe {
+                std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+                    bytes.as_ptr() as *const u8,
+                    len,
+                ))
+            };
+            let _ = &owned;
+            (RawArg::Str(s), at + 1 + words)
+        }
+    }
+}
+
+/// A field's raw argument back as the value it was.
+fn arg_value<'a>(a: &RawArg<'a>) -> Value<'a> {
+    match *a {
+        RawArg::I64(n) => Value::I64(n),
+        RawArg::U64(n) => Value::U64(n),
+        RawArg::I128(n) => Value::I128(n),
+        RawArg::U128(n) => Value::U128(n),
+        RawArg::F64(n) => Value::F64(n),
+        RawArg::Bool(b) => Value::Bool(b),
+        RawArg::Char(c) => Value::Char(c),
+        RawArg::Str(s) => Value::Str(s),
+        // Field values are only ever encoded from the kinds above.
+        _ => Value::Str(""),
+    }
+}

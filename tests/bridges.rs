@@ -1,0 +1,158 @@
+//! The `log` and `tracing` bridges on real binaries (`bin/bridge_child.rs`,
+//! whose dependency `chatty-dep` knows only `log` and `tracing`).
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn temp_path(name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("elide-bridge-{}-{name}.log", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// Runs the child in `mode` with `env`; kills it after 30 s (a loop would
+/// hang or overflow the stack) and fails cleanly. Returns its stdout.
+fn run(mode: &str, env: &[(&str, &str)]) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bridge_child"));
+    cmd.arg(mode)
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn bridge_child");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("bridge_child {mode} did not finish in 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let (mut out, mut err) = (String::new(), String::new());
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(
+        status.success(),
+        "bridge_child {mode}: {status}\n{out}\n{err}"
+    );
+    out
+}
+
+fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
+    text.lines().filter(|l| l.contains(needle)).collect()
+}
+
+#[test]
+fn dependency_log_and_tracing_records_reach_the_file_sink_under_their_namespace() {
+    let path = temp_path("inbound");
+    let tgt = path.to_str().unwrap();
+    let out = run(
+        "inbound",
+        &[("RADICAL_LOG_TGT", tgt), ("CHATTY_DEP_LOG_LVL", "info")],
+    );
+    let text = std::fs::read_to_string(&path).expect("log file");
+    let warn = lines_with(&text, "log: connection reset");
+    assert_eq!(warn.len(), 1, "{text}");
+    assert!(warn[0].contains(": chatty_dep :") && warn[0].contains("WARN"));
+    assert!(warn[0].ends_with("peer=10.0.0.1 attempt=3"), "{}", warn[0]);
+    let info = lines_with(&text, "tracing: response sent");
+    assert_eq!(info.len(), 1, "{text}");
+    assert!(
+        info[0].ends_with("bytes=512 ok=true span=request req_id=42 path=/jobs"),
+        "{}",
+        info[0]
+    );
+    // Debug records are below the namespace's level.
+    assert!(!text.contains("debug detail"), "{text}");
+    // log's max level follows elide's configuration, on every change.
+    assert!(out.contains("log_bridge=true"), "{out}");
+    assert!(out.contains("max_level=INFO"), "{out}");
+    assert!(out.contains("max_level_after=TRACE"), "{out}");
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn a_dependency_whose_namespace_is_off_writes_nothing() {
+    let path = temp_path("off");
+    let tgt = path.to_str().unwrap();
+    let out = run(
+        "inbound",
+        &[
+            ("RADICAL_LOG_TGT", tgt),
+            ("RADICAL_LOG_LVL", "info"),
+            ("CHATTY_DEP_LOG_LVL", "off"),
+        ],
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(!text.contains("chatty_dep"), "{text}");
+    assert!(out.contains("max_level=INFO"), "{out}");
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn elide_records_appear_in_a_tracing_fmt_subscriber() {
+    let out = run("tracing-out", &[]);
+    let lines = lines_with(&out, "elide: hello tracing");
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(lines[0].contains("WARN"), "{}", lines[0]);
+    assert!(
+        lines[0].ends_with("uid=7 state=\"RUNNING\" ratio=0.5"),
+        "{}",
+        lines[0]
+    );
+    assert!(!out.contains("not wanted"), "{out}");
+}
+
+#[test]
+fn elide_records_appear_through_env_logger() {
+    let out = run("log-out", &[("RUST_LOG", "info")]);
+    let lines = lines_with(&out, "elide: hello log");
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(lines[0].starts_with("[WARN  bridge_child]"), "{}", lines[0]);
+    assert!(lines[0].ends_with("uid=7"), "{}", lines[0]);
+    assert!(!out.contains("not wanted"), "{out}");
+}
+
+#[test]
+fn both_directions_of_both_bridges_do_not_loop() {
+    let path = temp_path("both");
+    let tgt = path.to_str().unwrap();
+    let out = run(
+        "both",
+        &[("RADICAL_LOG_TGT", tgt), ("CHATTY_DEP_LOG_LVL", "info")],
+    );
+    let text = std::fs::read_to_string(&path).expect("log file");
+    // Each record once in elide's file...
+    for needle in [
+        "elide: both ways",
+        "log: connection reset",
+        "tracing: response sent",
+    ] {
+        assert_eq!(lines_with(&text, needle).len(), 1, "{needle}: {text}");
+    }
+    // ...elide's own record once in the fmt subscriber (through the
+    // TracingSink), and the log one through elide (LogSink forwards nothing
+    // back to elide's own logger).
+    assert_eq!(lines_with(&out, "elide: both ways").len(), 1, "{out}");
+    assert_eq!(lines_with(&out, "log: connection reset").len(), 1, "{out}");
+    // The tracing event: once from the fmt layer, once re-emitted by elide.
+    assert_eq!(lines_with(&out, "tracing: response sent").len(), 2, "{out}");
+    let _ = std::fs::remove_file(&path);
+}

@@ -1,0 +1,3 @@
+fn main() {
+    elide::log!(NoSuchType::Warn, "the level path must resolve");
+}
