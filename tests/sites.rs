@@ -437,9 +437,9 @@ fn console_formats_write_one_line_per_record() {
     let parts: Vec<&str> = radical.splitn(6, " : ").collect();
     assert_eq!(parts.len(), 6, "{radical}");
     assert!(parts[0].parse::<f64>().is_ok() && parts[0].split('.').nth(1).unwrap().len() == 3);
-    assert_eq!(parts[1], module_path!());
-    assert_eq!(parts[2], std::process::id().to_string());
-    assert_eq!(parts[4].trim(), "WARN");
+    assert_eq!(parts[1], format!("{:<20}", module_path!()));
+    assert_eq!(parts[2], format!("{:<5}", std::process::id()));
+    assert_eq!(parts[4], "WARNING ");
     assert!(parts[5].starts_with("msg a\\nb\\r"), "{radical}");
 
     let json: serde_json::Value =

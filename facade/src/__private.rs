@@ -68,3 +68,51 @@ pub fn type_check_display<T: core::fmt::Display + ?Sized>(_: &T) {}
 /// Type-checks `?x` in a statically disabled site.
 #[inline(always)]
 pub fn type_check_debug<T: core::fmt::Debug + ?Sized>(_: &T) {}
+
+/// Runs every environment-value parser (`LOG_LVL`, the flags, the
+/// directories, `LOG_TGT`, `LOG_MODE`) on `text` and checks what each
+/// promises: no panic, a reason for every refusal, at most one target per
+/// comma-separated item. Pure: nothing is opened or installed. For the fuzz
+/// target in `fuzz/` (run by hand; see the README).
+pub fn fuzz_env_value(text: &str) {
+    use crate::env::parse;
+    use std::path::Path;
+    let reason = |r: Result<(), String>| {
+        if let Err(e) = r {
+            assert!(!e.is_empty(), "a refusal without a reason for {text:?}");
+        }
+    };
+    reason(parse::parse_level(text).map(drop));
+    reason(parse::parse_flag(text).map(drop));
+    reason(parse::parse_dir(text, Path::new("/cwd")).map(drop));
+    reason(parse::parse_log_mode(text).map(drop));
+    match parse::parse_targets(text, Path::new("/logs"), "app") {
+        Ok(targets) => assert!(targets.0.len() <= text.split(',').count()),
+        Err(e) => assert!(!e.is_empty()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The fuzz hook's own checks hold on inputs of every shape the parsers
+    /// branch on (the fuzzer explores the rest by hand).
+    #[test]
+    fn fuzz_hook_accepts_every_shape() {
+        for text in [
+            "",
+            " ",
+            "debug",
+            "DEBUG_9",
+            "60",
+            "99999999999999999999",
+            "yes",
+            "off",
+            "-,=,0,.,/abs,rel, ,,",
+            "async",
+            "\u{0}\u{2028}",
+            "\u{FFFD}x,,,y",
+        ] {
+            super::fuzz_env_value(text);
+        }
+    }
+}
