@@ -326,6 +326,16 @@ fn a_panicking_sink_never_reaches_the_caller() {
     info!("still delivered");
     assert_eq!(elide::stats().sink_panics, before + 1);
     assert_eq!(mem.messages(), ["still delivered"]);
+
+    // The only sink (the emit path's fast case) panics: contained, and the
+    // thread is not left marked as inside a sink (the next record reaches
+    // the sink again instead of being dropped as nested).
+    elide::set_sinks([Arc::new(PanickingSink) as Arc<dyn Sink>]);
+    let nested = elide::stats().nested_dropped;
+    info!("first");
+    info!("second");
+    assert_eq!(elide::stats().sink_panics, before + 3);
+    assert_eq!(elide::stats().nested_dropped, nested);
 }
 
 #[test]

@@ -6,7 +6,7 @@ pub use crate::check::{check, check_eq_details, check_ne_details, fail};
 pub use crate::checked::{
     async_body, body, ensures, enter as checked_enter, exit as checked_exit, type_check_ensures,
 };
-pub use crate::counter::{Counter, COUNTERS};
+pub use crate::counter::{Counter, ShardCell};
 pub use crate::dispatch::{dispatch, dispatch_to, Route};
 pub use crate::metadata::{Kind, Metadata};
 pub use crate::raw::{RawArg, RawCapture, RawDecode, RawFallback, RawMessage, RawWrap, ToRawArg};
@@ -17,36 +17,41 @@ pub use crate::static_gate::{
     LEVEL_TRACE, LEVEL_WARN,
 };
 pub use crate::telemetry::scope::{guard as scope_guard, open_scope, timed, timed_as};
-pub use crate::value::{with_fields, FieldValue, ToValue};
-pub use linkme;
+pub use crate::value::{present_fields, FieldValue, ToValue, NO_FIELD};
 
-/// The cold path of a site: resolves it if needed, re-checks the threshold
-/// and runs `f`, which evaluates the arguments and dispatches the record
-/// along the route it is given.
-#[cold]
-#[inline(never)]
-pub fn emit<F: FnOnce(&'static Metadata, Route)>(cs: &'static Callsite, needed: u8, f: F) {
-    if let Some(route) = crate::runtime::route(cs, needed) {
-        f(cs.metadata(), route)
+/// Where the record of a site at level `needed` goes, if anywhere: the hot
+/// check (one load of the site's interest, a compare, a branch), then, on a
+/// hit, the route (the installed sinks, or only this thread's test
+/// captures), resolving the site on its first hit. Inlined, not generic: the
+/// site calls its own `#[cold]`, non-inlined closure directly with the route.
+#[inline(always)]
+pub fn route(cs: &'static Callsite, needed: u8) -> Option<Route> {
+    if needed > cs.interest() {
+        return None;
+    }
+    // Levels are 0..=5 and `UNRESOLVED` is 255, -1 as an `i8`: one signed
+    // compare says "resolved, and the configuration wants this level".
+    if cs.configured() as i8 >= needed as i8 {
+        Some(Route::All)
+    } else {
+        route_cold(cs, needed)
     }
 }
 
-/// The cold path of a sampled site whose hit passed its filter: like
-/// [`emit`], but if the site turns out disabled (it was unresolved, or the
-/// configuration changed meanwhile, or it was raised for a capture on
-/// another thread) `undo` returns the filter's slot.
+/// An unresolved site, or one raised for a test capture.
 #[cold]
 #[inline(never)]
-pub fn emit_sampled<U: FnOnce(), F: FnOnce(&'static Metadata, Route)>(
-    cs: &'static Callsite,
-    needed: u8,
-    undo: U,
-    f: F,
-) {
-    match crate::runtime::route(cs, needed) {
-        Some(route) => f(cs.metadata(), route),
-        None => undo(),
-    }
+fn route_cold(cs: &'static Callsite, needed: u8) -> Option<Route> {
+    crate::runtime::route(cs, needed)
+}
+
+/// For a site with a sampling filter, after its hot check and its filter
+/// passed: the route, or `None` if the site turns out disabled (it was
+/// unresolved, or the configuration changed meanwhile, or it was raised for
+/// a capture on another thread) and the filter must get its slot back.
+#[inline(always)]
+pub fn admit(cs: &'static Callsite, needed: u8) -> Option<Route> {
+    crate::runtime::route(cs, needed)
 }
 
 /// `enabled!`: one load when the answer is cached and no; a second (the

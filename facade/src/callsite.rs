@@ -13,7 +13,8 @@
 //! threads see every level); the cold path compares against `configured`
 //! to decide whether the installed sinks get the record.
 //!
-//! Registered sites form an intrusive, lock-free, push-only linked list.
+//! Registered sites form an intrusive, lock-free, push-only linked list
+//! (`registry`, shared with counters).
 //! A configuration change bumps a generation counter and rewrites every
 //! registered site's byte; a site that resolves concurrently re-checks the
 //! generation and retries, so it can never keep a stale value.
@@ -22,32 +23,31 @@
 //! [`rewrite_all`] take the decision (a site's metadata -> its byte) as an
 //! argument; `interest` supplies it and serialises the rewrites.
 //!
-//! Statics owned here: `HEAD` (the registry) and `GENERATION`.
+//! Statics owned here: `SITES` (the registry) and `GENERATION`.
 
-use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 use crate::metadata::Metadata;
+use crate::registry::{Link, Linked, Registry};
 
 /// Interest of a site that has not been resolved yet: above every level, so
 /// the hot-path comparison sends it to the cold path.
 pub const UNRESOLVED: u8 = u8::MAX;
-
-const UNREGISTERED: u8 = 0;
-const REGISTERING: u8 = 1;
-const REGISTERED: u8 = 2;
 
 /// The run-time state of one call site. Created by the macros in a `static`.
 #[derive(Debug)]
 pub struct Callsite {
     interest: AtomicU8,
     configured: AtomicU8,
-    registration: AtomicU8,
-    next: AtomicPtr<Callsite>,
-    meta: Metadata,
+    link: Link<Callsite>,
+    /// The site's static description. Public for the macros only: a field
+    /// of a `static` is a constant, where [`Callsite::metadata`] is a call
+    /// in an unoptimised build.
+    #[doc(hidden)]
+    pub meta: Metadata,
 }
 
-static HEAD: AtomicPtr<Callsite> = AtomicPtr::new(ptr::null_mut());
+static SITES: Registry<Callsite> = Registry::new();
 static GENERATION: AtomicUsize = AtomicUsize::new(0);
 
 impl Callsite {
@@ -56,8 +56,7 @@ impl Callsite {
         Callsite {
             interest: AtomicU8::new(UNRESOLVED),
             configured: AtomicU8::new(UNRESOLVED),
-            registration: AtomicU8::new(UNREGISTERED),
-            next: AtomicPtr::new(ptr::null_mut()),
+            link: Link::new(),
             meta,
         }
     }
@@ -76,6 +75,7 @@ impl Callsite {
     }
 
     /// The site's static description.
+    #[inline]
     pub fn metadata(&'static self) -> &'static Metadata {
         &self.meta
     }
@@ -100,28 +100,13 @@ impl Callsite {
     }
 
     fn register(&'static self) {
-        if self
-            .registration
-            .compare_exchange(
-                UNREGISTERED,
-                REGISTERING,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            )
-            .is_err()
-        {
-            return;
-        }
-        let me = self as *const Callsite as *mut Callsite;
-        let mut head = HEAD.load(Ordering::Acquire);
-        loop {
-            self.next.store(head, Ordering::Relaxed);
-            match HEAD.compare_exchange_weak(head, me, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => break,
-                Err(h) => head = h,
-            }
-        }
-        self.registration.store(REGISTERED, Ordering::Release);
+        SITES.register(self);
+    }
+}
+
+impl Linked for Callsite {
+    fn link(&self) -> &Link<Callsite> {
+        &self.link
     }
 }
 
@@ -136,15 +121,8 @@ pub(crate) struct Interest {
 }
 
 /// Calls `f` for every registered site.
-pub(crate) fn for_each(mut f: impl FnMut(&'static Callsite)) {
-    let mut cur = HEAD.load(Ordering::Acquire);
-    while !cur.is_null() {
-        // SAFETY: only `&'static Callsite`s are ever pushed, and nothing is
-        // ever removed, so every pointer in the list stays valid forever.
-        let cs: &'static Callsite = unsafe { &*cur };
-        f(cs);
-        cur = cs.next.load(Ordering::Acquire);
-    }
+pub(crate) fn for_each(f: impl FnMut(&'static Callsite)) {
+    SITES.for_each(f);
 }
 
 /// Rewrites every registered site's cached interest with `decide`. The

@@ -59,8 +59,9 @@
 //! tests, with [`testing::capture`]).
 
 // Layers, lowest first; each calls only downward (checked in CI by
-// `module-cycles`): data (level, metadata, value, record, namespace,
-// stats, counter, scope_names) -> process -> sample, callsite -> format -> sink ->
+// `module-cycles`): data (level, metadata, value, record, registry,
+// namespace, stats, counter, scope_names) -> process -> sample, callsite ->
+// format -> sink ->
 // env -> config -> dispatch -> interest -> runtime -> control, describe,
 // check, checked, telemetry, testing -> __private (what the macros call).
 #[cfg(any(feature = "log", feature = "tracing"))]
@@ -85,6 +86,7 @@ mod namespace;
 mod process;
 mod raw;
 mod record;
+mod registry;
 mod runtime;
 mod runtime_site;
 mod sample;
