@@ -298,24 +298,11 @@ fn wrapped_prof_sink_gets_telemetry_with_the_callers_thread() {
     assert_eq!(events.len(), 2, "{text}");
     assert_eq!(
         events[0][1..6],
-        [
-            "task.start",
-            "radical.asyncflow.engine",
-            &me,
-            "task.1",
-            "RUNNING"
-        ]
+        ["task.start", "wrapped", &me, "task.1", "RUNNING"]
     );
     assert_eq!(
         events[1][1..7],
-        [
-            "task.stop",
-            "radical.asyncflow.engine",
-            "worker-3",
-            "task.1",
-            "",
-            "n=2"
-        ]
+        ["task.stop", "wrapped", "worker-3", "task.1", "", "n=2"]
     );
     assert_eq!(sink.stats().written, 2);
     elide::set_telemetry(false);

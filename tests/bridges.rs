@@ -70,7 +70,13 @@ fn dependency_log_and_tracing_records_reach_the_file_sink_under_their_namespace(
     let text = std::fs::read_to_string(&path).expect("log file");
     let warn = lines_with(&text, "log: connection reset");
     assert_eq!(warn.len(), 1, "{text}");
-    assert!(warn[0].contains(": chatty_dep :") && warn[0].contains("WARN"));
+    // The RADICAL columns: name padded to 20, Python's level name.
+    assert!(
+        warn[0].contains(&format!(" : {:<20} : ", "chatty_dep"))
+            && warn[0].contains(" : WARNING  : "),
+        "{}",
+        warn[0]
+    );
     assert!(warn[0].ends_with("peer=10.0.0.1 attempt=3"), "{}", warn[0]);
     let info = lines_with(&text, "tracing: response sent");
     assert_eq!(info.len(), 1, "{text}");

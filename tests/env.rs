@@ -792,3 +792,90 @@ fn bad_rust_log_directive_and_near_miss_names_warn_once_each() {
     // The good directive still applies; the near miss is not read.
     assert_eq!(r.get("app.level"), "info");
 }
+
+#[test]
+fn log_fmt_chooses_the_line_format_of_the_log_targets() {
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", "stdout,./x.log"),
+            ("RADICAL_LOG_FMT", " JSON "),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["init", "emit", "describe:radical"],
+    );
+    assert!(r.warnings().is_empty(), "{}", r.stderr);
+    let file = fs::read_to_string(r.dir.join("x.log")).expect("x.log");
+    let on_stdout: Vec<&str> = r.stdout.lines().filter(|l| l.contains("probe ")).collect();
+    for text in [file.as_str(), &on_stdout.join("\n")] {
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .filter(|l| l.contains("probe info line") || l.contains("probe error line"))
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert_eq!(lines[1]["msg"], "probe info line");
+        assert_eq!(lines[1]["level"], "INFO");
+    }
+    assert!(
+        r.stdout.lines().any(|l| l.contains("LOG_FMT ")
+            && l.contains("json")
+            && l.contains("from RADICAL_LOG_FMT")),
+        "{}",
+        r.stdout
+    );
+
+    // The root's own variable beats RADICAL's.
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", "./x.log"),
+            ("RADICAL_LOG_FMT", "json"),
+            ("RADICAL_ASYNCFLOW_LOG_FMT", "Compact"),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["ns:radical.asyncflow", "emit"],
+    );
+    let file = fs::read_to_string(r.dir.join("x.log")).expect("x.log");
+    let line = file
+        .lines()
+        .find(|l| l.contains("probe info line"))
+        .unwrap();
+    // `HH:MM:SS.mmm LEVEL target: message`
+    assert!(!line.starts_with('{') && !line.contains(" : "), "{line}");
+    let (time, rest) = line.split_once(' ').unwrap();
+    assert!(time.len() == 12 && time.as_bytes()[2] == b':', "{line}");
+    assert!(rest.starts_with("INFO "), "{line}");
+    assert!(
+        rest.ends_with("radical_asyncflow::engine: probe info line"),
+        "{line}"
+    );
+}
+
+#[test]
+fn bad_log_fmt_warns_once_and_keeps_the_radical_line() {
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", "./x.log"),
+            ("RADICAL_LOG_FMT", "xml"),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["init", "emit", "reload", "emit", "describe:radical"],
+    );
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    for part in ["RADICAL_LOG_FMT", "\"xml\"", "radical"] {
+        assert!(warnings[0].contains(part), "{}", warnings[0]);
+    }
+    let file = fs::read_to_string(r.dir.join("x.log")).expect("x.log");
+    let lines: Vec<&str> = file
+        .lines()
+        .filter(|l| l.contains("probe info line"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{file}");
+    // `<time> : <target> : <pid> : <tid> : <LEVEL> : <message>`
+    assert_eq!(lines[0].split(" : ").count(), 6, "{}", lines[0]);
+    assert!(
+        r.stdout.contains("ignored RADICAL_LOG_FMT=\"xml\""),
+        "{}",
+        r.stdout
+    );
+}

@@ -16,7 +16,7 @@ static META: Metadata = Metadata::new(
 
 /// The pid field of a RADICAL line (`<time> : <target> : <pid> : ...`).
 fn pid_of(line: &str) -> Option<u32> {
-    line.split(" : ").nth(2)?.parse().ok()
+    line.split(" : ").nth(2)?.trim_end().parse().ok()
 }
 
 fn line(out: &mut String) {

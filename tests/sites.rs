@@ -1,17 +1,26 @@
 //! Log sites: gating, argument evaluation, fields, formats, sink swaps and
-//! re-entrancy. Every test changes process-wide configuration, so they run
-//! one at a time under `serial()`.
+//! re-entrancy. Tests that change process-wide configuration or sinks run
+//! one at a time under `serial()`; tests that only read back what a site
+//! produced use a scoped capture (`elide::testing`) and run in parallel
+//! with each other under `shared()` (which only keeps them from registering
+//! sites while a serial test counts registrations).
 
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use elide::sink::{MemorySink, NullSink, OwnedValue};
+use elide::testing::{self, Capture};
 use elide::{debug, enabled, error, info, log, trace, warn, Level, LevelFilter, Sink};
 
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+static LOCK: RwLock<()> = RwLock::new(());
+
+fn serial() -> RwLockWriteGuard<'static, ()> {
+    LOCK.write().unwrap_or_else(|e| e.into_inner())
+}
+
+fn shared() -> RwLockReadGuard<'static, ()> {
+    LOCK.read().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Installs a fresh memory sink (capturing every level) and a level.
@@ -124,25 +133,26 @@ struct Inspected {
 
 #[test]
 fn fields_keep_their_kinds() {
-    let _s = serial();
-    let mem = capture(LevelFilter::Info);
+    let _s = shared();
     let uid = "task.000001";
     let owned = String::from("owned");
-    info!(
-        a = 1,
-        b = -2i32,
-        c = 1.5,
-        d = true,
-        e = "text",
-        f = %Shown(3),
-        g = ?Inspected { id: 9 },
-        uid,
-        big = u64::MAX,
-        task.state = owned,
-        ch = 'x',
-        "fields"
-    );
-    let r = &mem.records()[0];
+    let records = testing::capture(|| {
+        info!(
+            a = 1,
+            b = -2i32,
+            c = 1.5,
+            d = true,
+            e = "text",
+            f = %Shown(3),
+            g = ?Inspected { id: 9 },
+            uid,
+            big = u64::MAX,
+            task.state = owned,
+            ch = 'x',
+            "fields"
+        )
+    });
+    let r = records.assert_logged(Level::Info, "fields");
     assert_eq!(r.field("a"), Some(&OwnedValue::I64(1)));
     assert_eq!(r.field("b"), Some(&OwnedValue::I64(-2)));
     assert_eq!(r.field("c"), Some(&OwnedValue::F64(1.5)));
@@ -181,17 +191,18 @@ fn fields_keep_their_kinds() {
 
 #[test]
 fn format_strings_support_full_format_args_syntax() {
-    let _s = serial();
-    let mem = capture(LevelFilter::Info);
+    let _s = shared();
     let x = 5;
     let name = "n";
-    info!("{} {1} {0}", 1, 2);
-    info!("{x} {name:>3} {y}", y = 7);
-    info!("{:?} {:.2} {:#x}", "q", 1.23456, 255);
-    info!("{{literal braces}}");
-    info!(k = 1);
+    let records = testing::capture(|| {
+        info!("{} {1} {0}", 1, 2);
+        info!("{x} {name:>3} {y}", y = 7);
+        info!("{:?} {:.2} {:#x}", "q", 1.23456, 255);
+        info!("{{literal braces}}");
+        info!(k = 1);
+    });
     assert_eq!(
-        mem.messages(),
+        records.messages(),
         [
             "1 2 1",
             "5   n 7",
@@ -204,15 +215,15 @@ fn format_strings_support_full_format_args_syntax() {
 
 #[test]
 fn log_macro_takes_fixed_and_runtime_levels() {
-    let _s = serial();
-    let mem = capture(LevelFilter::Info);
+    let _s = shared();
+    let capture = Capture::with_level(LevelFilter::Info);
     log!(Level::Warn, "fixed warn");
     log!(elide::Level::Debug, "fixed debug");
     for lvl in Level::ALL {
         log!(lvl, n = lvl.as_u8(), "dynamic {lvl}");
     }
     log!(target: "custom::target", Level::Error, "targeted");
-    let recs = mem.records();
+    let recs = capture.finish();
     let got: Vec<_> = recs.iter().map(|r| (r.level, r.message.as_str())).collect();
     assert_eq!(
         got,
@@ -285,13 +296,17 @@ fn reentrant_emission_is_dropped_and_counted() {
     assert_eq!(elide::stats().nested_dropped, before + 4);
 
     // A nested call made while evaluating an argument is not inside a sink,
-    // so it is delivered normally.
+    // so it is delivered normally; the debug site outside it reaches the
+    // capture only, the info site inside it the installed sink too.
     let mem = capture(LevelFilter::Info);
-    info!("outer {}", {
-        info!("argument logs");
-        1
+    let records = testing::capture(|| {
+        debug!("outer {}", {
+            info!("argument logs");
+            1
+        })
     });
-    assert_eq!(mem.messages(), ["argument logs", "outer 1"]);
+    assert_eq!(records.messages(), ["argument logs", "outer 1"]);
+    assert_eq!(mem.messages(), ["argument logs"]);
 }
 
 struct PanickingSink;
@@ -311,6 +326,16 @@ fn a_panicking_sink_never_reaches_the_caller() {
     info!("still delivered");
     assert_eq!(elide::stats().sink_panics, before + 1);
     assert_eq!(mem.messages(), ["still delivered"]);
+
+    // The only sink (the emit path's fast case) panics: contained, and the
+    // thread is not left marked as inside a sink (the next record reaches
+    // the sink again instead of being dropped as nested).
+    elide::set_sinks([Arc::new(PanickingSink) as Arc<dyn Sink>]);
+    let nested = elide::stats().nested_dropped;
+    info!("first");
+    info!("second");
+    assert_eq!(elide::stats().sink_panics, before + 3);
+    assert_eq!(elide::stats().nested_dropped, nested);
 }
 
 #[test]
@@ -350,13 +375,13 @@ fn sinks_can_be_swapped_while_other_threads_log() {
 #[test]
 fn concurrent_first_hits_register_a_site_once() {
     let _s = serial();
-    let mem = capture(LevelFilter::Info);
+    let capture = Capture::start();
     let before = elide::registered_count();
     let barrier = Arc::new(std::sync::Barrier::new(4));
     let threads: Vec<_> = (0..4)
         .map(|_| {
             let b = barrier.clone();
-            std::thread::spawn(move || {
+            testing::spawn(move || {
                 b.wait();
                 for _ in 0..100 {
                     info!("race");
@@ -368,7 +393,7 @@ fn concurrent_first_hits_register_a_site_once() {
         t.join().unwrap();
     }
     assert_eq!(elide::registered_count(), before + 1);
-    assert_eq!(mem.len(), 400);
+    assert_eq!(capture.finish().matching(Level::Info, "race").count(), 400);
 }
 
 #[test]
@@ -412,9 +437,9 @@ fn console_formats_write_one_line_per_record() {
     let parts: Vec<&str> = radical.splitn(6, " : ").collect();
     assert_eq!(parts.len(), 6, "{radical}");
     assert!(parts[0].parse::<f64>().is_ok() && parts[0].split('.').nth(1).unwrap().len() == 3);
-    assert_eq!(parts[1], module_path!());
-    assert_eq!(parts[2], std::process::id().to_string());
-    assert_eq!(parts[4].trim(), "WARN");
+    assert_eq!(parts[1], format!("{:<20}", module_path!()));
+    assert_eq!(parts[2], format!("{:<5}", std::process::id()));
+    assert_eq!(parts[4], "WARNING ");
     assert!(parts[5].starts_with("msg a\\nb\\r"), "{radical}");
 
     let json: serde_json::Value =

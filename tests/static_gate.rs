@@ -5,10 +5,15 @@
 //! functions that are called only from the arguments of gated sites, so a
 //! marker is present exactly when its site generated code.
 //!
-//! One test per profile builds every configuration once, in an order that
-//! reuses what cargo already built: each profile has its own target
-//! directory under `CARGO_TARGET_TMPDIR`, so the two run side by side.
-//! Features unify within a build, so the fixture is a build of its own.
+//! One test per profile builds every configuration once. Features unify
+//! within a build, so the fixture is a build of its own, in target
+//! directories under `CARGO_TARGET_TMPDIR`: per profile (so the two tests
+//! run side by side), and per set of build-time variables. Feature sets
+//! coexist in one target directory, but a changed variable rebuilds the
+//! macros and everything that uses them in place; so the builds without
+//! variables (no gate, the gate features, precedence) share one directory
+//! and the filtered build has its own, and a second run of the tests finds
+//! every one of them fresh instead of rebuilding four times per profile.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -123,11 +128,19 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/static-gate")
 }
 
-/// Not in the source tree: under the test target's scratch directory.
-fn target_dir(release: bool) -> PathBuf {
+/// Not in the source tree: under the test target's scratch directory; one
+/// per profile, and one for builds with build-time variables (all the same
+/// filter but for the last, failing, build) apart from those without.
+fn target_dir(b: &Build) -> PathBuf {
+    let vars = if b.env.is_empty() && b.config_env.is_empty() {
+        "plain"
+    } else {
+        "filtered"
+    };
     Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("static-gate")
-        .join(if release { "release" } else { "dev" })
+        .join(if b.release { "release" } else { "dev" })
+        .join(vars)
 }
 
 /// Runs a command with a deadline, so a hung build fails the test.
@@ -152,7 +165,7 @@ fn cargo(b: &Build) -> Output {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(fixture())
         .args(["build", "--quiet", "--target-dir"])
-        .arg(target_dir(b.release));
+        .arg(target_dir(b));
     if b.release {
         cmd.arg("--release");
     }
@@ -188,7 +201,7 @@ fn build(b: &Build) -> Built {
         "fixture build failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let exe = target_dir(b.release)
+    let exe = target_dir(b)
         .join(if b.release { "release" } else { "debug" })
         .join(format!("app{}", std::env::consts::EXE_SUFFIX));
     let bytes = std::fs::read(&exe).unwrap_or_else(|e| panic!("read {}: {e}", exe.display()));
@@ -242,8 +255,8 @@ fn profile(release: bool) {
         &what,
     );
 
-    // Flipped back: the variables unset, rebuilt in place. Every site is
-    // back (so the absences above mean something).
+    // Without the variables every site is there (so the absences above
+    // mean something).
     let control = build(&Build {
         release,
         ..Build::default()
@@ -311,7 +324,8 @@ fn gates_remove_sites_at_opt_level_0() {
     profile(false);
 
     // A malformed directive is a compile error naming the variable and the
-    // bad part (last: it fails the build).
+    // bad part. Built where the filtered build just succeeded: the changed
+    // variable must rebuild the macros and the crates using them in place.
     let out = cargo(&Build {
         env: &[("ELIDE_STATIC_LEVEL", "info,dep=verbose")],
         ..Build::default()

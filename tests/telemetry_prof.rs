@@ -118,31 +118,17 @@ fn events_round_trip_with_every_field() {
 
     let me = current_thread_label();
     let expect = [
-        [
-            "task.start",
-            "radical.asyncflow.engine",
-            &me,
-            "task.000001",
-            "RUNNING",
-            "",
-        ],
+        ["task.start", "agent.0", &me, "task.000001", "RUNNING", ""],
         [
             "task.note",
-            "radical.asyncflow.engine",
+            "agent.0",
             &me,
             "task;2",
             "A\\nB",
             "one; two\\nthree n=42 ok=true label=\"has space\"",
         ],
         ["moved", "agent;x", &me, "7", "", ""],
-        [
-            "from.thread",
-            "radical.asyncflow.engine",
-            &worker_label,
-            "",
-            "",
-            "",
-        ],
+        ["from.thread", "agent.0", &worker_label, "", "", ""],
         ["END", "agent.0", &me, "", "", ""],
     ];
     let mut last = parse_time(&lines[1][0]);
@@ -186,11 +172,12 @@ fn component_override_and_append_mode() {
     let lines = read_prof(&dir.join("client.prof"));
     assert_eq!(lines.len(), 8, "{lines:?}");
     // The first run is intact.
-    assert_eq!(lines[2][1..3], ["first.run", "telemetry_prof"]);
+    // One component on every row: the profile's name.
+    assert_eq!(lines[2][1..3], ["first.run", "client"]);
     assert_eq!(lines[3][1..3], ["END", "client"]);
-    // The second open wrote its own header and sync line, then events with
-    // the configured component.
-    check_header_and_sync(&lines[4..], "client", before, after);
+    // The second open wrote its own header and sync line, then events, all
+    // with the configured component.
+    check_header_and_sync(&lines[4..], "client.0", before, after);
     assert_eq!(
         lines[6][1..5],
         ["second.run", "client.0", &current_thread_label(), "u.2"]
@@ -219,13 +206,7 @@ fn enable_installs_and_close_ends_every_file() {
     assert_eq!(lines.len(), 4, "{lines:?}");
     assert_eq!(
         lines[2][1..6],
-        [
-            "enabled",
-            "telemetry_prof",
-            &current_thread_label(),
-            "",
-            "ON"
-        ]
+        ["enabled", "session", &current_thread_label(), "", "ON"]
     );
     assert_eq!(lines[3][1], "END");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -254,7 +235,8 @@ fn counter_sampler_publishes_totals() {
         .filter(|l| l[1] == telemetry::COUNTER_EVENT)
         .collect();
     for l in &samples {
-        assert_eq!(l[2], telemetry::COUNTER_TARGET);
+        // One component on every row: the profile's.
+        assert_eq!(l[2], "counters");
         assert_eq!(l[3], "elide-counters");
         assert!(l[6].starts_with("value="), "{l:?}");
     }

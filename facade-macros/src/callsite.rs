@@ -38,3 +38,53 @@ pub(crate) fn metadata(
         )
     }
 }
+
+/// The guarded cold path of a site (`cs`: its `&'static Callsite`, `meta`:
+/// its `&'static Metadata`, both expressions):
+/// the hot check (one load of the site's interest, a compare and a branch),
+/// then, on a hit, `filter` (a sampling filter) if there is one, the
+/// route (the installed sinks, or only this thread's test captures; a site
+/// resolves on its first hit there), and the site's `body`: a closure
+/// taking the site's metadata and route, `#[cold]` and never inlined, so the hot loop
+/// keeps only the load, compare and branch. Nothing here is generic, so a
+/// site instantiates no copy of a shared function. `undo` gives the filter
+/// its slot back when a hit passed it but the site turned out disabled.
+pub(crate) fn guarded(
+    cs: &TokenStream,
+    meta: &TokenStream,
+    needed: &TokenStream,
+    filter: Option<(TokenStream, TokenStream, TokenStream)>,
+    body: TokenStream,
+) -> TokenStream {
+    // Attributes on a closure are allowed in a tuple element (not in a
+    // `let`); called on the temporary, so an `FnMut` closure needs no `mut`
+    // binding. The metadata of a `static` site is a field projection: a
+    // constant, no call.
+    let run = quote! {
+        ((#[cold] #[inline(never)] #body,).0)(#meta, __elide_route);
+    };
+    match filter {
+        None => quote! {
+            if let ::core::option::Option::Some(__elide_route) =
+                ::elide::__private::route(#cs, #needed)
+            {
+                #run
+            }
+        },
+        Some((setup, pass, undo)) => quote! {
+            if #needed <= ::elide::__private::Callsite::interest(#cs) {
+                #setup
+                if #pass {
+                    match ::elide::__private::admit(#cs, #needed) {
+                        ::core::option::Option::Some(__elide_route) => {
+                            #run
+                        }
+                        ::core::option::Option::None => {
+                            #undo;
+                        }
+                    }
+                }
+            }
+        },
+    }
+}

@@ -1,5 +1,6 @@
-//! `counter!("name")` / `counter!("name", n)`: a relaxed add on a per-site
-//! counter. Compiled in with telemetry (same static gate).
+//! `counter!("name")` / `counter!("name", n)`: an unlocked add on this
+//! thread's shard of the site, through a per-site thread-local pointer.
+//! Compiled in with telemetry (same static gate).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -45,12 +46,14 @@ pub(crate) fn counter(input: TokenStream) -> TokenStream {
     expand(input, |input| {
         let CounterArgs { name, amount: n } = input.parse()?;
         let live = quote! {{
-            #[::elide::__private::linkme::distributed_slice(::elide::__private::COUNTERS)]
-            #[linkme(crate = ::elide::__private::linkme)]
             static __ELIDE_COUNTER: ::elide::__private::Counter = ::elide::__private::Counter::new(
                 #name, ::core::module_path!(), ::core::file!(), ::core::line!(),
             );
-            __ELIDE_COUNTER.add(#n);
+            ::std::thread_local! {
+                static __ELIDE_SHARD: ::elide::__private::ShardCell =
+                    const { ::core::cell::Cell::new(::core::ptr::null()) };
+            }
+            ::elide::__private::Counter::add(&__ELIDE_COUNTER, &__ELIDE_SHARD, #n);
         }};
         let dead = quote! {
             if false {

@@ -68,7 +68,7 @@ pub(crate) fn dispatch_tokens(
 ) -> TokenStream {
     with_field_slice(fields, |fields| {
         quote! {
-            ::elide::__private::dispatch(&::elide::Record::new(
+            ::elide::__private::dispatch_to(__elide_route, &::elide::Record::new(
                 __elide_meta, #level, #message, #fields,
             ))
         }
@@ -111,9 +111,20 @@ pub(crate) fn with_field_slice(
             }
         }
     });
+    let n = fields.len();
     let body = body(quote!(__elide_fields));
+    // Not generic: no per-site copy of a shared function (a closure-taking
+    // helper would be instantiated once per site). The `match` keeps the
+    // field expressions' temporaries alive through `body`.
     quote! {
-        ::elide::__private::with_fields([#(#items),*], |__elide_fields| #body)
+        match [#(#items),*] {
+            __elide_kv => {
+                let mut __elide_present = [::elide::__private::NO_FIELD; #n];
+                let __elide_fields: &[::elide::Field<'_>] =
+                    ::elide::__private::present_fields(&__elide_kv, &mut __elide_present);
+                #body
+            }
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::{Expr, LitStr, Token};
 
 use crate::args::{self, Field, Sampling};
-use crate::callsite::callsite;
+use crate::callsite::{callsite, guarded};
 use crate::expand::expand;
 use crate::fields;
 use crate::gate::{self, Presence};
@@ -136,34 +136,34 @@ pub(crate) fn log_any(input: TokenStream) -> TokenStream {
 
 /// The site's `Callsite`: its own `static` (a constant target), or the
 /// shared one of a run-time target, looked up on every hit. Returns the
-/// declaration and an expression of type `&'static Callsite`.
-fn site_decl(level: &str, a: &LogArgs) -> (TokenStream, TokenStream) {
+/// declaration, an expression of type `&'static Callsite` and one of type
+/// `&'static Metadata` (for a `static`, a field projection: a constant).
+fn site_decl(level: &str, a: &LogArgs) -> (TokenStream, TokenStream, TokenStream) {
     let target = fields::target_tokens(&a.target);
     if fields::is_runtime_target(&a.target) {
         let decl = quote! {
             let __elide_cs: &'static ::elide::__private::Callsite =
                 ::elide::__private::runtime_site(#target);
         };
-        (decl, quote!(__elide_cs))
+        (decl, quote!(__elide_cs), quote!(&__elide_cs.meta))
     } else {
         (
             callsite("Log", level, &target, &quote!("")),
             quote!(&__ELIDE_CS),
+            quote!(&__ELIDE_CS.meta),
         )
     }
 }
 
 fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
-    let (cs, cs_ref) = site_decl(level.name, a);
+    let (cs, cs_ref, meta_ref) = site_decl(level.name, a);
     let record = a.dispatch(&level.variant());
-    let body = quote!(|__elide_meta| { #record });
+    let body = quote!(|__elide_meta, __elide_route| { #record });
     let needed = level.number_tokens();
-    let call = sampled(a, &cs_ref, &needed, body);
+    let call = sampled(a, &cs_ref, &meta_ref, &needed, body);
     let live = quote! {{
         #cs
-        if #needed <= ::elide::__private::Callsite::interest(#cs_ref) {
-            #call
-        }
+        #call
     }};
     Ok(Presence::for_level(level, &a.target)?.select(live, log_dead(a)))
 }
@@ -171,20 +171,18 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
 /// A log site whose level is only known at run time: both gates compare
 /// against the value.
 fn log_dynamic(level: &Expr, a: &LogArgs) -> syn::Result<TokenStream> {
-    let (cs, cs_ref) = site_decl("Trace", a);
+    let (cs, cs_ref, meta_ref) = site_decl("Trace", a);
     let static_max = gate::static_max_tokens(&a.target)?;
     let record = a.dispatch(&quote!(__elide_level));
-    let body = quote!(|__elide_meta| { #record });
-    let call = sampled(a, &cs_ref, &quote!(__elide_lvl), body);
+    let body = quote!(|__elide_meta, __elide_route| { #record });
+    let call = sampled(a, &cs_ref, &meta_ref, &quote!(__elide_lvl), body);
     let dead = log_dead(a);
     Ok(quote! {{
         let __elide_level: ::elide::Level = #level;
         let __elide_lvl: u8 = ::elide::Level::as_u8(__elide_level);
         if __elide_lvl <= #static_max {
             #cs
-            if __elide_lvl <= ::elide::__private::Callsite::interest(#cs_ref) {
-                #call
-            }
+            #call
         } else {
             #dead
         }
@@ -208,41 +206,50 @@ fn log_dead(a: &LogArgs) -> TokenStream {
     }
 }
 
-/// The emit call for a log site, inside its sampling filter if it has one.
+/// The guarded emit of a log site, inside its sampling filter if it has one.
 ///
 /// A hit can pass the filter while its site is still unresolved and then
-/// turn out disabled; the cold path then gives the filter its slot back, so
-/// `once` on a site that was first hit while off still fires once it is on.
-fn sampled(a: &LogArgs, cs: &TokenStream, needed: &TokenStream, body: TokenStream) -> TokenStream {
+/// turn out disabled; the filter then gets its slot back, so `once` on a
+/// site that was first hit while off still fires once it is on.
+fn sampled(
+    a: &LogArgs,
+    cs: &TokenStream,
+    meta: &TokenStream,
+    needed: &TokenStream,
+    body: TokenStream,
+) -> TokenStream {
     let s = &a.sampling;
-    if let Some(n) = &s.sample {
-        quote! {
-            ::std::thread_local! {
-                static __ELIDE_HITS: ::core::cell::Cell<u32> = const { ::core::cell::Cell::new(0) };
-            }
-            if ::elide::__private::sample_nth(&__ELIDE_HITS, #n) {
-                ::elide::__private::emit_sampled(
-                    #cs, #needed, || ::elide::__private::sample_undo(&__ELIDE_HITS), #body,
-                );
-            }
-        }
+    let filter = if let Some(n) = &s.sample {
+        Some((
+            quote! {
+                ::std::thread_local! {
+                    static __ELIDE_HITS: ::core::cell::Cell<u32> = const { ::core::cell::Cell::new(0) };
+                }
+            },
+            quote!(::elide::__private::sample_nth(&__ELIDE_HITS, #n)),
+            quote!(::elide::__private::sample_undo(&__ELIDE_HITS)),
+        ))
     } else if let Some(n) = &s.first {
-        quote! {
-            static __ELIDE_SEEN: ::elide::__private::First = ::elide::__private::First::new();
-            if __ELIDE_SEEN.admit(#n) {
-                ::elide::__private::emit_sampled(#cs, #needed, || __ELIDE_SEEN.undo(), #body);
-            }
-        }
-    } else if let Some(d) = &s.every {
-        quote! {
-            static __ELIDE_NEXT: ::elide::__private::Every = ::elide::__private::Every::new();
-            if __ELIDE_NEXT.admit(#d) {
-                ::elide::__private::emit_sampled(#cs, #needed, || __ELIDE_NEXT.undo(), #body);
-            }
-        }
+        Some((
+            quote!(
+                static __ELIDE_SEEN: ::elide::__private::First = ::elide::__private::First::new();
+            ),
+            quote!(__ELIDE_SEEN.admit(#n)),
+            quote!(__ELIDE_SEEN.undo()),
+        ))
     } else {
-        quote!(::elide::__private::emit(#cs, #needed, #body);)
-    }
+        s.every.as_ref().map(|d| {
+            (
+                quote!(
+                    static __ELIDE_NEXT: ::elide::__private::Every =
+                        ::elide::__private::Every::new();
+                ),
+                quote!(__ELIDE_NEXT.admit(#d)),
+                quote!(__ELIDE_NEXT.undo()),
+            )
+        })
+    };
+    guarded(cs, meta, needed, filter, body)
 }
 
 /// Type-checks sampling options inside a dead branch.

@@ -22,7 +22,7 @@ pub(crate) fn dispatch_record(
 ) -> TokenStream {
     let plain = |message: TokenStream| {
         quote! {
-            ::elide::__private::dispatch(&::elide::Record::new(
+            ::elide::__private::dispatch_to(__elide_route, &::elide::Record::new(
                 __elide_meta, #level, #message, #fields,
             ))
         }
@@ -55,11 +55,16 @@ pub(crate) fn dispatch_record(
                     #[allow(unreachable_patterns)]
                     _ => ::core::option::Option::None,
                 };
-                let __elide_decode: ::elide::__private::RawDecode =
-                    |__elide_args, __elide_out| {
-                        __elide_out(::core::format_args!(#lit, #(__elide_args[#idx]),*))
-                    };
-                ::elide::__private::dispatch(&::elide::Record::new(
+                // A function item, not a closure coerced to a pointer: no
+                // per-site `FnOnce::call_once` shim.
+                fn __elide_decode(
+                    __elide_args: &[::elide::__private::RawArg<'_>],
+                    __elide_out: &mut dyn ::core::ops::FnMut(::core::fmt::Arguments<'_>),
+                ) {
+                    __elide_out(::core::format_args!(#lit, #(__elide_args[#idx]),*))
+                }
+                let __elide_decode: ::elide::__private::RawDecode = __elide_decode;
+                ::elide::__private::dispatch_to(__elide_route, &::elide::Record::new(
                     __elide_meta, #level, ::core::format_args!(#lit, #(#names),*), #fields,
                 ).with_raw(match &__elide_raw {
                     ::core::option::Option::Some(__elide_a) => ::core::option::Option::Some(

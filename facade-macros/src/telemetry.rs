@@ -7,7 +7,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::{Expr, LitStr, Token};
 
 use crate::args::{self, Field};
-use crate::callsite::callsite;
+use crate::callsite::{callsite, guarded};
 use crate::expand::expand;
 use crate::fields;
 use crate::gate::Presence;
@@ -57,11 +57,17 @@ pub(crate) fn telemetry(input: TokenStream) -> TokenStream {
             &a.fields,
         );
         let on = level::interest_on();
+        let body = quote!(|__elide_meta, __elide_route| { #record });
+        let call = guarded(
+            &quote!(&__ELIDE_CS),
+            &quote!(&__ELIDE_CS.meta),
+            &on,
+            None,
+            body,
+        );
         let live = quote! {{
             #cs
-            if #on <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
-                ::elide::__private::emit(&__ELIDE_CS, #on, |__elide_meta| { #record });
-            }
+            #call
         }};
         let typecheck = fields::fields_typecheck(&a.fields);
         let dead = quote! {

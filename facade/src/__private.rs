@@ -6,8 +6,8 @@ pub use crate::check::{check, check_eq_details, check_ne_details, fail};
 pub use crate::checked::{
     async_body, body, ensures, enter as checked_enter, exit as checked_exit, type_check_ensures,
 };
-pub use crate::counter::{Counter, COUNTERS};
-pub use crate::dispatch::dispatch;
+pub use crate::counter::{Counter, ShardCell};
+pub use crate::dispatch::{dispatch, dispatch_to, Route};
 pub use crate::metadata::{Kind, Metadata};
 pub use crate::raw::{RawArg, RawCapture, RawDecode, RawFallback, RawMessage, RawWrap, ToRawArg};
 pub use crate::runtime_site::site as runtime_site;
@@ -17,42 +17,48 @@ pub use crate::static_gate::{
     LEVEL_TRACE, LEVEL_WARN,
 };
 pub use crate::telemetry::scope::{guard as scope_guard, open_scope, timed, timed_as};
-pub use crate::value::{with_fields, FieldValue, ToValue};
-pub use linkme;
+pub use crate::value::{present_fields, FieldValue, ToValue, NO_FIELD};
 
-/// The cold path of a site: resolves it if needed, re-checks the threshold
-/// and runs `f`, which evaluates the arguments and dispatches the record.
-#[cold]
-#[inline(never)]
-pub fn emit<F: FnOnce(&'static Metadata)>(cs: &'static Callsite, needed: u8, f: F) {
-    if needed <= crate::runtime::current(cs) {
-        f(cs.metadata())
+/// Where the record of a site at level `needed` goes, if anywhere: the hot
+/// check (one load of the site's interest, a compare, a branch), then, on a
+/// hit, the route (the installed sinks, or only this thread's test
+/// captures), resolving the site on its first hit. Inlined, not generic: the
+/// site calls its own `#[cold]`, non-inlined closure directly with the route.
+#[inline(always)]
+pub fn route(cs: &'static Callsite, needed: u8) -> Option<Route> {
+    if needed > cs.interest() {
+        return None;
     }
-}
-
-/// The cold path of a sampled site whose hit passed its filter: like
-/// [`emit`], but if the site turns out disabled (it was unresolved, or the
-/// configuration changed meanwhile) `undo` returns the filter's slot.
-#[cold]
-#[inline(never)]
-pub fn emit_sampled<U: FnOnce(), F: FnOnce(&'static Metadata)>(
-    cs: &'static Callsite,
-    needed: u8,
-    undo: U,
-    f: F,
-) {
-    if needed <= crate::runtime::current(cs) {
-        f(cs.metadata())
+    // Levels are 0..=5 and `UNRESOLVED` is 255, -1 as an `i8`: one signed
+    // compare says "resolved, and the configuration wants this level".
+    if cs.configured() as i8 >= needed as i8 {
+        Some(Route::All)
     } else {
-        undo()
+        route_cold(cs, needed)
     }
 }
 
-/// `enabled!`: one load when the answer is cached.
+/// An unresolved site, or one raised for a test capture.
+#[cold]
+#[inline(never)]
+fn route_cold(cs: &'static Callsite, needed: u8) -> Option<Route> {
+    crate::runtime::route(cs, needed)
+}
+
+/// For a site with a sampling filter, after its hot check and its filter
+/// passed: the route, or `None` if the site turns out disabled (it was
+/// unresolved, or the configuration changed meanwhile, or it was raised for
+/// a capture on another thread) and the filter must get its slot back.
+#[inline(always)]
+pub fn admit(cs: &'static Callsite, needed: u8) -> Option<Route> {
+    crate::runtime::route(cs, needed)
+}
+
+/// `enabled!`: one load when the answer is cached and no; a second (the
+/// configured byte) when yes.
 #[inline(always)]
 pub fn enabled(cs: &'static Callsite, level: u8) -> bool {
-    let v = cs.interest();
-    level <= v && (v != UNRESOLVED || level <= crate::runtime::resolve(cs))
+    level <= cs.interest() && crate::runtime::route(cs, level).is_some()
 }
 
 /// Type-checks `%x` in a statically disabled site.
@@ -62,3 +68,51 @@ pub fn type_check_display<T: core::fmt::Display + ?Sized>(_: &T) {}
 /// Type-checks `?x` in a statically disabled site.
 #[inline(always)]
 pub fn type_check_debug<T: core::fmt::Debug + ?Sized>(_: &T) {}
+
+/// Runs every environment-value parser (`LOG_LVL`, the flags, the
+/// directories, `LOG_TGT`, `LOG_MODE`) on `text` and checks what each
+/// promises: no panic, a reason for every refusal, at most one target per
+/// comma-separated item. Pure: nothing is opened or installed. For the fuzz
+/// target in `fuzz/` (run by hand; see the README).
+pub fn fuzz_env_value(text: &str) {
+    use crate::env::parse;
+    use std::path::Path;
+    let reason = |r: Result<(), String>| {
+        if let Err(e) = r {
+            assert!(!e.is_empty(), "a refusal without a reason for {text:?}");
+        }
+    };
+    reason(parse::parse_level(text).map(drop));
+    reason(parse::parse_flag(text).map(drop));
+    reason(parse::parse_dir(text, Path::new("/cwd")).map(drop));
+    reason(parse::parse_log_mode(text).map(drop));
+    match parse::parse_targets(text, Path::new("/logs"), "app") {
+        Ok(targets) => assert!(targets.0.len() <= text.split(',').count()),
+        Err(e) => assert!(!e.is_empty()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The fuzz hook's own checks hold on inputs of every shape the parsers
+    /// branch on (the fuzzer explores the rest by hand).
+    #[test]
+    fn fuzz_hook_accepts_every_shape() {
+        for text in [
+            "",
+            " ",
+            "debug",
+            "DEBUG_9",
+            "60",
+            "99999999999999999999",
+            "yes",
+            "off",
+            "-,=,0,.,/abs,rel, ,,",
+            "async",
+            "\u{0}\u{2028}",
+            "\u{FFFD}x,,,y",
+        ] {
+            super::fuzz_env_value(text);
+        }
+    }
+}

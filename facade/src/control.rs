@@ -205,6 +205,8 @@ fn init_ns_only(root: &str) -> Guard {
     let first = !runtime::started();
     // Set before `ensure` so the first sinks already follow the root.
     let root = Root::new(root);
+    // The layouts spell names from the root without reading the config.
+    crate::namespace::set_root(&root.name);
     interest::reconfigure(|c| c.root = Some(root));
     runtime::ensure();
     if !first {

@@ -1,45 +1,136 @@
-//! Always-on counters: a relaxed add on a sharded slot, no clock, no lock.
+//! Always-on counters: one thread-local load, a test, and an unlocked add
+//! into a shard only this thread writes. No clock, no lock, no locked
+//! instruction.
 //!
-//! Each `counter!` site owns a static [`Counter`] of cache-line-padded
-//! shards; a thread adds to the shard it was assigned on its first hit, so
-//! threads do not all write one cache line. Sites are collected at link time
-//! (`linkme`), so a hit never checks whether the site is registered; a
-//! snapshot ([`counters`]) sums the shards off the hot path.
+//! A `counter!` site owns a small static [`Counter`] and a thread-local
+//! [`ShardCell`]. On a thread's first hit of the site, the cold path
+//! ([`Counter::add`] -> `add_first`) registers the site (once, in the same
+//! kind of lock-free list as call sites, `registry`), allocates its shards
+//! (once), and points the thread's cell at the shard of the thread's *slot*.
+//! Every later hit is `cell != null` then a relaxed load and a relaxed store
+//! of that shard (x86 folds them into one unlocked `add`): only the slot's
+//! owner ever writes it, so nothing is lost without a locked instruction.
+//! Readers ([`counters`], [`counter_value`]) sum every shard with relaxed
+//! loads, so totals can be read while threads count, and are exact once the
+//! writers are joined.
 //!
-//! Statics owned here: `COUNTERS` (every site, collected by the linker),
-//! `NEXT_SHARD` and each thread's `SHARD_OFFSET`.
+//! Slots: a thread claims one of [`SLOTS`] on its first hit of any counter
+//! and keeps it until it exits. At exit (its thread-local destructor), it
+//! clears the cells it set, so a late hit from another destructor takes the
+//! shared path, and then releases the slot (release ordering; a thread that
+//! claims it later acquires it, so it continues from the exact value). Counts
+//! stay in the shards: nothing is lost when a thread exits. A thread that
+//! finds every slot taken (more than [`SLOTS`] threads count at once), or
+//! counts while being torn down, adds to the site's shared shard with an
+//! atomic add instead. In a forked child only the forking thread survives:
+//! the fork handler frees every other slot.
+//!
+//! Totals wrap at `u64::MAX` (a counter is a modular sum, like the shards it
+//! adds up). A site is listed by [`counters`] from its first hit on: a site
+//! never hit may be absent (its total is 0).
+//!
+//! Statics owned here: `COUNTERS` (the registry), `USED` (claimed slots),
+//! and each thread's `MY_SLOT` and `OWNER`.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::thread::LocalKey;
 
-use linkme::distributed_slice;
+use crate::registry::{Link, Linked, Registry};
 
-const SHARDS: usize = 16;
+/// Threads that can own a shard at once; more count through the shared
+/// shard (an atomic add).
+pub(crate) const SLOTS: usize = 64;
 
 #[repr(align(64))]
 struct Shard(AtomicU64);
 
+/// A site's shards: one per slot, written by its owner only, and one shared
+/// by threads without a slot.
+struct Shards {
+    owned: [Shard; SLOTS],
+    shared: Shard,
+}
+
+/// A thread's pointer to its own shard of one site (null until the
+/// thread's first hit there). The macro gives each site one, in a
+/// `thread_local!` with a `const` initialiser, so a hit reads it with one
+/// plain thread-local load.
+pub type ShardCell = Cell<*const AtomicU64>;
+
 /// The state of one `counter!` site. Created by the macro.
 pub struct Counter {
-    shards: [Shard; SHARDS],
+    /// Null until the site's first hit allocates them.
+    shards: AtomicPtr<Shards>,
+    link: Link<Counter>,
     name: &'static str,
     module_path: &'static str,
     file: &'static str,
     line: u32,
 }
 
-/// Every `counter!` site in the program.
-#[distributed_slice]
-pub static COUNTERS: [Counter];
+/// Every counter site hit so far.
+static COUNTERS: Registry<Counter> = Registry::new();
 
-thread_local! {
-    // Byte offset of this thread's shard plus one shard (0 = not assigned
-    // yet), so the hot path is one TLS load, a test and one locked add.
-    static SHARD_OFFSET: Cell<usize> = const { Cell::new(0) };
+/// Bit i set: slot i is owned by a live thread.
+static USED: AtomicU64 = AtomicU64::new(0);
+
+/// Cells pointing into this thread's slot; released at thread exit.
+struct Owner {
+    cells: RefCell<Vec<&'static LocalKey<ShardCell>>>,
 }
 
-static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    // This thread's slot plus one (0 = none). `const` without a destructor:
+    // readable from the fork handler and during teardown.
+    static MY_SLOT: Cell<usize> = const { Cell::new(0) };
+    static OWNER: Owner = const { Owner { cells: RefCell::new(Vec::new()) } };
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        // No cell may point into the slot once another thread can own it.
+        for cell in self.cells.get_mut().drain(..) {
+            let _ = cell.try_with(|c| c.set(ptr::null()));
+        }
+        if let Ok(mine) = MY_SLOT.try_with(|s| s.replace(0)) {
+            if mine != 0 {
+                USED.fetch_and(!(1u64 << (mine - 1)), Ordering::Release);
+            }
+        }
+    }
+}
+
+/// Claims a free slot for this thread; `None` if all are taken.
+fn claim() -> Option<usize> {
+    let mut used = USED.load(Ordering::Relaxed);
+    loop {
+        let free = !used;
+        if free == 0 {
+            return None;
+        }
+        let i = free.trailing_zeros() as usize;
+        match USED.compare_exchange_weak(
+            used,
+            used | (1 << i),
+            Ordering::Acquire,
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => return Some(i),
+            Err(u) => used = u,
+        }
+    }
+}
+
+/// In a forked child: only the forking thread survives, so every other
+/// slot is free. Async-signal-safe (a thread-local read, one atomic store).
+pub(crate) fn after_fork_in_child() {
+    let mine = MY_SLOT.try_with(Cell::get).unwrap_or(0);
+    let keep = if mine == 0 { 0 } else { 1u64 << (mine - 1) };
+    USED.store(keep, Ordering::Relaxed);
+}
 
 impl std::fmt::Debug for Counter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -47,6 +138,12 @@ impl std::fmt::Debug for Counter {
             .field("name", &self.name)
             .field("value", &self.value())
             .finish_non_exhaustive()
+    }
+}
+
+impl Linked for Counter {
+    fn link(&self) -> &Link<Counter> {
+        &self.link
     }
 }
 
@@ -59,7 +156,8 @@ impl Counter {
         line: u32,
     ) -> Counter {
         Counter {
-            shards: [const { Shard(AtomicU64::new(0)) }; SHARDS],
+            shards: AtomicPtr::new(ptr::null_mut()),
+            link: Link::new(),
             name,
             module_path,
             file,
@@ -67,36 +165,96 @@ impl Counter {
         }
     }
 
-    /// Adds `n`.
+    /// Adds `n` (wrapping); `cell` is the site's thread-local [`ShardCell`].
     #[inline(always)]
-    pub fn add(&self, n: u64) {
-        let off = SHARD_OFFSET.with(Cell::get);
-        if off == 0 {
-            return self.add_first(n);
+    pub fn add(&'static self, cell: &'static LocalKey<ShardCell>, n: u64) {
+        let shard = cell.with(Cell::get);
+        if shard.is_null() {
+            return self.add_first(cell, n);
         }
-        // SAFETY: `off` is `(i + 1) * size_of::<Shard>()` for some i < SHARDS,
-        // set only by `add_first`, so `off - size_of::<Shard>()` is the byte
-        // offset of shard i inside `self.shards`.
-        let shard = unsafe {
-            &*(self.shards.as_ptr() as *const u8)
-                .add(off - std::mem::size_of::<Shard>())
-                .cast::<Shard>()
-        };
-        shard.0.fetch_add(n, Ordering::Relaxed);
+        // SAFETY: a non-null cell was set by `add_first` to a shard of a
+        // `Shards` that is never freed, and it is cleared before this
+        // thread gives its slot up.
+        let shard = unsafe { &*shard };
+        // Only this thread writes this shard: no locked instruction.
+        shard.store(
+            shard.load(Ordering::Relaxed).wrapping_add(n),
+            Ordering::Relaxed,
+        );
     }
 
+    /// A thread's first hit of the site (or any hit without an own slot).
     #[cold]
     #[inline(never)]
-    fn add_first(&self, n: u64) {
-        let i = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) % SHARDS;
-        SHARD_OFFSET.with(|o| o.set((i + 1) * std::mem::size_of::<Shard>()));
-        self.add(n)
+    fn add_first(&'static self, cell: &'static LocalKey<ShardCell>, n: u64) {
+        let shards = self.shards_or_init();
+        let own = OWNER
+            .try_with(|o| {
+                let mine = match MY_SLOT.with(Cell::get) {
+                    0 => {
+                        let i = claim()?;
+                        MY_SLOT.with(|s| s.set(i + 1));
+                        i
+                    }
+                    m => m - 1,
+                };
+                let shard = &shards.owned[mine].0;
+                cell.with(|c| c.set(shard));
+                o.cells.borrow_mut().push(cell);
+                Some(shard)
+            })
+            .ok()
+            .flatten();
+        match own {
+            Some(s) => s.store(s.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed),
+            None => {
+                shards.shared.0.fetch_add(n, Ordering::Relaxed);
+            }
+        }
     }
 
-    /// The counter's total so far.
+    /// The shards, allocated (and the site registered) by the first hit.
+    fn shards_or_init(&'static self) -> &'static Shards {
+        let cur = self.shards.load(Ordering::Acquire);
+        if !cur.is_null() {
+            // SAFETY: published below from a leaked box, never freed.
+            return unsafe { &*cur };
+        }
+        let new = Box::into_raw(Box::new(Shards {
+            owned: [const { Shard(AtomicU64::new(0)) }; SLOTS],
+            shared: Shard(AtomicU64::new(0)),
+        }));
+        match self
+            .shards
+            .compare_exchange(cur, new, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => {
+                COUNTERS.register(self);
+                // SAFETY: just published; never freed.
+                unsafe { &*new }
+            }
+            Err(winner) => {
+                // SAFETY: `new` came from `Box::into_raw` above and was not
+                // published.
+                drop(unsafe { Box::from_raw(new) });
+                // SAFETY: as for `cur` above.
+                unsafe { &*winner }
+            }
+        }
+    }
+
+    /// The counter's total so far (wrapping), summed over its shards.
     pub fn value(&self) -> u64 {
-        self.shards
+        let p = self.shards.load(Ordering::Acquire);
+        if p.is_null() {
+            return 0;
+        }
+        // SAFETY: published from a leaked box, never freed.
+        let shards = unsafe { &*p };
+        shards
+            .owned
             .iter()
+            .chain([&shards.shared])
             .fold(0u64, |a, s| a.wrapping_add(s.0.load(Ordering::Relaxed)))
     }
     /// The name given at the site.
@@ -113,8 +271,10 @@ impl Counter {
     }
 }
 
-/// A snapshot of every counter: name -> total, sites with the same name
-/// summed. Reads relaxed values; each total is one a reader could have seen.
+/// A snapshot of every counter hit so far: name -> total, sites with the
+/// same name summed (wrapping). Reads relaxed values: each total is one a
+/// reader could have seen, exact once the counting threads are joined. A
+/// site never hit may be missing (its total is 0).
 ///
 /// Totals wrap around at `u64::MAX`, like a single site's count does, so a
 /// sum over sites never panics (not even in a debug build) and a reader
@@ -128,40 +288,106 @@ impl Counter {
 /// ```
 pub fn counters() -> BTreeMap<&'static str, u64> {
     let mut out = BTreeMap::new();
-    for c in COUNTERS.iter() {
+    COUNTERS.for_each(|c| {
         let total = out.entry(c.name).or_insert(0u64);
         *total = total.wrapping_add(c.value());
-    }
+    });
     out
 }
 
-/// The total of one counter name (0 if no such site exists), wrapping
-/// around at `u64::MAX` like [`counters`].
+/// The total of one counter name, all its sites summed (wrapping); 0 if no
+/// such site was hit.
 pub fn counter_value(name: &str) -> u64 {
-    COUNTERS
-        .iter()
-        .filter(|c| c.name == name)
-        .fold(0u64, |sum, c| sum.wrapping_add(c.value()))
+    let mut total = 0u64;
+    COUNTERS.for_each(|c| {
+        if c.name == name {
+            total = total.wrapping_add(c.value());
+        }
+    });
+    total
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Every thread lands in a valid shard (the hot path's unchecked
-    /// offset) and nothing is lost across shards.
+    /// The tests that fill or count the slots run one at a time.
+    static SLOT_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    macro_rules! site {
+        ($name:ident, $cell:ident) => {
+            static $name: Counter = Counter::new("unit", module_path!(), file!(), line!());
+            thread_local! {
+                static $cell: ShardCell = const { Cell::new(ptr::null()) };
+            }
+        };
+    }
+
+    /// Threads count into their own shards and nothing is lost; the total
+    /// is exact after the join and includes threads that have exited.
     #[test]
-    fn concurrent_adds_sum_exactly_across_shards() {
-        static C: Counter = Counter::new("unit", module_path!(), file!(), line!());
-        let threads = SHARDS + 3; // more threads than shards: some share
+    fn concurrent_adds_sum_exactly() {
+        site!(C, CELL);
+        let threads = 6;
         let per = if cfg!(miri) { 20 } else { 10_000 };
         let handles: Vec<_> = (0..threads)
-            .map(|t| std::thread::spawn(move || (0..per).for_each(|_| C.add(t as u64 + 1))))
+            .map(|t| std::thread::spawn(move || (0..per).for_each(|_| C.add(&CELL, t + 1))))
             .collect();
         for h in handles {
             h.join().unwrap();
         }
-        let expected: u64 = (1..=threads as u64).map(|t| t * per).sum();
+        let expected: u64 = (1..=threads).map(|t| t * per).sum();
         assert_eq!(C.value(), expected);
+    }
+
+    /// A slot freed by an exiting thread is reused by the next one, which
+    /// continues from the count left in the shard: sequential threads,
+    /// more of them than slots, never lose a count and never run out.
+    #[test]
+    fn exited_threads_give_their_slot_back_and_keep_their_counts() {
+        let _one = SLOT_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        site!(C, CELL);
+        let rounds = if cfg!(miri) { 3 } else { SLOTS as u64 + 8 };
+        for _ in 0..rounds {
+            std::thread::spawn(|| (0..10).for_each(|_| C.add(&CELL, 1)))
+                .join()
+                .unwrap();
+        }
+        assert_eq!(C.value(), rounds * 10);
+        let p = C.shards.load(Ordering::Acquire);
+        // SAFETY: non-null after a hit, never freed.
+        let shared = unsafe { &(*p).shared.0 }.load(Ordering::Relaxed);
+        assert_eq!(shared, 0, "each thread found a free slot");
+    }
+
+    /// More threads alive at once than slots: the extra ones count through
+    /// the shared shard, and the total is still exact.
+    #[test]
+    #[cfg_attr(miri, ignore = "65 threads are slow under Miri")]
+    fn more_threads_than_slots_share_a_shard_exactly() {
+        let _one = SLOT_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        site!(C, CELL);
+        let threads = SLOTS as u64 + 4;
+        let barrier = std::sync::Barrier::new(threads as usize);
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| {
+                    C.add(&CELL, 1);
+                    // Every thread holds its slot (or not) until all counted once.
+                    barrier.wait();
+                    (0..999).for_each(|_| C.add(&CELL, 1));
+                });
+            }
+        });
+        assert_eq!(C.value(), threads * 1000);
+    }
+
+    /// Totals wrap instead of overflowing.
+    #[test]
+    fn totals_wrap() {
+        site!(C, CELL);
+        C.add(&CELL, u64::MAX);
+        std::thread::spawn(|| C.add(&CELL, 2)).join().unwrap();
+        assert_eq!(C.value(), 1);
     }
 }

@@ -23,7 +23,7 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// The key: `LOG_LVL`, `DEBUG`, `PROFILE`, `LOG_TGT`, `LOG_MODE`,
+    /// The key: `LOG_LVL`, `DEBUG`, `PROFILE`, `LOG_TGT`, `LOG_MODE`, `LOG_FMT`,
     /// `LOG_DIR` or `PROFILE_DIR`.
     pub fn key(&self) -> &'static str {
         self.key
@@ -220,9 +220,12 @@ pub fn describe_for(namespace: &str) -> Description {
     env::report(&d);
     let mode = env::log_mode(snap, root);
     env::report(&mode);
+    let format = env::log_format(snap, root);
+    env::report(&format);
     if sinks_from_env {
         push("LOG_TGT", text(d));
         push("LOG_MODE", text(mode));
+        push("LOG_FMT", text(format));
     } else {
         let n = dispatch::installed().map_or(0, |s| s.len());
         let api = |value: String| Decided {
@@ -234,6 +237,10 @@ pub fn describe_for(namespace: &str) -> Description {
         push("LOG_TGT", api(format!("{n} sink(s) set through the API")));
         push(
             "LOG_MODE",
+            api("not used (sinks set through the API)".into()),
+        );
+        push(
+            "LOG_FMT",
             api("not used (sinks set through the API)".into()),
         );
     }

@@ -7,13 +7,21 @@
 //! nor initialisation: `interest` replaces the set (and rewrites the sites,
 //! whose threshold is capped by the most verbose level any sink accepts).
 //!
+//! Besides the installed set, each thread may carry test captures
+//! (`elide::testing`): sinks that receive what this thread logs, and only
+//! that. A record reaches them on either [`Route`]; `Route::CapturesOnly`
+//! is how a site whose level the configuration turns off still reaches a
+//! capture. `CAPTURES` counts the captures entered anywhere, so `interest`
+//! can raise every site while one is active.
+//!
 //! Statics owned here: `SINKS` (the set), `SINKS_GENERATION`, `RETIRED`
-//! (replaced sets still held by some thread), `FLUSH_PANIC_REPORTED`, and
-//! the per-thread `LOCAL` cache with its `RELEASE_ON_EXIT` guard.
+//! (replaced sets still held by some thread), `FLUSH_PANIC_REPORTED`,
+//! `CAPTURES`, and the per-thread `LOCAL` cache with its `RELEASE_ON_EXIT`
+//! guard and the `CAPTURING` hooks.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::ptr;
+use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -87,9 +95,21 @@ impl SinkSet {
 }
 
 static SINKS: ArcSwapOption<SinkSet> = ArcSwapOption::const_empty();
-/// Bumped after every store to `SINKS`, so threads know their cached copy
-/// is stale.
-static SINKS_GENERATION: AtomicUsize = AtomicUsize::new(0);
+/// Bumped (by [`GENERATION_STEP`], so its low two bits stay 0, and never 0) after
+/// every store to `SINKS`, so threads know their cached copy is stale.
+static SINKS_GENERATION: AtomicUsize = AtomicUsize::new(GENERATION_STEP);
+/// Generations are multiples of 4: bits 0 and 1 of a thread's state are
+/// [`BUSY`] and [`IN_CAPTURE`], so the emit path's one compare of the state
+/// with `SINKS_GENERATION` also says "not re-entered, no capture here".
+const GENERATION_STEP: usize = 4;
+/// Set in a thread's state while it is inside [`dispatch`].
+const BUSY: usize = 1;
+/// Set in a thread's state while it is in a test capture.
+const IN_CAPTURE: usize = 2;
+/// The flag bits of a thread's state.
+const FLAGS: usize = BUSY | IN_CAPTURE;
+/// A thread's state when it caches no set (never a generation).
+const NONE: usize = 0;
 
 /// Replaced sets some idle thread may still hold (and write into after they
 /// were flushed): flushed again at exit.
@@ -196,11 +216,17 @@ fn store(set: Option<Arc<SinkSet>>) -> Option<Arc<SinkSet>> {
     if let Some(old) = &old {
         retire(old);
     }
-    let generation = SINKS_GENERATION.fetch_add(1, Ordering::Release) + 1;
+    let mut generation = SINKS_GENERATION.fetch_add(GENERATION_STEP, Ordering::Release);
+    generation = generation.wrapping_add(GENERATION_STEP);
+    if generation == NONE {
+        // After 2^63 replacements: skip the value that means "nothing cached".
+        generation =
+            SINKS_GENERATION.fetch_add(GENERATION_STEP, Ordering::Release) + GENERATION_STEP;
+    }
     // The replacing thread lets go of the old set at once; other threads do
     // when they next emit (or exit).
     let _ = LOCAL.try_with(|l| {
-        if !l.emitting.get() {
+        if l.state.get() & BUSY == 0 {
             refresh(l, generation);
         }
     });
@@ -215,7 +241,10 @@ pub(crate) fn installed() -> Option<Vec<Arc<dyn Sink>>> {
 /// Whether this thread is inside [`dispatch`] (a sink is running), or is
 /// an async sink's writer (which runs sinks all the time).
 pub(crate) fn in_dispatch() -> bool {
-    LOCAL.try_with(|l| l.emitting.get()).unwrap_or(false) || crate::sink::on_writer_thread()
+    LOCAL
+        .try_with(|l| l.state.get() & BUSY != 0)
+        .unwrap_or(false)
+        || crate::sink::on_writer_thread()
 }
 
 /// The most verbose level any installed sink accepts.
@@ -231,17 +260,31 @@ pub(crate) fn wants_telemetry() -> bool {
     SINKS.load().as_ref().is_some_and(|s| s.telemetry)
 }
 
-/// Per-thread state of the emit path: the re-entrancy flag and this
-/// thread's reference to the sink set. Constant-initialised and without a
-/// destructor, so the cold path reaches it with plain TLS accesses; the
-/// reference is released by `ReleaseOnExit` (registered the first time the
-/// thread caches a set) or when the thread next sees a newer set.
+/// Per-thread state of the emit path: one word saying which set this
+/// thread caches and whether it is inside [`dispatch`], the cached set, and
+/// its only sink (if it has exactly one) with that sink's level, so the
+/// common case reads everything from thread-local storage. Constant-
+/// initialised and without a destructor, so the emit path reaches it with
+/// plain TLS accesses; the reference is released by `ReleaseOnExit`
+/// (registered the first time the thread caches a set) or when the thread
+/// next sees a newer set.
 struct Local {
-    emitting: Cell<bool>,
-    generation: Cell<usize>,
+    /// The generation of the cached set ([`NONE`] if none), plus [`BUSY`]
+    /// while this thread is inside [`dispatch`]: the fast path is taken only
+    /// when this equals `SINKS_GENERATION`, so one compare checks both.
+    state: Cell<usize>,
     /// `Arc::into_raw` of the cached set (one strong count owned by this
     /// thread), or null.
     set: Cell<*const SinkSet>,
+    /// The cached set's only sink, if it has exactly one.
+    single: Cell<Option<NonNull<dyn Sink>>>,
+    /// That sink's most verbose level, as a level number.
+    single_limit: Cell<u8>,
+    /// Whether that sink wants telemetry events.
+    single_telemetry: Cell<bool>,
+    /// Number of captures this thread is in (the length of `CAPTURING`),
+    /// read on every record so a thread without one never touches the list.
+    captures: Cell<usize>,
 }
 
 struct ReleaseOnExit;
@@ -249,7 +292,8 @@ struct ReleaseOnExit;
 impl Drop for ReleaseOnExit {
     fn drop(&mut self) {
         LOCAL.with(|l| {
-            l.generation.set(usize::MAX);
+            l.state.set(NONE | (l.state.get() & FLAGS));
+            l.single.set(None);
             release(l.set.replace(ptr::null()));
         });
     }
@@ -258,12 +302,86 @@ impl Drop for ReleaseOnExit {
 thread_local! {
     static LOCAL: Local = const {
         Local {
-            emitting: Cell::new(false),
-            generation: Cell::new(usize::MAX),
+            state: Cell::new(NONE),
             set: Cell::new(ptr::null()),
+            single: Cell::new(None),
+            single_limit: Cell::new(0),
+            single_telemetry: Cell::new(false),
+            captures: Cell::new(0),
         }
     };
     static RELEASE_ON_EXIT: ReleaseOnExit = const { ReleaseOnExit };
+    /// The captures this thread is in, innermost last.
+    static CAPTURING: RefCell<Vec<Arc<dyn Sink>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Captures entered on any thread and not yet left.
+static CAPTURES: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether some thread is in a capture: sites are then raised to every
+/// level, and the cold path asks [`capturing_here`].
+pub(crate) fn captures_anywhere() -> bool {
+    CAPTURES.load(Ordering::SeqCst) != 0
+}
+
+/// Whether this thread is in a capture.
+pub(crate) fn capturing_here() -> bool {
+    LOCAL.try_with(|l| l.captures.get() != 0).unwrap_or(false)
+}
+
+/// The captures this thread is in, outermost first (to enter them on
+/// another thread).
+pub(crate) fn captures_here() -> Vec<Arc<dyn Sink>> {
+    CAPTURING
+        .try_with(|c| c.borrow().clone())
+        .unwrap_or_default()
+}
+
+/// Makes `hook` receive what this thread logs. Whether it is the first
+/// capture in the process (the caller, `interest`, then raises the sites;
+/// it serialises entering and leaving).
+pub(crate) fn enter_capture(hook: Arc<dyn Sink>) -> bool {
+    CAPTURING.with(|c| c.borrow_mut().push(hook));
+    LOCAL.with(|l| {
+        l.captures.set(l.captures.get() + 1);
+        l.state.set(l.state.get() | IN_CAPTURE);
+    });
+    CAPTURES.fetch_add(1, Ordering::SeqCst) == 0
+}
+
+/// Undoes one [`enter_capture`] of `hook` on this thread (the innermost, so
+/// scopes may end in any order). Whether no capture is left in the process.
+pub(crate) fn leave_capture(hook: &Arc<dyn Sink>) -> bool {
+    // A guard dropped while the thread's locals are torn down finds the
+    // list gone: its entry went with it, and it still counts as left.
+    let removed = CAPTURING
+        .try_with(|c| {
+            let mut c = c.borrow_mut();
+            let at = c.iter().rposition(|h| Arc::ptr_eq(h, hook));
+            at.map(|at| c.remove(at)).is_some()
+        })
+        .unwrap_or(true);
+    if !removed {
+        return false;
+    }
+    let _ = LOCAL.try_with(|l| {
+        l.captures.set(l.captures.get() - 1);
+        if l.captures.get() == 0 {
+            l.state.set(l.state.get() & !IN_CAPTURE);
+        }
+    });
+    CAPTURES.fetch_sub(1, Ordering::SeqCst) == 1
+}
+
+/// Where [`dispatch_to`] delivers a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// The installed sinks and this thread's captures: the site's level is
+    /// on for the configuration.
+    All,
+    /// Only this thread's captures: the configuration turns the site off,
+    /// but a capture wants every level.
+    CapturesOnly,
 }
 
 fn release(set: *const SinkSet) {
@@ -275,7 +393,8 @@ fn release(set: *const SinkSet) {
 }
 
 /// Re-reads the shared set after a change. Returns false if this thread can
-/// no longer cache (its thread-locals are being torn down).
+/// no longer cache (its thread-locals are being torn down). Inside
+/// [`dispatch`] only from its slow path, before any sink runs.
 ///
 /// An async sink's writer thread never caches: its records (from a sink it
 /// drives that logs) are dropped and counted as nested, instead of looping
@@ -287,8 +406,22 @@ fn refresh(l: &Local, generation: usize) -> bool {
         return false;
     }
     let new = SINKS.load_full().map_or(ptr::null(), Arc::into_raw);
+    // SAFETY: `new` is null or holds the strong count just taken.
+    let (single, limit, telemetry) = match unsafe { new.as_ref() }.map(|s| &s.entries[..]) {
+        // The emit path's fast case: exactly one sink.
+        Some([e]) => (
+            NonNull::new(e.target as *mut dyn Sink),
+            e.max_level.as_u8(),
+            e.telemetry,
+        ),
+        _ => (None, 0, false),
+    };
+    l.single.set(single);
+    l.single_limit.set(limit);
+    l.single_telemetry.set(telemetry);
     release(l.set.replace(new));
-    l.generation.set(generation);
+    // Keeps the flags (the slow path refreshes from inside `dispatch`).
+    l.state.set(generation | (l.state.get() & FLAGS));
     true
 }
 
@@ -305,31 +438,103 @@ fn refresh(l: &Local, generation: usize) -> bool {
 /// or a `Display` impl that logs) is dropped and counted in
 /// [`stats`](crate::stats), so logging cannot deadlock or recurse. A sink
 /// that panics is contained and counted; the caller never sees it.
+#[inline]
 pub fn dispatch(record: &Record<'_>) {
+    dispatch_to(Route::All, record)
+}
+
+/// [`dispatch`] along a [`Route`]: what the cold path of a site calls.
+///
+/// The fast case (all sinks, no capture on this thread, this thread caches
+/// the current set, the set has one sink, and it wants the record) reads
+/// only thread-local state and one shared word; everything else is out of
+/// line.
+#[inline]
+pub fn dispatch_to(route: Route, record: &Record<'_>) {
     LOCAL.with(|l| {
-        if l.emitting.replace(true) {
-            stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
-        let generation = SINKS_GENERATION.load(Ordering::Acquire);
-        if l.generation.get() == generation || refresh(l, generation) {
-            let set = l.set.get();
-            if !set.is_null() {
-                // SAFETY: this thread owns a strong count on `set` until
-                // `refresh` or `ReleaseOnExit` gives it back, and neither
-                // can run while `emitting` is set.
-                deliver(unsafe { &*set }, record);
+        if let Some(sink) = l.single.get() {
+            // Equal only if this thread caches the current set, is not
+            // inside `dispatch` and is in no capture.
+            if route == Route::All && l.state.get() == SINKS_GENERATION.load(Ordering::Acquire) {
+                let wanted = if record.kind() == Kind::Telemetry {
+                    l.single_telemetry.get()
+                } else {
+                    record.level().as_u8() <= l.single_limit.get()
+                };
+                if wanted {
+                    // The state is read again after the call rather than
+                    // kept in a register: nothing to save around the call.
+                    l.state.set(l.state.get() | BUSY);
+                    // SAFETY: this thread owns a strong count on the set
+                    // that holds `sink` until `refresh` or `ReleaseOnExit`
+                    // gives it back, and neither runs while `BUSY` is set.
+                    emit_contained(unsafe { sink.as_ref() }, record);
+                    l.state.set(l.state.get() & !BUSY);
+                }
+                return;
             }
-        } else if crate::sink::on_writer_thread() {
-            stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
-        } else if let Some(set) = SINKS.load_full() {
-            deliver(&set, record);
         }
-        l.emitting.set(false);
+        dispatch_slow(l, route, record)
     })
 }
 
-#[inline(always)]
+/// Every case but the fast one: nested, stale cache, several sinks or
+/// none, captures.
+#[cold]
+#[inline(never)]
+fn dispatch_slow(l: &Local, route: Route, record: &Record<'_>) {
+    let state = l.state.get();
+    if state & BUSY != 0 {
+        stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    l.state.set(state | BUSY);
+    if route == Route::All {
+        deliver_installed(l, record);
+    }
+    if l.captures.get() != 0 {
+        deliver_captured(record);
+    }
+    l.state.set(l.state.get() & !BUSY);
+}
+
+/// Delivers to the installed set; the caller has set `BUSY`.
+fn deliver_installed(l: &Local, record: &Record<'_>) {
+    let generation = SINKS_GENERATION.load(Ordering::Acquire);
+    if l.state.get() & !FLAGS == generation || refresh(l, generation) {
+        let set = l.set.get();
+        if !set.is_null() {
+            // SAFETY: this thread owns a strong count on `set` until
+            // `refresh` or `ReleaseOnExit` gives it back, and neither can
+            // run while `BUSY` is set.
+            deliver(unsafe { &*set }, record);
+        }
+    } else if crate::sink::on_writer_thread() {
+        stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
+    } else if let Some(set) = SINKS.load_full() {
+        // This thread cannot cache (its thread-locals are going away).
+        deliver(&set, record);
+    }
+}
+
+/// Hands a record to each capture this thread is in that wants it.
+#[cold]
+#[inline(never)]
+fn deliver_captured(record: &Record<'_>) {
+    let _ = CAPTURING.try_with(|c| {
+        for hook in c.borrow().iter() {
+            let wanted = if record.kind() == Kind::Telemetry {
+                hook.wants_telemetry()
+            } else {
+                record.level() <= hook.max_level()
+            };
+            if wanted {
+                let _ = emit_contained(&**hook, record);
+            }
+        }
+    });
+}
+
 fn deliver(set: &SinkSet, record: &Record<'_>) {
     match &set.entries[..] {
         // One sink is the common case: checked inline, with no loop state
@@ -341,7 +546,7 @@ fn deliver(set: &SinkSet, record: &Record<'_>) {
                 record.level() <= e.max_level
             };
             if wanted {
-                let _ = emit_contained(e.sink(), record);
+                emit_contained(e.sink(), record);
             }
         }
         entries => deliver_each(entries, record),
@@ -368,11 +573,22 @@ fn deliver_each(entries: &[Entry], record: &Record<'_>) {
 /// is counted in [`stats`](crate::stats). Whether `emit` returned normally.
 #[inline(always)]
 fn emit_contained(sink: &dyn Sink, record: &Record<'_>) -> bool {
-    let ok = catch_unwind(AssertUnwindSafe(|| sink.emit(record))).is_ok();
-    if !ok {
-        stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
+    match catch_unwind(AssertUnwindSafe(|| sink.emit(record))) {
+        Ok(()) => true,
+        Err(payload) => {
+            sink_panicked(payload);
+            false
+        }
     }
-    ok
+}
+
+/// Counts a sink's panic and drops its payload, out of line, so the emit
+/// path's landing pad holds nothing across calls.
+#[cold]
+#[inline(never)]
+fn sink_panicked(payload: Box<dyn std::any::Any + Send>) {
+    drop(payload);
+    stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
 }
 
 #[cfg(test)]

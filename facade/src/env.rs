@@ -36,17 +36,19 @@ use crate::LevelFilter;
 pub(crate) use lookup::clip;
 use lookup::{cascade, default_var, resolve, Decided, Warning};
 use parse::{
-    parse_dir, parse_flag, parse_level, parse_log_mode, parse_targets, LogMode, Target, Targets,
+    parse_dir, parse_flag, parse_level, parse_log_format, parse_log_mode, parse_targets, LogFormat,
+    LogMode, Target, Targets,
 };
 
 /// The keys elide reads, as they appear after the namespace prefix.
-pub(crate) const KEYS: [&str; 8] = [
+pub(crate) const KEYS: [&str; 9] = [
     "LOG_LVL",
     "VERBOSE",
     "DEBUG",
     "PROFILE",
     "LOG_TGT",
     "LOG_MODE",
+    "LOG_FMT",
     "PROFILE_DIR",
     "LOG_DIR",
 ];
@@ -332,6 +334,18 @@ pub(crate) fn log_mode(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<LogMo
     )
 }
 
+/// `LOG_FMT` of the process root namespace (looked up like `LOG_TGT`):
+/// the line format of the `LOG_TGT` sinks. Default: the RADICAL line.
+pub(crate) fn log_format(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<LogFormat> {
+    resolve(
+        snap,
+        &[cascade(process_prefix(root), None, "LOG_FMT")],
+        &default_var("LOG_FMT"),
+        parse_log_format,
+        LogFormat(crate::format::Format::Radical),
+    )
+}
+
 /// A path that displays itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Shown<T>(pub(crate) T);
@@ -592,7 +606,7 @@ mod tests {
             EnvSnapshot::from_vars([(var.to_string(), v)]).with_process("/run", "probe")
         };
         type Probe = fn(&EnvSnapshot) -> (String, usize);
-        let keys: [(&str, Probe, &str, &str, &str); 7] = [
+        let keys: [(&str, Probe, &str, &str, &str); 8] = [
             (
                 "RADICAL_LOG_LVL",
                 |s| out(level(s, "RADICAL", None, LevelFilter::Error)),
@@ -627,6 +641,13 @@ mod tests {
                 "buffered",
                 " DuRaBle ",
                 "durable",
+            ),
+            (
+                "RADICAL_LOG_FMT",
+                |s| out(log_format(s, None)),
+                "radical",
+                " JsOn\t",
+                "json",
             ),
             (
                 "RADICAL_PROFILE_DIR",
@@ -675,6 +696,8 @@ mod tests {
             ("RADICAL_LOG_TGT", ","),
             ("RADICAL_LOG_MODE", "fast"),
             ("RADICAL_LOG_MODE", "sync durable"),
+            ("RADICAL_LOG_FMT", "xml"),
+            ("RADICAL_LOG_FMT", "json lines"),
         ] {
             let s = with(var, garbage.into());
             let n = match var {
@@ -683,6 +706,7 @@ mod tests {
                     .len(),
                 "RADICAL_LOG_TGT" => log_targets(&s, None).warnings().len(),
                 "RADICAL_LOG_MODE" => log_mode(&s, None).warnings().len(),
+                "RADICAL_LOG_FMT" => log_format(&s, None).warnings().len(),
                 key => flag(&s, "RADICAL", None, &key["RADICAL_".len()..])
                     .warnings()
                     .len(),

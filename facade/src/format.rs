@@ -1,22 +1,56 @@
 //! Line formats: the RADICAL layout, JSON lines and a compact human format.
 //!
-//! Every format writes exactly one line per record: newlines and other
-//! control characters inside messages and values are escaped, so a value
-//! cannot forge a second log line.
+//! Every format writes exactly one line per record, by Python's
+//! `str.splitlines()` rules: newlines, every other control character and
+//! U+2028 / U+2029 are escaped in messages, targets, keys and values. In the
+//! RADICAL and Compact layouts a target is one space-free token and a key or
+//! value that is empty or holds a space, `=`, `"`, `\` or a line break is
+//! quoted, so no text can be read back as another column or another
+//! `key=value` pair.
 //!
-//! Statics owned here: each thread's reusable `LINE` buffer.
+//! Statics owned here: each thread's reusable `LINE` buffer, and the
+//! process-wide RADICAL name style (`radical.rs`).
 
 use std::fmt::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::process::pid;
 use crate::record::Record;
 use crate::value::{Value, Visit};
+
+mod compact;
+mod digits;
+mod escape;
+mod json;
+mod radical;
+
+pub use escape::Escaped;
+pub use json::{json_fields, json_str, json_value};
+pub use radical::{set_name_style, NameStyle};
 
 /// A line layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Format {
-    /// `<epoch secs .3f> : <target> : <pid> : <tid> : <LEVEL> : <message> key=value ...`,
-    /// the layout of RADICAL-Cybertools logs.
+    /// The layout of radical.utils' logger, column for column
+    /// (`%(created).3f : %(name)-20s : %(process)-5d : %(thread)-5d :
+    /// %(levelname)-8s : %(message)s`), then the fields as ` key=value`:
+    ///
+    /// ```text
+    /// 1796066819.926 : radical.asyncflow    : 3556  : 1     : WARNING  : a warning uid=7
+    /// ```
+    ///
+    /// - time: epoch seconds, rounded to milliseconds as Python's `%.3f`
+    ///   rounds `time.time()`;
+    /// - name: the site's target, left-aligned in 20 columns (longer names
+    ///   are not cut), or its dotted spelling (see [`set_name_style`]);
+    /// - process id, left-aligned in 5;
+    /// - thread: elide's thread number ([`thread_number`](crate::thread_number):
+    ///   1 for the first thread that logs, then 2, 3, ...), left-aligned in 5.
+    ///   It is stable for the thread's life and the same on every path
+    ///   (an async writer prints the caller's); Python prints its thread
+    ///   ident instead, which has no Rust equivalent;
+    /// - level: Python's names `ERROR`, `WARNING`, `INFO`, `DEBUG`, and
+    ///   `TRACE` for trace records (Python has none), left-aligned in 8.
     #[default]
     Radical,
     /// One JSON object per line: `time`, `level`, `target`, `pid`, `tid`,
@@ -24,6 +58,29 @@ pub enum Format {
     Json,
     /// `HH:MM:SS.mmm LEVEL target: message key=value` (UTC).
     Compact,
+}
+
+impl Format {
+    /// The format's name as written in configuration (`LOG_FMT`):
+    /// `radical`, `json`, `compact`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Radical => "radical",
+            Format::Json => "json",
+            Format::Compact => "compact",
+        }
+    }
+
+    /// Parses a configuration value (case-insensitive, surrounding spaces
+    /// ignored: `" JSON "` is `Json`); `None` for anything else.
+    pub fn parse(s: &str) -> Option<Format> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "radical" => Some(Format::Radical),
+            "json" => Some(Format::Json),
+            "compact" => Some(Format::Compact),
+            _ => None,
+        }
+    }
 }
 
 thread_local! {
@@ -43,49 +100,6 @@ pub(crate) fn with_line_buffer(f: impl FnOnce(&mut String)) {
     });
     if let Some(f) = f {
         f(&mut String::new());
-    }
-}
-
-/// Escapes control characters (and nothing else) while writing to a `String`.
-#[derive(Debug)]
-pub struct Escaped<'a>(pub &'a mut String);
-
-impl Write for Escaped<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        for c in s.chars() {
-            match c {
-                '\n' => self.0.push_str("\\n"),
-                '\r' => self.0.push_str("\\r"),
-                '\t' => self.0.push_str("\\t"),
-                c if c.is_control() => {
-                    let _ = write!(self.0, "\\u{{{:x}}}", c as u32);
-                }
-                c => self.0.push(c),
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Escapes for the inside of a JSON string.
-struct JsonEscaped<'a>(&'a mut String);
-
-impl Write for JsonEscaped<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        for c in s.chars() {
-            match c {
-                '"' => self.0.push_str("\\\""),
-                '\\' => self.0.push_str("\\\\"),
-                '\n' => self.0.push_str("\\n"),
-                '\r' => self.0.push_str("\\r"),
-                '\t' => self.0.push_str("\\t"),
-                c if (c as u32) < 0x20 || c == '\u{7f}' || c.is_control() => {
-                    let _ = write!(self.0, "\\u{:04x}", c as u32);
-                }
-                c => self.0.push(c),
-            }
-        }
-        Ok(())
     }
 }
 
@@ -117,28 +131,56 @@ impl Format {
     /// ```
     pub fn write(self, record: &Record<'_>, out: &mut String) {
         match self {
-            Format::Radical => write_radical(record, out),
-            Format::Json => write_json(record, out),
-            Format::Compact => write_compact(record, out),
+            Format::Radical => radical::write(record, out),
+            Format::Json => json::write(record, out),
+            Format::Compact => compact::write(record, out),
         }
         out.push('\n');
+    }
+
+    /// Where the level name sits in a line this format wrote (without its
+    /// padding), for a console that colours it; `None` for JSON. The
+    /// columns before it cannot hold the separators (names are escaped), so
+    /// a target that contains a level name is never coloured by mistake.
+    pub(crate) fn level_span(self, line: &str) -> Option<std::ops::Range<usize>> {
+        let start = match self {
+            // time : name : pid : tid : LEVEL
+            Format::Radical => line.match_indices(" : ").nth(3)?.0 + 3,
+            // HH:MM:SS.mmm LEVEL
+            Format::Compact => line.find(' ')? + 1,
+            Format::Json => return None,
+        };
+        let len = line[start..].find(' ')?;
+        Some(start..start + len)
     }
 }
 
 fn write_message(record: &Record<'_>, out: &mut String) {
-    let _ = Escaped(out).write_fmt(*record.args());
+    match record.args().as_str() {
+        Some(s) => escape::escape_text(s, out),
+        None => {
+            let _ = Escaped(out).write_fmt(*record.args());
+        }
+    }
 }
 
 fn write_fields(record: &Record<'_>, out: &mut String) {
     for (k, v) in record.fields() {
         out.push(' ');
-        let _ = Escaped(out).write_str(k);
+        write_plain_key(k, out);
         out.push('=');
         write_plain_value(v, out);
     }
 }
 
-/// `key=value` value: strings that would be ambiguous are quoted.
+/// A `key=value` key: quoted and escaped like a string value when needed.
+pub(crate) fn write_plain_key(k: &str, out: &mut String) {
+    escape::quoted_str(k, out);
+}
+
+/// A `key=value` value: numbers and bools bare; every other kind (strings,
+/// chars, `%x`, `?x`) quoted and escaped when it is empty or holds a space,
+/// `=`, `"`, `\` or a line break (see [`escape::Quoted`]).
 pub(crate) fn write_plain_value(v: &Value<'_>, out: &mut String) {
     v.visit(&mut Plain(out));
 }
@@ -147,153 +189,35 @@ pub(crate) fn write_plain_value(v: &Value<'_>, out: &mut String) {
 struct Plain<'a>(&'a mut String);
 
 impl Visit for Plain<'_> {
-    fn str(&mut self, s: &str) {
-        if !(s.is_empty() || s.contains([' ', '"', '='])) {
-            return self.display(&s);
-        }
-        self.0.push('"');
-        for c in s.chars() {
-            if c == '"' || c == '\\' {
-                self.0.push('\\');
-            }
-            let _ = Escaped(self.0).write_char(c);
-        }
-        self.0.push('"');
-    }
-    fn display(&mut self, v: &dyn fmt::Display) {
-        let _ = write!(Escaped(self.0), "{v}");
-    }
-    fn debug(&mut self, v: &dyn fmt::Debug) {
-        let _ = write!(Escaped(self.0), "{v:?}");
-    }
-}
-
-fn write_radical(record: &Record<'_>, out: &mut String) {
-    let _ = write!(
-        out,
-        "{:.3} : {} : {} : {} : {:<5} : ",
-        epoch_secs(record.time()),
-        record.target(),
-        crate::process::pid(),
-        record.thread_id(),
-        record.level(),
-    );
-    write_message(record, out);
-    write_fields(record, out);
-}
-
-fn write_compact(record: &Record<'_>, out: &mut String) {
-    let ms = record
-        .time()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
-    let day_ms = ms % 86_400_000;
-    let _ = write!(
-        out,
-        "{:02}:{:02}:{:02}.{:03} {:<5} {}: ",
-        day_ms / 3_600_000,
-        day_ms / 60_000 % 60,
-        day_ms / 1000 % 60,
-        day_ms % 1000,
-        record.level(),
-        record.target(),
-    );
-    write_message(record, out);
-    write_fields(record, out);
-}
-
-/// A JSON string literal.
-pub fn json_str(s: &str, out: &mut String) {
-    out.push('"');
-    let _ = JsonEscaped(out).write_str(s);
-    out.push('"');
-}
-
-/// A typed JSON value: numbers and bools stay bare, non-finite floats and
-/// everything else become strings, so the output is always valid JSON.
-pub fn json_value(v: &Value<'_>, out: &mut String) {
-    v.visit(&mut Json(out));
-}
-
-/// The JSON writer of [`json_value`].
-struct Json<'a>(&'a mut String);
-
-impl Json<'_> {
-    fn bare(&mut self, v: &dyn fmt::Display) {
-        let _ = write!(self.0, "{v}");
-    }
-}
-
-impl Visit for Json<'_> {
     fn i64(&mut self, v: i64) {
-        self.bare(&v)
+        digits::push_i64(v, self.0);
     }
     fn u64(&mut self, v: u64) {
-        self.bare(&v)
+        digits::push_u64(v, self.0);
     }
     fn i128(&mut self, v: i128) {
-        self.bare(&v)
+        let _ = write!(self.0, "{v}");
     }
     fn u128(&mut self, v: u128) {
-        self.bare(&v)
+        let _ = write!(self.0, "{v}");
     }
     fn f64(&mut self, v: f64) {
-        if v.is_finite() {
-            let _ = write!(self.0, "{v:?}");
-        } else {
-            self.display(&v)
-        }
+        let _ = write!(self.0, "{v}");
     }
     fn bool(&mut self, v: bool) {
-        self.bare(&v)
+        self.0.push_str(if v { "true" } else { "false" });
+    }
+    fn str(&mut self, v: &str) {
+        escape::quoted_str(v, self.0);
     }
     fn display(&mut self, v: &dyn fmt::Display) {
-        self.0.push('"');
-        let _ = write!(JsonEscaped(self.0), "{v}");
-        self.0.push('"');
+        let mut q = escape::Quoted::begin(self.0);
+        let _ = write!(q, "{v}");
+        q.end();
     }
     fn debug(&mut self, v: &dyn fmt::Debug) {
-        self.0.push('"');
-        let _ = write!(JsonEscaped(self.0), "{v:?}");
-        self.0.push('"');
+        let mut q = escape::Quoted::begin(self.0);
+        let _ = write!(q, "{v:?}");
+        q.end();
     }
-}
-
-/// Fields as one JSON object, values typed as in [`json_value`].
-pub fn json_fields(fields: &[crate::value::Field<'_>], out: &mut String) {
-    out.push('{');
-    for (i, (k, v)) in fields.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        json_str(k, out);
-        out.push(':');
-        json_value(v, out);
-    }
-    out.push('}');
-}
-
-fn write_json(record: &Record<'_>, out: &mut String) {
-    let meta = record.metadata();
-    let _ = write!(
-        out,
-        "{{\"time\":{:.6},\"level\":",
-        epoch_secs(record.time())
-    );
-    json_str(record.level().as_str(), out);
-    out.push_str(",\"target\":");
-    json_str(record.target(), out);
-    let _ = write!(
-        out,
-        ",\"pid\":{},\"tid\":{},\"msg\":\"",
-        crate::process::pid(),
-        record.thread_id()
-    );
-    let _ = JsonEscaped(out).write_fmt(*record.args());
-    out.push_str("\",\"fields\":");
-    json_fields(record.fields(), out);
-    out.push_str(",\"file\":");
-    json_str(meta.file(), out);
-    let _ = write!(out, ",\"line\":{}}}", meta.line());
 }

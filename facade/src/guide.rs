@@ -6,6 +6,8 @@
 //!   [`init_ns`](crate::init_ns), precedence, what a bad value does.
 //! - [`features`]: the cargo features of the static gate.
 //! - [`sinks`]: where records go, and what each sink guarantees.
+//! - [`testing`]: capturing what the code under test logs, per test, in
+//!   parallel tests.
 
 #[doc = include_str!("guide/call_sites.md")]
 pub mod call_sites {}
@@ -18,3 +20,6 @@ pub mod features {}
 
 #[doc = include_str!("guide/sinks.md")]
 pub mod sinks {}
+
+#[doc = include_str!("guide/testing.md")]
+pub mod testing {}

@@ -9,12 +9,20 @@
 //! `REBUILD` and ends by rewriting every registered site, so no change can
 //! forget the sites and two changes cannot interleave.
 //!
+//! While a test capture is active on any thread, the hot byte of every log
+//! site is raised to `Trace` (and a telemetry site that is on no longer
+//! needs a sink that wants events), so a captured thread sees levels the
+//! configuration turns off; the site's `configured` byte keeps the plain
+//! decision for the installed sinks. Entering the first capture and leaving
+//! the last rewrite every site; with no capture the bytes are equal and the
+//! hot path is unchanged.
+//!
 //! Statics owned here: `REBUILD`.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::callsite::{self, Callsite};
+use crate::callsite::{self, Callsite, Interest};
 use crate::config::{self, Config};
 use crate::dispatch;
 use crate::metadata::{Kind, Metadata};
@@ -29,20 +37,44 @@ fn rebuild_lock() -> std::sync::MutexGuard<'static, ()> {
     REBUILD.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The byte a site caches under the current configuration and sinks.
-fn decide(meta: &Metadata) -> u8 {
+/// The bytes a site caches under the current configuration, sinks and
+/// captures.
+fn decide(meta: &Metadata) -> Interest {
     let prefix = env_prefix(meta.target());
     let cfg = config::read();
+    let capturing = dispatch::captures_anywhere();
     match meta.kind() {
-        Kind::Log => cfg.level_of(&prefix).min(dispatch::max_level()).as_u8(),
-        Kind::Check => cfg.debug_of(&prefix) as u8,
-        Kind::Telemetry => (cfg.telemetry_of(&prefix) && dispatch::wants_telemetry()) as u8,
+        Kind::Log => {
+            let configured = cfg.level_of(&prefix).min(dispatch::max_level()).as_u8();
+            let hot = if capturing {
+                LevelFilter::Trace.as_u8()
+            } else {
+                configured
+            };
+            Interest { hot, configured }
+        }
+        Kind::Check => {
+            // Captures see records, they do not turn checks on.
+            let on = cfg.debug_of(&prefix) as u8;
+            Interest {
+                hot: on,
+                configured: on,
+            }
+        }
+        Kind::Telemetry => {
+            let on = cfg.telemetry_of(&prefix);
+            let wanted = dispatch::wants_telemetry();
+            Interest {
+                hot: (on && (wanted || capturing)) as u8,
+                configured: (on && wanted) as u8,
+            }
+        }
     }
 }
 
 /// Registers `cs` (once) and caches its interest. The caller has made sure
 /// the process configuration was read (`runtime::resolve`).
-pub(crate) fn resolve(cs: &'static Callsite) -> u8 {
+pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
     cs.resolve_with(decide)
 }
 
@@ -91,6 +123,24 @@ fn changed() {
     let max = max_level();
     for f in listeners {
         f(max);
+    }
+}
+
+/// Makes `hook` receive what this thread logs; the first capture in the
+/// process raises every site.
+pub(crate) fn enter_capture(hook: Arc<dyn Sink>) {
+    let _serial = rebuild_lock();
+    if dispatch::enter_capture(hook) {
+        callsite::rewrite_all(decide);
+    }
+}
+
+/// Ends one [`enter_capture`] of `hook` on this thread; the last capture in
+/// the process lowers every site back to its configured byte.
+pub(crate) fn leave_capture(hook: &Arc<dyn Sink>) {
+    let _serial = rebuild_lock();
+    if dispatch::leave_capture(hook) {
+        callsite::rewrite_all(decide);
     }
 }
 

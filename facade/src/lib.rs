@@ -53,14 +53,17 @@
 //! [call sites](guide::call_sites) (every macro and its syntax),
 //! [configuration](guide::configuration) (the `RADICAL_*` environment
 //! cascade, keys and values, `init_ns`, precedence, bad values),
-//! [cargo features](guide::features) (the static gate) and
-//! [sinks](guide::sinks) (where records go and what each guarantees).
+//! [cargo features](guide::features) (the static gate),
+//! [sinks](guide::sinks) (where records go and what each guarantees) and
+//! [testing](guide::testing) (capturing what a test logs, in parallel
+//! tests, with [`testing::capture`]).
 
 // Layers, lowest first; each calls only downward (checked in CI by
-// `module-cycles`): data (level, metadata, value, record, namespace,
-// stats, counter, scope_names) -> process -> sample, callsite -> format -> sink ->
+// `module-cycles`): data (level, metadata, value, record, registry,
+// namespace, stats, counter, scope_names) -> process -> sample, callsite ->
+// format -> sink ->
 // env -> config -> dispatch -> interest -> runtime -> control, describe,
-// check, checked, telemetry -> __private (what the macros call).
+// check, checked, telemetry, testing -> __private (what the macros call).
 #[cfg(any(feature = "log", feature = "tracing"))]
 pub mod bridge;
 mod callsite;
@@ -83,6 +86,7 @@ mod namespace;
 mod process;
 mod raw;
 mod record;
+mod registry;
 mod runtime;
 mod runtime_site;
 mod sample;
@@ -91,6 +95,7 @@ pub mod sink;
 mod static_gate;
 mod stats;
 pub mod telemetry;
+pub mod testing;
 mod value;
 
 #[doc(hidden)]

@@ -250,10 +250,13 @@ pub use elide_macros::checked;
 pub use elide_macros::telemetry;
 
 /// A counter with no run-time switch: `counter!("name")` adds 1,
-/// `counter!("name", n)` adds `n` (a `u64`). A hit is a relaxed add on a
-/// per-thread shard of the site's own static: no clock read, no lock, no
-/// registration. Read totals with [`counters`](crate::counters) or
-/// [`counter_value`](crate::counter_value).
+/// `counter!("name", n)` adds `n` (a `u64`, totals wrap). A hit is one
+/// thread-local load, a test and an unlocked add on a shard only this thread
+/// writes: no clock read, no lock, no locked instruction. A thread's first
+/// hit of a site registers the site and gives the thread its shard. Read
+/// totals with [`counters`](crate::counters) or
+/// [`counter_value`](crate::counter_value) (a site never hit may be missing
+/// there; it reads 0).
 ///
 /// "No run-time switch" is not "always compiled": counters are telemetry, so
 /// the `telemetry_off` / `release_telemetry_off` features remove `counter!`

@@ -45,6 +45,70 @@ pub(crate) fn covers(outer: &str, inner: &str) -> bool {
 }
 
 /// The most specific rule in `rules` covering `prefix`.
+/// The application root namespace (`init_ns`) as written and in prefix form,
+/// kept here (below the configuration) for the layouts that spell names
+/// from it.
+static ROOT: std::sync::RwLock<Option<(String, String)>> = std::sync::RwLock::new(None);
+
+/// Records the application root namespace for [`with_root`].
+pub(crate) fn set_root(name: &str) {
+    let name = name.trim();
+    *ROOT.write().unwrap_or_else(|e| e.into_inner()) = Some((name.to_owned(), env_prefix(name)));
+}
+
+/// Calls `f` with the root namespace (as written, prefix form), if set.
+pub(crate) fn with_root<R>(f: impl FnOnce(Option<(&str, &str)>) -> R) -> R {
+    let root = ROOT.read().unwrap_or_else(|e| e.into_inner());
+    f(root.as_ref().map(|(n, p)| (n.as_str(), p.as_str())))
+}
+
+/// The rest of `namespace` after the part whose prefix form is `prefix`
+/// (`radical_asyncflow::engine` under `RADICAL_ASYNCFLOW` -> `::engine`),
+/// or `None` if `prefix` does not cover it. Compares as [`env_prefix`]
+/// would, without allocating.
+pub(crate) fn strip_prefix<'a>(namespace: &'a str, prefix: &str) -> Option<&'a str> {
+    if prefix.is_empty() {
+        return None;
+    }
+    let mut want = prefix.chars();
+    let mut pending = want.next();
+    let mut chars = namespace.char_indices().peekable();
+    while let Some(expect) = pending {
+        let (_, c) = chars.next()?;
+        match c {
+            ':' => {
+                if chars.peek().map(|&(_, c)| c) == Some(':') {
+                    chars.next();
+                }
+                if expect != '_' {
+                    return None;
+                }
+                pending = want.next();
+            }
+            '.' | '-' => {
+                if expect != '_' {
+                    return None;
+                }
+                pending = want.next();
+            }
+            c => {
+                for u in c.to_uppercase() {
+                    if pending != Some(u) {
+                        return None;
+                    }
+                    pending = want.next();
+                }
+            }
+        }
+    }
+    let rest = match chars.peek() {
+        Some(&(i, _)) => &namespace[i..],
+        None => "",
+    };
+    // A boundary: the whole namespace, or a separator next.
+    (rest.is_empty() || rest.starts_with([':', '.', '-', '_'])).then_some(rest)
+}
+
 #[cfg(test)]
 pub(crate) fn most_specific<'a, T>(rules: &'a [(String, T)], prefix: &str) -> Option<&'a T> {
     most_specific_rule(rules, prefix).map(|(_, v)| v)
@@ -82,6 +146,21 @@ mod tests {
         assert!(!covers("RADICAL_ASYNC", "RADICAL_ASYNCFLOW"));
         assert!(!covers("RADICAL_ASYNCFLOW_X", "RADICAL_ASYNCFLOW"));
         assert!(covers("", "ANYTHING"));
+    }
+
+    #[test]
+    fn stripping_a_root_prefix() {
+        let p = "RADICAL_ASYNCFLOW";
+        assert_eq!(
+            strip_prefix("radical_asyncflow::engine", p),
+            Some("::engine")
+        );
+        assert_eq!(strip_prefix("radical.asyncflow.engine", p), Some(".engine"));
+        assert_eq!(strip_prefix("radical_asyncflow", p), Some(""));
+        assert_eq!(strip_prefix("radical_asyncflowx", p), None);
+        assert_eq!(strip_prefix("radical", p), None);
+        assert_eq!(strip_prefix("my_app::x", p), None);
+        assert_eq!(strip_prefix("anything", ""), None);
     }
 
     #[test]

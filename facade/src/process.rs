@@ -91,9 +91,12 @@ pub(crate) fn arm() -> bool {
         FORKED.store(true, Ordering::Relaxed);
         // The clock is stale and no ticker runs; the next hit starts one.
         COARSE_MS.store(0, Ordering::Relaxed);
+        // The parent's other threads, and their counter slots, are gone.
+        crate::counter::after_fork_in_child();
     }
     static INSTALLED: OnceLock<bool> = OnceLock::new();
-    // SAFETY: registers a handler that only stores to atomics; the
+    // SAFETY: registers a handler that only reads a thread-local and
+    // stores to atomics; the
     // function pointer is valid for the life of the process.
     *INSTALLED.get_or_init(|| unsafe { pthread_atfork(None, None, Some(in_child)) } == 0)
 }

@@ -18,7 +18,7 @@ use std::fmt;
 use std::sync::{OnceLock, RwLock};
 
 use crate::callsite::Callsite;
-use crate::dispatch;
+use crate::dispatch::{self, Route};
 use crate::metadata::{Kind, Metadata};
 use crate::record::Record;
 use crate::value::{Field, Value};
@@ -137,13 +137,22 @@ fn lookup_or_insert(target: &str) -> &'static Callsite {
 /// assert!(!elide::enabled_for("bridged::db::pool", elide::Level::Trace));
 /// ```
 pub fn enabled_for(target: &str, level: Level) -> bool {
-    level.as_u8() <= crate::interest::max_level_cached() && enabled_at(site(target), level)
+    !above_every_namespace(level) && enabled_at(site(target), level).is_some()
 }
 
-/// Whether a run-time site emits at `level`.
+/// Whether `level` is above what any namespace and sink allows, by one
+/// load (then no lookup is needed), unless this thread is in a test
+/// capture, which wants every level.
 #[inline]
-pub(crate) fn enabled_at(cs: &'static Callsite, level: Level) -> bool {
-    level.as_u8() <= crate::runtime::current(cs)
+fn above_every_namespace(level: Level) -> bool {
+    level.as_u8() > crate::interest::max_level_cached() && !dispatch::capturing_here()
+}
+
+/// Where a record of a run-time site at `level` goes, if anywhere (see
+/// `runtime::route`: test captures raise the site, not the configuration).
+#[inline]
+pub(crate) fn enabled_at(cs: &'static Callsite, level: Level) -> Option<Route> {
+    crate::runtime::route(cs, level.as_u8())
 }
 
 /// Emits a record whose target, level, fields and message are known only at
@@ -177,12 +186,12 @@ pub(crate) fn enabled_at(cs: &'static Callsite, level: Level) -> bool {
 /// ```
 pub fn emit(target: &str, level: Level, fields: &[Field<'_>], args: fmt::Arguments<'_>) {
     // Above every namespace's level: no lookup at all.
-    if level.as_u8() > crate::interest::max_level_cached() {
+    if above_every_namespace(level) {
         return;
     }
     let cs = site(target);
-    if enabled_at(cs, level) {
-        emit_at(cs, target, level, fields, args);
+    if let Some(route) = enabled_at(cs, level) {
+        emit_at(cs, route, target, level, fields, args);
     }
 }
 
@@ -191,6 +200,7 @@ pub fn emit(target: &str, level: Level, fields: &[Field<'_>], args: fmt::Argumen
 #[inline(never)]
 pub(crate) fn emit_at(
     cs: &'static Callsite,
+    route: Route,
     target: &str,
     level: Level,
     fields: &[Field<'_>],
@@ -198,12 +208,12 @@ pub(crate) fn emit_at(
 ) {
     let meta = cs.metadata();
     if meta.target() == target {
-        dispatch::dispatch(&Record::new(meta, level, args, fields));
+        dispatch::dispatch_to(route, &Record::new(meta, level, args, fields));
     } else {
         // An overflow target: say which one it was.
         let mut all = Vec::with_capacity(fields.len() + 1);
         all.push(("target", Value::Str(target)));
         all.extend_from_slice(fields);
-        dispatch::dispatch(&Record::new(meta, level, args, &all));
+        dispatch::dispatch_to(route, &Record::new(meta, level, args, &all));
     }
 }

@@ -297,21 +297,24 @@ impl<T: ToValue> FieldValue for &Option<T> {
     }
 }
 
-/// Calls `f` with the present fields of `kv`, in order (the absent `None`s
-/// left out). Not public API; the macros call it on the cold path.
+/// A placeholder for the slots [`present_fields`] fills. Not public API.
 #[doc(hidden)]
-#[inline(always)]
-pub fn with_fields<'a, R, const N: usize>(
-    kv: [(&'static str, Option<Value<'a>>); N],
-    f: impl FnOnce(&[Field<'a>]) -> R,
-) -> R {
-    let mut out: [Field<'a>; N] = [("", Value::Bool(false)); N];
+pub const NO_FIELD: Field<'static> = ("", Value::Bool(false));
+
+/// Copies the present fields of `kv` (the absent `None`s left out), in
+/// order, into `out` and returns them. Not public API; the macros call it
+/// on the cold path. Not generic: one copy for every site.
+#[doc(hidden)]
+pub fn present_fields<'a, 'b>(
+    kv: &[(&'static str, Option<Value<'a>>)],
+    out: &'b mut [Field<'a>],
+) -> &'b [Field<'a>] {
     let mut n = 0;
     for (k, v) in kv {
         if let Some(v) = v {
-            out[n] = (k, v);
+            out[n] = (k, *v);
             n += 1;
         }
     }
-    f(&out[..n])
+    &out[..n]
 }

@@ -23,6 +23,10 @@ pub struct Variant {
     pub setup: fn(),
     /// The `#[inline(never)]` loop: `for i in 0..n { let x = black_box(i); <site> }`.
     pub run: fn(u64),
+    /// The loop function's name, which callgrind collects inside (exactly
+    /// that name: a site's cold closure, `<name>::{{closure}}`, is a callee
+    /// and is counted, not a toggle of its own).
+    pub hot: &'static str,
     /// Called between rounds, outside the timed region (drains memory sinks).
     pub reset: fn(),
 }
@@ -35,7 +39,7 @@ pub fn serve(args: &[String], variants: &[Variant], row_suffix: &str) -> bool {
     match args.first().map(String::as_str) {
         Some("--list") => {
             for v in variants {
-                println!("{}\t{}{}\t{}", v.name, v.row, row_suffix, v.lib);
+                println!("{}\t{}{}\t{}\t{}", v.name, v.row, row_suffix, v.lib, v.hot);
             }
             true
         }

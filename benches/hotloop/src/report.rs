@@ -9,6 +9,8 @@ pub struct Measured {
     pub name: String,
     pub row: String,
     pub lib: String,
+    /// The loop function callgrind collects inside.
+    pub hot: String,
     /// ns per iteration, one per round.
     pub ns: Vec<f64>,
     /// ns per iteration of the bare loop, timed right after each round.

@@ -325,6 +325,7 @@ macro_rules! v {
             lib: $lib,
             setup: $setup,
             run: $run,
+            hot: stringify!($run),
             reset: $reset,
         }
     };

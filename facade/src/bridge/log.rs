@@ -120,7 +120,7 @@ fn to_log(l: Level) -> ::log::Level {
 
 impl ::log::Log for Logger {
     fn enabled(&self, metadata: &::log::Metadata<'_>) -> bool {
-        !forwarding() && enabled_at(site(metadata.target()), from_log(metadata.level()))
+        !forwarding() && enabled_at(site(metadata.target()), from_log(metadata.level())).is_some()
     }
 
     fn log(&self, record: &::log::Record<'_>) {
@@ -129,18 +129,18 @@ impl ::log::Log for Logger {
         }
         let level = from_log(record.level());
         let cs = site(record.target());
-        if !enabled_at(cs, level) {
+        let Some(route) = enabled_at(cs, level) else {
             return;
-        }
+        };
         let source = record.key_values();
         if source.count() == 0 {
             // The common case: no key-values, nothing to collect.
-            return emit_at(cs, record.target(), level, &[], *record.args());
+            return emit_at(cs, route, record.target(), level, &[], *record.args());
         }
         let mut kvs = Collect(Vec::new());
         let _ = source.visit(&mut kvs);
         let fields: Vec<Field<'_>> = kvs.0.iter().map(|(k, v)| (*k, to_value(v))).collect();
-        emit_at(cs, record.target(), level, &fields, *record.args());
+        emit_at(cs, route, record.target(), level, &fields, *record.args());
     }
 
     fn flush(&self) {

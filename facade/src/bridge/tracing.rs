@@ -113,7 +113,7 @@ fn to_tracing_filter(l: LevelFilter) -> tracing_core::LevelFilter {
 /// Whether elide wants an event of this metadata (spans are always
 /// wanted: their fields are context for the events inside them).
 fn wanted(meta: &Metadata<'_>) -> bool {
-    !meta.is_event() || enabled_at(site(meta.target()), from_tracing(meta.level()))
+    !meta.is_event() || enabled_at(site(meta.target()), from_tracing(meta.level())).is_some()
 }
 
 /// An owned field value captured from `tracing`.
@@ -240,9 +240,9 @@ where
         let meta = event.metadata();
         let level = from_tracing(meta.level());
         let cs = site(meta.target());
-        if !enabled_at(cs, level) {
+        let Some(route) = enabled_at(cs, level) else {
             return;
-        }
+        };
         let mut c = Capture::default();
         event.record(&mut c);
         let mut fields: Vec<Field<'_>> = c.fields.iter().map(|(k, v)| (*k, v.value())).collect();
@@ -255,7 +255,14 @@ where
             }
         }
         let message = c.message.as_deref().unwrap_or("");
-        emit_at(cs, meta.target(), level, &fields, format_args!("{message}"));
+        emit_at(
+            cs,
+            route,
+            meta.target(),
+            level,
+            &fields,
+            format_args!("{message}"),
+        );
     }
 }
 

@@ -170,17 +170,50 @@ pub(crate) fn resolve<T>(
     parse: impl Fn(&str) -> Result<T, String>,
     builtin: T,
 ) -> Decided<T> {
+    let mut parsed = None;
+    let found = find(snap, chains, default_var, &mut |s| {
+        parse(s).map(|v| parsed = Some(v))
+    });
+    let (value, origin) = match (parsed, found.var) {
+        (Some(v), Some(var)) => (v, Origin::Env(var)),
+        _ => (builtin, Origin::Default),
+    };
+    Decided {
+        value,
+        origin,
+        searched: found.searched,
+        rejected: found.rejected,
+    }
+}
+
+/// What [`find`] found: the deciding variable (its value went to `parse`
+/// last), every variable searched, the values rejected.
+struct Found {
+    var: Option<String>,
+    searched: Vec<String>,
+    rejected: Vec<Rejected>,
+}
+
+/// The search behind [`resolve`], not generic (one copy in the binary
+/// whatever the value types): `parse` is told each candidate value and
+/// keeps the one it accepts.
+fn find(
+    snap: &EnvSnapshot,
+    chains: &[Vec<String>],
+    default_var: &str,
+    parse: &mut dyn FnMut(&str) -> Result<(), String>,
+) -> Found {
     let mut searched: Vec<String> = chains.iter().flatten().cloned().collect();
     searched.push(default_var.to_owned());
     let mut rejected = Vec::new();
-    let mut try_var = |var: &str| -> Outcome<T> {
+    let mut try_var = |var: &str| -> Outcome {
         let Some(raw) = snap.get(var) else {
             return Outcome::Absent;
         };
         let reason = match classify(raw) {
             Held::Empty => return Outcome::Empty,
             Held::Text(s) => match parse(s) {
-                Ok(v) => return Outcome::Value(v),
+                Ok(()) => return Outcome::Value,
                 Err(reason) => reason,
             },
             Held::NotUtf8 => "not valid UTF-8".to_owned(),
@@ -198,33 +231,28 @@ pub(crate) fn resolve<T>(
             match try_var(var) {
                 Outcome::Absent => continue,
                 Outcome::Empty => continue 'chains,
-                Outcome::Value(v) => decided = Some((v, var.as_str())),
+                Outcome::Value => decided = Some(var.clone()),
                 Outcome::Rejected => {}
             }
             break 'chains;
         }
     }
     if decided.is_none() {
-        if let Outcome::Value(v) = try_var(default_var) {
-            decided = Some((v, default_var));
+        if let Outcome::Value = try_var(default_var) {
+            decided = Some(default_var.to_owned());
         }
     }
-    let (value, origin) = match decided {
-        Some((v, var)) => (v, Origin::Env(var.to_owned())),
-        None => (builtin, Origin::Default),
-    };
-    Decided {
-        value,
-        origin,
+    Found {
+        var: decided,
         searched,
         rejected,
     }
 }
 
-enum Outcome<T> {
+enum Outcome {
     Absent,
     Empty,
-    Value(T),
+    Value,
     Rejected,
 }
 

@@ -7,6 +7,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::format::Format;
 use crate::sink::FileMode;
 use crate::LevelFilter;
 
@@ -265,6 +266,23 @@ impl fmt::Display for LogMode {
 /// Parses `LOG_MODE`: `async`, `durable`, `sync-durable` (see
 /// [`FileMode::parse`]), or `buffered` for the default, so a specific
 /// namespace can undo a general setting.
+/// The `LOG_FMT` value: the line format of the `LOG_TGT` sinks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LogFormat(pub(crate) Format);
+
+impl fmt::Display for LogFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.as_str())
+    }
+}
+
+/// `radical`, `json` or `compact` (case-insensitive, trimmed).
+pub(crate) fn parse_log_format(text: &str) -> Result<LogFormat, String> {
+    Format::parse(text)
+        .map(LogFormat)
+        .ok_or_else(|| "not a line format (expected radical, json or compact)".to_owned())
+}
+
 pub(crate) fn parse_log_mode(text: &str) -> Result<LogMode, String> {
     if text.trim().eq_ignore_ascii_case("buffered") {
         return Ok(LogMode(None));

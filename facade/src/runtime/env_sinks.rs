@@ -1,5 +1,6 @@
 //! The sinks `LOG_TGT` chose: built from the targets (the one impure step of
-//! the environment: files are opened here, written as `LOG_MODE` says),
+//! the environment: files are opened here, written as `LOG_MODE` says, in
+//! the line format `LOG_FMT` names),
 //! installed at start-up unless the API installed sinks first, and replaced
 //! on a new root or a reload, leaving sinks added through the API alone.
 //!
@@ -29,6 +30,7 @@ struct EnvSinks {
     active: bool,
     targets: Vec<Target>,
     mode: Option<FileMode>,
+    format: Format,
     sinks: Vec<Arc<dyn Sink>>,
 }
 
@@ -36,6 +38,7 @@ static ENV_SINKS: Mutex<EnvSinks> = Mutex::new(EnvSinks {
     active: false,
     targets: Vec::new(),
     mode: None,
+    format: Format::Radical,
     sinks: Vec::new(),
 });
 
@@ -43,10 +46,12 @@ fn env_sinks() -> MutexGuard<'static, EnvSinks> {
     ENV_SINKS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// What `LOG_TGT` and `LOG_MODE` ask for in the current configuration.
+/// What `LOG_TGT`, `LOG_MODE` and `LOG_FMT` ask for in the current
+/// configuration.
 struct Wanted {
     targets: Vec<Target>,
     mode: Option<FileMode>,
+    format: Format,
     /// The variable that decided `LOG_TGT` and its value, for warnings about
     /// files that cannot be opened.
     var: String,
@@ -61,6 +66,8 @@ impl Wanted {
         let cfg = config::read();
         let mode = env::log_mode(cfg.snapshot(), cfg.root.as_ref());
         env::report(&mode);
+        let format = env::log_format(cfg.snapshot(), cfg.root.as_ref());
+        env::report(&format);
         let d = env::log_targets(cfg.snapshot(), cfg.root.as_ref());
         env::report(&d);
         let var = d.origin.to_string();
@@ -72,6 +79,7 @@ impl Wanted {
         Wanted {
             targets: d.value.0,
             mode: mode.value.0,
+            format: format.value.0,
             var,
             raw,
             root: cfg.root.as_ref().map(|r| r.name.clone()),
@@ -79,7 +87,7 @@ impl Wanted {
     }
 
     fn build(&self) -> Vec<Arc<dyn Sink>> {
-        let mut sinks = build(&self.targets, self.mode, &self.var, &self.raw);
+        let mut sinks = build(&self.targets, self.mode, self.format, &self.var, &self.raw);
         for t in &self.targets {
             if let Target::Otlp(endpoint) = t {
                 let url = endpoint.as_ref().map(|e| format!("http://{e}"));
@@ -94,6 +102,7 @@ impl Wanted {
             active: true,
             targets: self.targets,
             mode: self.mode,
+            format: self.format,
             sinks,
         }
     }
@@ -126,7 +135,10 @@ pub(super) fn install_initial(extra: Option<Arc<dyn Sink>>) {
 pub(crate) fn refresh(reopen: bool) {
     let wanted = Wanted::now();
     let mut owned = env_sinks();
-    if !owned.active || (!reopen && owned.targets == wanted.targets && owned.mode == wanted.mode) {
+    let same = owned.targets == wanted.targets
+        && owned.mode == wanted.mode
+        && owned.format == wanted.format;
+    if !owned.active || (!reopen && same) {
         return;
     }
     let fresh = wanted.build();
@@ -151,13 +163,15 @@ pub(crate) fn from_env() -> bool {
     env_sinks().active
 }
 
-/// One sink per target. `null` adds none. Files are a buffered
-/// [`FileSink`] without a `mode`, else opened in that [`FileMode`]. A file
+/// One sink per target, writing lines in `format`. `null` adds none. Files
+/// are a buffered [`FileSink`] without a `mode`, else opened in that
+/// [`FileMode`]. A file
 /// that cannot be opened is reported once (naming `var` and its `raw`
 /// value) and replaced by stderr.
 pub(crate) fn build(
     targets: &[Target],
     mode: Option<FileMode>,
+    format: Format,
     var: &str,
     raw: &OsString,
 ) -> Vec<Arc<dyn Sink>> {
@@ -166,15 +180,15 @@ pub(crate) fn build(
     let mut stderr = false;
     let mut add_stderr = |sinks: &mut Vec<Arc<dyn Sink>>| {
         if !std::mem::replace(&mut stderr, true) {
-            sinks.push(Arc::new(ConsoleSink::stderr()));
+            sinks.push(Arc::new(ConsoleSink::stderr().with_format(format)));
         }
     };
     for t in targets {
         match t {
-            Target::Stdout => sinks.push(Arc::new(ConsoleSink::stdout())),
+            Target::Stdout => sinks.push(Arc::new(ConsoleSink::stdout().with_format(format))),
             Target::Stderr => add_stderr(&mut sinks),
             Target::Null | Target::Otlp(_) => {}
-            Target::File(path) => match open(path, mode) {
+            Target::File(path) => match open(path, mode, format) {
                 Ok(f) => sinks.push(f),
                 Err(e) => {
                     failed.push(format!("{}: {e}", path.display()));
@@ -234,9 +248,13 @@ fn otlp(_: Option<&str>, _: Option<&str>, var: &str) -> Option<Arc<dyn Sink>> {
     None
 }
 
-fn open(path: &std::path::Path, mode: Option<FileMode>) -> std::io::Result<Arc<dyn Sink>> {
+fn open(
+    path: &std::path::Path,
+    mode: Option<FileMode>,
+    format: Format,
+) -> std::io::Result<Arc<dyn Sink>> {
     match mode {
-        None => Ok(Arc::new(FileSink::open(path)?)),
-        Some(mode) => mode.open(path, Format::Radical, LevelFilter::Trace),
+        None => Ok(Arc::new(FileSink::open(path)?.with_format(format))),
+        Some(mode) => mode.open(path, format, LevelFilter::Trace),
     }
 }

@@ -19,9 +19,9 @@ pub(crate) mod env_sinks;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Once, OnceLock};
 
-use crate::callsite::{Callsite, UNRESOLVED};
+use crate::callsite::{Callsite, Interest, UNRESOLVED};
 use crate::config;
-use crate::dispatch::{self, Reach};
+use crate::dispatch::{self, Reach, Route};
 use crate::env::{self, EnvSnapshot};
 use crate::interest;
 use crate::sink::{self, Sink};
@@ -50,12 +50,38 @@ pub(crate) fn started() -> bool {
     INIT.get().is_some()
 }
 
-/// A site's interest, resolving it first (after [`ensure`]) if it is still
-/// unresolved.
+/// A site's interest (the hot byte), resolving it first (after [`ensure`])
+/// if it is still unresolved.
 #[inline]
 pub(crate) fn current(cs: &'static Callsite) -> u8 {
     match cs.interest() {
-        UNRESOLVED => resolve(cs),
+        UNRESOLVED => resolve(cs).hot,
+        v => v,
+    }
+}
+
+/// Where a record of `cs` at level `needed` goes, if anywhere: to the
+/// installed sinks (and this thread's test captures) when the configuration
+/// allows it; to this thread's captures only when just a capture wants it
+/// (the hot byte is raised for captures in any thread, so it alone must not
+/// send a record to the installed sinks).
+#[inline(always)]
+pub(crate) fn route(cs: &'static Callsite, needed: u8) -> Option<Route> {
+    if needed <= configured(cs) {
+        Some(Route::All)
+    } else if needed <= cs.interest() && dispatch::capturing_here() {
+        Some(Route::CapturesOnly)
+    } else {
+        None
+    }
+}
+
+/// What the configuration and installed sinks allow a site, without test
+/// captures, resolving it first if it is still unresolved.
+#[inline]
+pub(crate) fn configured(cs: &'static Callsite) -> u8 {
+    match cs.configured() {
+        UNRESOLVED => resolve(cs).configured,
         v => v,
     }
 }
@@ -63,7 +89,7 @@ pub(crate) fn current(cs: &'static Callsite) -> u8 {
 /// Resolves a site: the cold path of its first hit. Cold.
 #[cold]
 #[inline(never)]
-pub(crate) fn resolve(cs: &'static Callsite) -> u8 {
+pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
     ensure();
     interest::resolve(cs)
 }

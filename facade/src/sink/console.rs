@@ -93,8 +93,7 @@ impl ConsoleSink {
     fn render(&self, record: &Record<'_>, out: &mut String) {
         out.clear();
         self.format.write(record, out);
-        if self.color && self.format != Format::Json {
-            let name = record.level().as_str();
+        if self.color {
             let code = match record.level() {
                 Level::Error => "31",
                 Level::Warn => "33",
@@ -102,8 +101,10 @@ impl ConsoleSink {
                 Level::Debug => "36",
                 Level::Trace => "90",
             };
-            if let Some(at) = out.find(name) {
-                out.replace_range(at..at + name.len(), &format!("\x1b[{code}m{name}\x1b[0m"));
+            if let Some(span) = self.format.level_span(out) {
+                let name = &out[span.clone()];
+                let coloured = format!("\x1b[{code}m{name}\x1b[0m");
+                out.replace_range(span, &coloured);
             }
         }
     }

@@ -144,6 +144,40 @@ impl OwnedRecord {
     pub fn field(&self, name: &str) -> Option<&OwnedValue> {
         self.fields.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
     }
+
+    /// Panics unless field `name` exists and displays as `expected` does
+    /// (so `3`, `"3"` and a `%` field rendering `3` all match a `3`).
+    /// Returns the record, for more assertions (example in
+    /// [`testing`](crate::testing)).
+    #[track_caller]
+    pub fn assert_field(&self, name: &str, expected: impl std::fmt::Display) -> &OwnedRecord {
+        let expected = expected.to_string();
+        match self.field(name) {
+            Some(v) if v.to_string() == expected => self,
+            Some(v) => panic!("field {name} is {v:?}, expected {expected:?}, in: {self}"),
+            None => panic!("no field {name} (expected {expected:?}) in: {self}"),
+        }
+    }
+}
+
+impl std::fmt::Display for OwnedRecord {
+    /// `LEVEL target: message {field=value, ...}` (telemetry: the event
+    /// name in place of the level), for test failure messages.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.kind == Kind::Telemetry {
+            write!(f, "event {} {}:", self.name, self.target)?;
+        } else {
+            write!(f, "{} {}: {}", self.level, self.target, self.message)?;
+        }
+        for (i, (k, v)) in self.fields.iter().enumerate() {
+            let open = if i == 0 { " {" } else { ", " };
+            write!(f, "{open}{k}={v}")?;
+        }
+        if !self.fields.is_empty() {
+            f.write_str("}")?;
+        }
+        Ok(())
+    }
 }
 
 /// Captures records in memory (logs up to its level, and telemetry events).

@@ -24,22 +24,32 @@ const COLUMNS: [&str; 4] = ["uid", "state", "msg", "comp"];
 ///
 /// ```text
 /// #time,event,comp,thread,uid,state,msg
-/// 1718000000.1234567,sync_abs,agent,main,,,node01:10.0.0.5:1718000000.1234567:1718000000.1234567:sys
-/// 1718000000.1300000,task.start,my_app::engine,main,task.000001,RUNNING,
+/// 1718000000.1234567,sync_abs,agent,main,,,node01.cluster.org:10.0.0.5:1718000000.1234567:1718000000.1234567:sys
+/// 1718000000.1300000,task.start,agent,main,task.000001,RUNNING,
 /// 1718000000.2000000,END,agent,main,,,
 /// ```
 ///
 /// - The file is `<dir>/<name>.prof`, opened in append mode; every open
 ///   writes the header and a `sync_abs` line (as radical.utils does), whose
-///   message is `<host>:<ip>:<t>:<t>:sys`. The host is the kernel's host name
-///   (`/proc/sys/kernel/hostname`, else `/etc/hostname`, else `localhost`);
-///   the IPv4 address is the one the OS would use for an outbound route
-///   (a UDP socket is connected, no packet is sent), or `127.0.0.1` when
-///   there is none.
+///   message is `<host>:<ip>:<t>:<t>:sys`, `<t>` being the time of the
+///   open. They reach the file with the first event (or a flush or close),
+///   so [`with_component`](Self::with_component) applies to them too. The
+///   host is the fully qualified host name as radical.utils writes it
+///   (`socket.getfqdn()`), looked up in `/etc/hosts` only, without a DNS
+///   query (opening never blocks): on the first line that lists the
+///   kernel's host name (`/proc/sys/kernel/hostname`, else
+///   `/etc/hostname`), the first dotted name, else that line's canonical
+///   name; the host name itself when no line lists it (`localhost`
+///   without one). The IPv4 address is the one the OS would use for an
+///   outbound route (a UDP socket is connected, no packet is sent), or
+///   `127.0.0.1` when there is none.
 /// - `time` is epoch seconds with seven decimals; `event` the event name.
-/// - `comp` is the event's `comp` field if it has one, else the component
-///   set with [`with_component`](Self::with_component), else the site's
-///   target (its module path unless the site says `target: ..`).
+/// - `comp` is one name on every row, as radical.utils writes it: the
+///   component set with [`with_component`](Self::with_component), else the
+///   profile's name (for `PROFILE` in the environment, the dotted root
+///   namespace of [`init_ns`](crate::init_ns), e.g. `radical.asyncflow`).
+///   An event's own `comp` field overrides it for that row (radical.utils'
+///   `prof(.., comp=..)`).
 /// - `thread` is the thread's name, or elide's number for unnamed threads.
 /// - `uid`, `state` and `msg` come from the fields of those names (empty if
 ///   absent). Every other field is appended to `msg` as `key=value`,
@@ -53,10 +63,18 @@ const COLUMNS: [&str; 4] = ["uid", "state", "msg", "comp"];
 /// several processes appending to one file never split each other's lines.
 #[derive(Debug)]
 pub struct ProfSink {
-    name: String,
     path: PathBuf,
-    component: Option<String>,
-    file: Mutex<Option<BufWriter<File>>>,
+    /// The `comp` column, cleaned.
+    component: String,
+    file: Mutex<Option<Open>>,
+}
+
+/// An open profile.
+#[derive(Debug)]
+struct Open {
+    out: BufWriter<File>,
+    /// The `sync_abs` line's time and thread, until the header is written.
+    header: Option<(String, String)>,
 }
 
 impl ProfSink {
@@ -81,36 +99,28 @@ impl ProfSink {
         let dir = dir.as_ref();
         let path = dir.join(format!("{name}.prof"));
         let file = crate::sink::open_append(&path)?;
-        let mut out = BufWriter::with_capacity(64 * 1024, file);
-        let mut head = String::with_capacity(256);
-        head.push_str(HEADER);
-        head.push('\n');
         let mut t = String::new();
         write_epoch_7(SystemTime::now(), &mut t);
-        let (host, ip) = host_and_ip();
-        head.push_str(&t);
-        head.push_str(",sync_abs,");
-        let _ = Clean(&mut head).write_str(name);
-        head.push(',');
-        thread_label(&mut Clean(&mut head));
-        let _ = writeln!(head, ",,,{host}:{ip}:{t}:{t}:sys");
-        out.write_all(head.as_bytes())?;
-        // To the OS now: a process that dies early still leaves a header.
-        out.flush()?;
+        let mut thread = String::new();
+        thread_label(&mut Clean(&mut thread));
+        let mut component = String::new();
+        let _ = Clean(&mut component).write_str(name);
         Ok(ProfSink {
-            name: name.to_owned(),
             path,
-            component: None,
-            file: Mutex::new(Some(out)),
+            component,
+            file: Mutex::new(Some(Open {
+                out: BufWriter::with_capacity(64 * 1024, file),
+                header: Some((t, thread)),
+            })),
         })
     }
 
-    /// Uses `comp` as the component of every event without a `comp` field,
-    /// instead of the site's target.
+    /// Uses `comp` instead of the profile's name in the `comp` column of
+    /// every row (the `sync_abs` and `END` lines too); an event's own
+    /// `comp` field still wins for its row.
     pub fn with_component(mut self, comp: &str) -> ProfSink {
-        let mut clean = String::new();
-        let _ = Clean(&mut clean).write_str(comp);
-        self.component = Some(clean);
+        self.component.clear();
+        let _ = Clean(&mut self.component).write_str(comp);
         self
     }
 
@@ -127,13 +137,15 @@ impl ProfSink {
     /// Writes the `END` line, flushes and fsyncs, and closes the file. Later
     /// events are discarded; closing again does nothing.
     pub fn close(&self) -> io::Result<()> {
-        let Some(mut out) = self.lock().and_then(|mut out| out.take()) else {
+        let Some(mut open) = self.lock().and_then(|mut open| open.take()) else {
             return Ok(());
         };
+        self.write_header(&mut open)?;
+        let out = &mut open.out;
         let mut line = String::with_capacity(64);
         write_epoch_7(SystemTime::now(), &mut line);
         line.push_str(",END,");
-        let _ = Clean(&mut line).write_str(self.component.as_deref().unwrap_or(&self.name));
+        line.push_str(&self.component);
         line.push(',');
         thread_label(&mut Clean(&mut line));
         line.push_str(",,,\n");
@@ -142,9 +154,26 @@ impl ProfSink {
         out.get_ref().sync_all()
     }
 
+    /// Writes the header and `sync_abs` line if they are still due.
+    fn write_header(&self, open: &mut Open) -> io::Result<()> {
+        let Some((t, thread)) = open.header.take() else {
+            return Ok(());
+        };
+        let (host, ip) = host_and_ip();
+        let mut head = String::with_capacity(256);
+        head.push_str(HEADER);
+        head.push('\n');
+        let _ = writeln!(
+            head,
+            "{t},sync_abs,{},{thread},,,{host}:{ip}:{t}:{t}:sys",
+            self.component
+        );
+        open.out.write_all(head.as_bytes())
+    }
+
     /// The file (`None` inside once closed); `None` in a forked child if a
     /// thread of the parent held it at the fork.
-    fn lock(&self) -> Option<MutexGuard<'_, Option<BufWriter<File>>>> {
+    fn lock(&self) -> Option<MutexGuard<'_, Option<Open>>> {
         crate::process::lock(&self.file)
     }
 
@@ -158,14 +187,11 @@ impl ProfSink {
         out.push(',');
         let _ = Clean(out).write_str(record.metadata().name());
         out.push(',');
-        match (record.field("comp"), &self.component) {
-            (Some(v), _) => {
+        match record.field("comp") {
+            Some(v) => {
                 let _ = write!(Clean(out), "{v}");
             }
-            (None, Some(c)) => out.push_str(c),
-            (None, None) => {
-                let _ = Clean(out).write_str(record.target());
-            }
+            None => out.push_str(&self.component),
         }
         out.push(',');
         record.write_thread_label(&mut Clean(out));
@@ -189,7 +215,7 @@ impl ProfSink {
             if !msg.is_empty() {
                 msg.push(' ');
             }
-            msg.push_str(k);
+            crate::format::write_plain_key(k, &mut msg);
             msg.push('=');
             crate::format::write_plain_value(v, &mut msg);
         }
@@ -198,8 +224,11 @@ impl ProfSink {
     }
 
     fn write_line(&self, line: &str) {
-        if let Some(out) = self.lock().as_mut().and_then(|o| o.as_mut()) {
-            if let Err(e) = out.write_all(line.as_bytes()) {
+        if let Some(open) = self.lock().as_mut().and_then(|o| o.as_mut()) {
+            if let Err(e) = self
+                .write_header(open)
+                .and_then(|()| open.out.write_all(line.as_bytes()))
+            {
                 self.report(&e);
             }
         }
@@ -221,8 +250,12 @@ impl Sink for ProfSink {
         });
     }
     fn flush(&self) {
-        if let Some(out) = self.lock().as_mut().and_then(|o| o.as_mut()) {
-            if let Err(e) = out.flush().and_then(|()| out.get_ref().sync_data()) {
+        if let Some(open) = self.lock().as_mut().and_then(|o| o.as_mut()) {
+            let res = self.write_header(open).and_then(|()| {
+                open.out.flush()?;
+                open.out.get_ref().sync_data()
+            });
+            if let Err(e) = res {
                 self.report(&e);
             }
         }
@@ -259,7 +292,36 @@ fn host_and_ip() -> &'static (String, Ipv4Addr) {
     HOST.get_or_init(|| (hostname(), outbound_ipv4().unwrap_or(Ipv4Addr::LOCALHOST)))
 }
 
+/// The fully qualified host name (see [`ProfSink`]); also OTLP's
+/// `host.name`.
 pub(crate) fn hostname() -> String {
+    let short = short_hostname();
+    match fs::read_to_string("/etc/hosts") {
+        Ok(hosts) => fqdn_from_hosts(&short, &hosts).unwrap_or(short),
+        Err(_) => short,
+    }
+}
+
+/// What Python's `socket.getfqdn()` (radical.utils' `get_hostname`) finds
+/// for `host` in an `/etc/hosts` text: on the first line that lists it, the
+/// first dotted name (the canonical one, then the aliases), else the
+/// canonical name.
+fn fqdn_from_hosts(host: &str, hosts: &str) -> Option<String> {
+    let names = hosts
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or(""))
+        .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>())
+        .find(|names| names.iter().any(|n| n.eq_ignore_ascii_case(host)))?;
+    // The sync_abs message is split on `:` and the line on `,`.
+    let usable = |n: &str| !n.contains([',', ':']);
+    names
+        .iter()
+        .find(|n| usable(n) && n.contains('.'))
+        .or_else(|| names.first().filter(|n| usable(n)))
+        .map(|n| n.to_string())
+}
+
+fn short_hostname() -> String {
     for file in ["/proc/sys/kernel/hostname", "/etc/hostname"] {
         if let Ok(text) = fs::read_to_string(file) {
             let name: String = text
@@ -288,5 +350,33 @@ fn outbound_ipv4() -> Option<Ipv4Addr> {
     match socket.local_addr().ok()?.ip() {
         std::net::IpAddr::V4(ip) if !ip.is_unspecified() => Some(ip),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fqdn_as_getfqdn_reads_etc_hosts() {
+        let hosts = "127.0.0.1 localhost\n# 10.0.0.9 node01.old.org node01\n\
+                     10.0.0.5\tnode01 node01.cluster.org node01.alt.org # main\n\
+                     10.0.0.6 node02.cluster.org node02\n";
+        assert_eq!(
+            fqdn_from_hosts("node01", hosts).as_deref(),
+            Some("node01.cluster.org")
+        );
+        assert_eq!(
+            fqdn_from_hosts("node02", hosts).as_deref(),
+            Some("node02.cluster.org")
+        );
+        assert_eq!(fqdn_from_hosts("node03", hosts), None);
+        // No dotted name on its line: the canonical name, as getfqdn.
+        assert_eq!(
+            fqdn_from_hosts("localhost", hosts).as_deref(),
+            Some("localhost")
+        );
+        let hosts = "10.0.0.7 n7 n7-alias\n";
+        assert_eq!(fqdn_from_hosts("n7-alias", hosts).as_deref(), Some("n7"));
     }
 }

@@ -103,7 +103,7 @@ fn run(interval: Duration, stop: &(Mutex<bool>, Condvar)) {
 /// Emits one event per counter name, if telemetry is on for
 /// [`COUNTER_TARGET`] and a sink wants telemetry.
 fn publish() {
-    if crate::runtime::current(&SITE) < 1 {
+    if crate::runtime::configured(&SITE) < 1 {
         return;
     }
     for (name, total) in crate::counters() {

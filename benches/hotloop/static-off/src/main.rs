@@ -81,6 +81,7 @@ macro_rules! v {
             lib: $lib,
             setup,
             run: $run,
+            hot: stringify!($run),
             reset: no_reset,
         }
     };

@@ -1,0 +1,30 @@
+//! The compact human layout: `HH:MM:SS.mmm LEVEL target: message k=v` (UTC).
+
+use std::fmt::Write;
+use std::time::UNIX_EPOCH;
+
+use super::escape::escape_name;
+use super::{write_fields, write_message};
+use crate::record::Record;
+
+pub(super) fn write(record: &Record<'_>, out: &mut String) {
+    let ms = record
+        .time()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let day_ms = ms % 86_400_000;
+    let _ = write!(
+        out,
+        "{:02}:{:02}:{:02}.{:03} {:<5} ",
+        day_ms / 3_600_000,
+        day_ms / 60_000 % 60,
+        day_ms / 1000 % 60,
+        day_ms % 1000,
+        record.level(),
+    );
+    escape_name(record.target(), out);
+    out.push_str(": ");
+    write_message(record, out);
+    write_fields(record, out);
+}

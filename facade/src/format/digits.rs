@@ -1,0 +1,240 @@
+//! Integers and `%.3f` timestamps written by hand: a RADICAL header costs
+//! a few dozen instructions instead of the `fmt` machinery's hundreds
+//! (and no `f64` formatting at all).
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Twenty spaces: the widest padding a column needs.
+const SPACES: &str = "                    ";
+
+/// "00" to "99", for two digits per division.
+const PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Writes `n`'s decimal digits at the end of `buf`; returns where they start.
+#[inline(always)]
+fn digits_into(mut n: u64, buf: &mut [u8; 20]) -> usize {
+    let mut i = buf.len();
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        buf[i] = PAIRS[pair];
+        buf[i + 1] = PAIRS[pair + 1];
+    }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        i -= 2;
+        buf[i] = PAIRS[pair];
+        buf[i + 1] = PAIRS[pair + 1];
+    } else {
+        i -= 1;
+        buf[i] = b'0' + n as u8;
+    }
+    i
+}
+
+/// Appends ASCII bytes.
+#[inline(always)]
+fn push_ascii(bytes: &[u8], out: &mut String) {
+    debug_assert!(bytes.is_ascii());
+    // SAFETY: callers pass ASCII digits, '.' and spaces only, which are
+    // valid UTF-8 on their own.
+    out.push_str(unsafe { std::str::from_utf8_unchecked(bytes) });
+}
+
+/// Appends `n` in decimal; returns the number of digits.
+#[inline]
+pub(crate) fn push_u64(n: u64, out: &mut String) -> usize {
+    let mut buf = [0u8; 20];
+    let i = digits_into(n, &mut buf);
+    push_ascii(&buf[i..], out);
+    buf.len() - i
+}
+
+/// Appends `n` in decimal, with a `-` when negative.
+#[inline]
+pub(crate) fn push_i64(n: i64, out: &mut String) {
+    if n < 0 {
+        out.push('-');
+    }
+    push_u64(n.unsigned_abs(), out);
+}
+
+/// Appends `width - used` spaces (none if `used >= width`), for
+/// left-aligned columns (`%-5d`, `%-20s`).
+#[inline]
+pub(crate) fn pad(used: usize, width: usize, out: &mut String) {
+    if used < width {
+        out.push_str(&SPACES[..(width - used).min(SPACES.len())]);
+    }
+}
+
+/// Appends `n` left-aligned in `width` columns (Python's `%-5d`).
+#[inline]
+pub(crate) fn push_u64_left(n: u64, width: usize, out: &mut String) {
+    let used = push_u64(n, out);
+    pad(used, width, out);
+}
+
+/// Appends `t` as epoch seconds with three decimals: exactly the text of
+/// `format!("{:.3}", d.as_secs_f64())`, which is also Python's
+/// `"%.3f" % t` of the same float (both round the binary value to the
+/// nearest millisecond, ties to even). radical.utils writes `%.3f` of
+/// `time.time()`, so a line rounds up at the half millisecond, not down.
+///
+/// Integer seconds and milliseconds are written directly; only a time
+/// within a rounding error of a half millisecond consults the float, and
+/// then by exact integer comparison.
+pub(crate) fn push_epoch_3(t: SystemTime, out: &mut String) {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => {
+            let (secs, millis) = round_millis(d);
+            let mut buf = [0u8; 20];
+            let i = digits_into(secs, &mut buf);
+            let mut line = [0u8; 24];
+            let n = buf.len() - i;
+            line[..n].copy_from_slice(&buf[i..]);
+            let m = millis as usize;
+            line[n] = b'.';
+            line[n + 1] = b'0' + (m / 100) as u8;
+            line[n + 2] = PAIRS[m % 100 * 2];
+            line[n + 3] = PAIRS[m % 100 * 2 + 1];
+            push_ascii(&line[..n + 4], out);
+        }
+        // Before 1970: not worth a fast path.
+        Err(e) => {
+            use std::fmt::Write;
+            let _ = write!(out, "{:.3}", -e.duration().as_secs_f64());
+        }
+    }
+}
+
+/// `d` rounded to milliseconds as `{:.3}` of `d.as_secs_f64()` rounds it:
+/// (seconds, milliseconds 0..=999).
+pub(crate) fn round_millis(d: Duration) -> (u64, u32) {
+    let secs = d.as_secs();
+    let nanos = d.subsec_nanos();
+    let ms = nanos / 1_000_000;
+    let rem = nanos % 1_000_000;
+    // The float is within a few hundred ns of the exact time for any date
+    // before the year 2500 (an ulp at 2^34 s is 2 us): far from the
+    // half millisecond, the exact time decides; near it, the float does.
+    let up = if secs < 1 << 34 && rem.abs_diff(500_000) > 4_000 {
+        rem > 500_000
+    } else {
+        float_rounds_up(d.as_secs_f64(), secs * 1000 + u64::from(ms))
+    };
+    match (up, ms) {
+        (false, ms) => (secs, ms),
+        (true, 999) => (secs + 1, 0),
+        (true, ms) => (secs, ms + 1),
+    }
+}
+
+/// Whether `x` rounds to `k + 1` rather than `k` thousandths, `k` being the
+/// exact time's floor: compares `x` with the midpoint `(2k + 1) / 2000`
+/// exactly, in integers, ties to even.
+fn float_rounds_up(x: f64, k: u64) -> bool {
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1 << 52) - 1);
+    let (m, e) = match exp {
+        0 => (frac, -1074),
+        _ => (frac | (1 << 52), exp - 1075),
+    };
+    if e >= 0 {
+        // Whole seconds beyond 2^52: no fraction left to round.
+        return false;
+    }
+    // x = m * 2^e; compare m * 2000 with (2k + 1) * 2^-e.
+    let lhs = u128::from(m) * 2000;
+    let mid = u128::from(2 * k + 1);
+    let rhs = match mid.checked_shl((-e) as u32) {
+        Some(r) if r >> (-e) as u32 == mid => r,
+        _ => return false, // the midpoint is far above x
+    };
+    match lhs.cmp(&rhs) {
+        std::cmp::Ordering::Greater => true,
+        std::cmp::Ordering::Less => false,
+        std::cmp::Ordering::Equal => k % 2 == 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(d: Duration) -> String {
+        let mut out = String::new();
+        push_epoch_3(UNIX_EPOCH + d, &mut out);
+        out
+    }
+
+    #[test]
+    fn integers_and_padding() {
+        for n in [0, 7, 10, 99, 12345, 123456, u64::MAX] {
+            let mut out = String::new();
+            assert_eq!(push_u64(n, &mut out), n.to_string().len());
+            assert_eq!(out, n.to_string());
+            let mut out = String::new();
+            push_u64_left(n, 5, &mut out);
+            assert_eq!(out, format!("{n:<5}"));
+        }
+        for n in [i64::MIN, -1, 0, 42, i64::MAX] {
+            let mut out = String::new();
+            push_i64(n, &mut out);
+            assert_eq!(out, n.to_string());
+        }
+    }
+
+    #[test]
+    fn known_times() {
+        let d = |s, n| text(Duration::new(s, n));
+        assert_eq!(d(1_796_066_819, 926_123_456), "1796066819.926");
+        assert_eq!(d(0, 0), "0.000");
+        assert_eq!(d(5, 4_000_000), "5.004");
+        // Past the half millisecond: up (truncation would give .926).
+        assert_eq!(d(1_796_066_819, 926_600_000), "1796066819.927");
+        // Carry into the seconds.
+        assert_eq!(d(41, 999_700_000), "42.000");
+        // An exact binary tie rounds to even, as Python's "%.3f" % 0.0625.
+        assert_eq!(d(0, 62_500_000), "0.062");
+        assert_eq!(d(0, 187_500_000), "0.188");
+    }
+
+    /// The same text as `{:.3}` of the float, near every kind of boundary.
+    #[test]
+    fn matches_float_formatting() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for i in 0..200_000u64 {
+            let secs = match i % 4 {
+                0 => next() % 4_000_000_000,
+                1 => 1_700_000_000 + next() % 200_000_000,
+                2 => next() % 1000,
+                _ => next() % (1 << 40),
+            };
+            let nanos = match i % 3 {
+                // Within a few us of a half millisecond.
+                0 => {
+                    ((next() % 1000) as u32) * 1_000_000 + 500_000 - 5_000
+                        + (next() % 10_000) as u32
+                }
+                1 => (next() % 16) as u32 * 62_500_000,
+                _ => (next() % 1_000_000_000) as u32,
+            };
+            let d = Duration::new(secs, nanos);
+            assert_eq!(text(d), format!("{:.3}", d.as_secs_f64()), "{d:?}");
+        }
+    }
+}

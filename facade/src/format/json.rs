@@ -1,0 +1,103 @@
+//! JSON lines: one object per record, always valid JSON.
+
+use std::fmt::{self, Write};
+
+use super::escape::JsonEscaped;
+use super::{epoch_secs, pid};
+use crate::record::Record;
+use crate::value::{Field, Value, Visit};
+
+/// A JSON string literal.
+pub fn json_str(s: &str, out: &mut String) {
+    out.push('"');
+    let _ = JsonEscaped(out).write_str(s);
+    out.push('"');
+}
+
+/// A typed JSON value: numbers and bools stay bare, non-finite floats and
+/// everything else become strings, so the output is always valid JSON.
+pub fn json_value(v: &Value<'_>, out: &mut String) {
+    v.visit(&mut Json(out));
+}
+
+/// The JSON writer of [`json_value`].
+struct Json<'a>(&'a mut String);
+
+impl Json<'_> {
+    fn bare(&mut self, v: &dyn fmt::Display) {
+        let _ = write!(self.0, "{v}");
+    }
+}
+
+impl Visit for Json<'_> {
+    fn i64(&mut self, v: i64) {
+        self.bare(&v)
+    }
+    fn u64(&mut self, v: u64) {
+        self.bare(&v)
+    }
+    fn i128(&mut self, v: i128) {
+        self.bare(&v)
+    }
+    fn u128(&mut self, v: u128) {
+        self.bare(&v)
+    }
+    fn f64(&mut self, v: f64) {
+        if v.is_finite() {
+            let _ = write!(self.0, "{v:?}");
+        } else {
+            self.display(&v)
+        }
+    }
+    fn bool(&mut self, v: bool) {
+        self.bare(&v)
+    }
+    fn display(&mut self, v: &dyn fmt::Display) {
+        self.0.push('"');
+        let _ = write!(JsonEscaped(self.0), "{v}");
+        self.0.push('"');
+    }
+    fn debug(&mut self, v: &dyn fmt::Debug) {
+        self.0.push('"');
+        let _ = write!(JsonEscaped(self.0), "{v:?}");
+        self.0.push('"');
+    }
+}
+
+/// Fields as one JSON object, values typed as in [`json_value`].
+pub fn json_fields(fields: &[Field<'_>], out: &mut String) {
+    out.push('{');
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json_str(k, out);
+        out.push(':');
+        json_value(v, out);
+    }
+    out.push('}');
+}
+
+pub(super) fn write(record: &Record<'_>, out: &mut String) {
+    let meta = record.metadata();
+    let _ = write!(
+        out,
+        "{{\"time\":{:.6},\"level\":",
+        epoch_secs(record.time())
+    );
+    json_str(record.level().as_str(), out);
+    out.push_str(",\"target\":");
+    json_str(record.target(), out);
+    let _ = write!(
+        out,
+        ",\"pid\":{},\"tid\":{},\"msg\":\"",
+        pid(),
+        record.thread_id()
+    );
+    let _ = JsonEscaped(out).write_fmt(*record.args());
+    out.push_str("\",\"fields\":");
+    json_fields(record.fields(), out);
+    out.push_str(",\"file\":");
+    json_str(meta.file(), out);
+    let _ = write!(out, ",\"line\":{}}}", meta.line());
+}
