@@ -58,7 +58,8 @@ fn whole_records(path: &Path) -> Vec<u64> {
     let text = fs::read_to_string(path).unwrap();
     assert!(
         text.is_empty() || text.ends_with('\n'),
-        "{path:?} ends torn"
+        "{path:?} ends torn: {:?}",
+        &text[text.len().saturating_sub(300)..]
     );
     text.lines()
         .map(|line| {
@@ -77,7 +78,7 @@ fn whole_records(path: &Path) -> Vec<u64> {
 
 #[test]
 fn lines_stay_whole_when_the_disk_fills_and_frees() {
-    let fs_ = match Tmpfs::mount("64k") {
+    let fs_ = match Tmpfs::mount("256k") {
         Ok(fs_) => fs_,
         Err(why) => {
             eprintln!("skipped: cannot mount a tmpfs here ({why})");
