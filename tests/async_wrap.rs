@@ -375,3 +375,42 @@ fn a_wrapped_sink_that_logs_does_not_feed_its_own_queue() {
     assert_eq!(elide::stats().nested_dropped, nested_before + 1);
     elide::set_sinks(Vec::<Arc<dyn Sink>>::new());
 }
+
+/// An inner sink that takes 1 ms per record and counts the `Info` ones.
+struct SlowCounted(AtomicU64);
+
+impl Sink for SlowCounted {
+    fn emit(&self, record: &Record<'_>) {
+        std::thread::sleep(Duration::from_millis(1));
+        // Not the writer's own `N records dropped` warnings.
+        if record.level() == Level::Info {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The wrapped form honours the byte budget too: behind a slow sink, 1 KB
+/// records beyond 8 KB in flight are dropped (and counted), not queued.
+#[test]
+fn the_byte_budget_bounds_the_queue_of_a_wrapped_sink() {
+    let _s = serial();
+    let inner = Arc::new(SlowCounted(AtomicU64::new(0)));
+    let sink = Arc::new(
+        AsyncSink::wrapping(inner.clone())
+            .overflow(Overflow::Drop)
+            .max_bytes(8 * 1024)
+            .build(),
+    );
+    install(sink.clone());
+    let mut peak = 0;
+    for seq in 0..200u64 {
+        elide::info!(seq, "{}", "k".repeat(1024));
+        peak = peak.max(sink.stats().queued_bytes);
+    }
+    elide::flush();
+    let st = sink.stats();
+    assert!(peak <= 8 * 1024 + 2048, "peak {peak} bytes queued: {st:?}");
+    assert!(st.dropped > 0, "{st:?}");
+    assert_eq!(st.written + st.dropped, 200, "{st:?}");
+    assert_eq!(inner.0.load(Ordering::Relaxed), st.written);
+}

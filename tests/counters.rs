@@ -94,6 +94,16 @@ fn amount_expressions_are_evaluated_once_per_hit() {
     assert_eq!(elide::counter_value("counters.amount"), 50);
 }
 
+/// Two sites of one name whose sum passes `u64::MAX` wrap, as one site does,
+/// instead of panicking in a debug build.
+#[test]
+fn same_name_totals_wrap_instead_of_overflowing() {
+    elide::counter!("wrap.total", u64::MAX);
+    elide::counter!("wrap.total", 3);
+    assert_eq!(elide::counters()["wrap.total"], 2);
+    assert_eq!(elide::counter_value("wrap.total"), 2);
+}
+
 /// Threads that exit give their slot back and keep their counts: many more
 /// short-lived threads than slots, one after another, sum exactly.
 #[test]

@@ -63,13 +63,42 @@ fn temp_dir() -> PathBuf {
 
 fn probe_os(vars: &[(&str, OsString)], args: &[&str]) -> Run {
     let dir = temp_dir();
-    let out = Command::new(env!("CARGO_BIN_EXE_env-probe"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_env-probe"))
         .env_clear()
         .envs(vars.iter().map(|(k, v)| (k, v)))
         .args(args)
         .current_dir(&dir)
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("run env-probe");
+    // A probe that hangs (a start-up that blocks) fails here, not the suite.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let pipes = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let read = |mut r: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let (stdout, stderr) = (read(Box::new(pipes.0)), read(Box::new(pipes.1)));
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait env-probe") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("env-probe {args:?} hung for 60 s with {vars:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let out = std::process::Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    };
     let run = Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -649,6 +678,71 @@ fn describe_without_root_describes_the_executable() {
         "{}",
         r.stdout
     );
+}
+
+/// A FIFO with no reader named in `LOG_TGT` does not hang start-up: it is
+/// refused with one warning and its records go to stderr.
+#[test]
+fn a_fifo_log_target_is_refused_without_blocking() {
+    let dir = temp_dir();
+    let fifo = dir.join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.map(|s| s.success()).unwrap_or(false) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", fifo.to_str().unwrap()),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["init", "emit"],
+    );
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    assert!(warnings[0].contains("FIFO"), "{}", warnings[0]);
+    assert!(r.stderr.contains("probe info line"), "{}", r.stderr);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// 1,500 targets that cannot be opened give one warning, not one each, and
+/// a 100 KB value (near the 128 KiB limit of one variable on Linux) is
+/// echoed clipped: warnings stay readable.
+#[test]
+fn many_bad_targets_and_huge_values_give_one_short_warning() {
+    let dir = temp_dir();
+    let blocker = dir.join("plain-file");
+    fs::write(&blocker, "not a directory").unwrap();
+    let targets: Vec<String> = (0..1_500)
+        .map(|i| format!("{}/sub{i}/x.log", blocker.display()))
+        .collect();
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", &targets.join(",")),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["init", "emit"],
+    );
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{} bytes of stderr", r.stderr.len());
+    assert!(warnings[0].contains("1500 targets"), "{}", warnings[0]);
+    assert!(warnings[0].contains("and 1497 more"), "{}", warnings[0]);
+    assert!(warnings[0].len() < 2_000, "{} bytes", warnings[0].len());
+
+    let huge = format!("{}/{}", blocker.display(), "y".repeat(100_000));
+    let r = probe(
+        &[("RADICAL_LOG_TGT", &huge), ("RADICAL_LOG_LVL", "info")],
+        &["init", "emit"],
+    );
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{} bytes of stderr", r.stderr.len());
+    assert!(warnings[0].len() < 2_000, "{} bytes", warnings[0].len());
+    assert!(
+        warnings[0].contains(&format!("({} bytes)", huge.len() + 2)),
+        "the echo says how long the value was: {}",
+        warnings[0]
+    );
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -156,3 +156,53 @@ fn sampling_state_advances_only_while_the_site_is_enabled() {
     assert_eq!(count("once"), 1);
     assert_eq!(count("half"), 3);
 }
+
+/// Repeats `$e` 4^k times, each a distinct call site.
+macro_rules! x4 {
+    ($e:expr) => {{
+        $e;
+        $e;
+        $e;
+        $e;
+    }};
+}
+
+/// 1,024 `once` sites.
+fn all_once_sites() {
+    x4!(x4!(x4!(x4!(x4!(info!(once, "fired"))))));
+}
+
+/// Hits that race on a site whose level is off spend nothing: 1,024 `once`
+/// sites hit by 4 threads at once while off all fire once turned on.
+#[test]
+fn once_is_not_used_up_by_racing_hits_while_off() {
+    let (_s, mem) = capture();
+    elide::set_level(LevelFilter::Off);
+    let barrier = std::sync::Barrier::new(4);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                barrier.wait();
+                all_once_sites();
+            });
+        }
+    });
+    assert_eq!(mem.len(), 0);
+    elide::set_level(LevelFilter::Info);
+    all_once_sites();
+    all_once_sites();
+    assert_eq!(mem.len(), 1024, "once sites that fired, of 1024");
+}
+
+/// `sample = n` with `n = 0` computed at run time passes nothing, like
+/// `first = 0`; a literal 0 is a compile error (tests/ui/log_sample_zero.rs).
+#[test]
+fn sample_zero_at_run_time_passes_nothing() {
+    let (_s, mem) = capture();
+    let n = std::hint::black_box(0u32);
+    for _ in 0..10 {
+        info!(sample = n, "sampled");
+        info!(first = n, "first");
+    }
+    assert_eq!(mem.len(), 0, "{:?}", mem.messages());
+}

@@ -169,3 +169,82 @@ fn a_panicking_flush_leaves_the_other_sinks_flushed() {
         let _ = std::fs::remove_file(&path);
     }
 }
+
+/// `key=value` from a report line.
+fn report_value(line: &str, key: &str) -> u64 {
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key} in {line:?}"))
+}
+
+/// Threads that keep logging while the process exits: what the exit flush
+/// cannot write is counted as dropped (and reported once on stderr), so
+/// written + dropped + failed = emitted at exit, and the file holds
+/// exactly the written records.
+#[cfg(unix)]
+#[test]
+fn records_from_threads_running_at_exit_are_counted() {
+    let path = temp_path("exit-busy");
+    let out = run_within(
+        child().arg("exit-busy").arg(&path),
+        Duration::from_secs(60),
+        "exit-busy",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("emitted_before="))
+        .unwrap_or_else(|| panic!("no report in {stdout:?}"));
+    let before = report_value(line, "emitted_before");
+    let after = report_value(line, "emitted_after");
+    let written = report_value(line, "written");
+    let accounted = written + report_value(line, "dropped") + report_value(line, "failed");
+    // Each of the 3 threads may be inside one call between the two reads.
+    assert!(
+        before <= accounted && accounted <= after + 3,
+        "accounted {accounted}, emitted between {before} and {after}: {line}"
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let records = text
+        .lines()
+        .filter(|l| l.ends_with(" : busy") || l.contains(" : busy seq="))
+        .count();
+    assert_eq!(records as u64, written, "records in the file vs written");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr
+            .matches("emitted while the exit flush ran were dropped")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    let _ = std::fs::remove_file(&path);
+}
+
+/// A sink that panics on every record is contained, and printed once per
+/// sink: two such sinks over 1,000 records give two panic messages, not
+/// thousands of lines; every panic is counted.
+#[test]
+fn contained_sink_panics_are_printed_once_per_sink() {
+    let out = run_within(
+        child()
+            .arg("panicky-emit")
+            .arg("1000")
+            .env("RUST_BACKTRACE", "1"),
+        Duration::from_secs(60),
+        "panicky-emit",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("sink_panics=2000"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("emit of sink A").count(), 1, "{stderr}");
+    assert_eq!(stderr.matches("emit of sink B").count(), 1, "{stderr}");
+    assert!(
+        stderr.lines().count() < 200,
+        "{} lines of stderr",
+        stderr.lines().count()
+    );
+}

@@ -265,7 +265,9 @@ fn set_once(slot: &mut Option<Expr>, value: Expr, span: Span, name: &str) -> syn
     Ok(())
 }
 
-/// `sample = 0` would never emit; reject literal zeros at compile time.
+/// `sample = 0` / `first = 0` pass no hit (a zero computed at run time turns
+/// the site off, see `elide::__private::sample_nth`): a literal zero can only
+/// be a mistake, so it is rejected at compile time.
 fn check_positive(value: &Expr, name: &str) -> syn::Result<()> {
     if let Expr::Lit(syn::ExprLit {
         lit: syn::Lit::Int(i),

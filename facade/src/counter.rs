@@ -276,6 +276,11 @@ impl Counter {
 /// reader could have seen, exact once the counting threads are joined. A
 /// site never hit may be missing (its total is 0).
 ///
+/// Totals wrap around at `u64::MAX`, like a single site's count does, so a
+/// sum over sites never panics (not even in a debug build) and a reader
+/// taking differences of two snapshots with `wrapping_sub` gets the count
+/// in between.
+///
 /// ```
 /// elide::counter!("doc.hits");
 /// elide::counter!("doc.hits", 2);

@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::LevelFilter;
+pub(crate) use lookup::clip;
 use lookup::{cascade, default_var, resolve, Decided, Warning};
 use parse::{
     parse_dir, parse_flag, parse_level, parse_log_format, parse_log_mode, parse_targets, LogFormat,

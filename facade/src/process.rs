@@ -107,6 +107,21 @@ pub(crate) fn arm() -> bool {
     true
 }
 
+/// Set once the process is exiting (the exit handler runs).
+static EXITING: AtomicBool = AtomicBool::new(false);
+
+/// Notes that the process is exiting: sinks flushed from now on close for
+/// good (an async sink counts later records as dropped instead of queueing
+/// them for a writer that will not get to them).
+pub(crate) fn begin_exit() {
+    EXITING.store(true, Ordering::SeqCst);
+}
+
+/// Whether the process is exiting.
+pub(crate) fn exiting() -> bool {
+    EXITING.load(Ordering::SeqCst)
+}
+
 /// Resolution of the coarse clock used by `every`.
 pub(crate) const TICK: Duration = Duration::from_millis(1);
 
@@ -198,7 +213,10 @@ mod tests {
     fn ticker_parks_when_idle_and_wakes_on_the_next_read() {
         let first = coarse_ms();
         mark_active(first);
-        let deadline = Instant::now() + Duration::from_secs(20);
+        // The ticker parks 1 s after the last activity; 8 s is generous and
+        // stays under the mutation-test timeout, so a ticker that never
+        // parks fails here instead of timing out.
+        let deadline = Instant::now() + Duration::from_secs(8);
         while COARSE_MS.load(Ordering::Relaxed) != 0 {
             assert!(Instant::now() < deadline, "ticker never parked");
             std::thread::sleep(Duration::from_millis(50));
@@ -208,5 +226,25 @@ mod tests {
         assert!(woken >= before, "woken with a fresh time");
         std::thread::sleep(Duration::from_millis(20));
         assert!(coarse_ms() > woken, "the woken clock advances");
+    }
+
+    /// While `every` hits keep being admitted, the ticker keeps the coarse
+    /// clock running: readers almost never find it parked.
+    #[test]
+    fn ticker_keeps_running_while_busy() {
+        mark_active(coarse_ms());
+        std::thread::sleep(Duration::from_millis(20));
+        let mut parked = 0;
+        for _ in 0..50 {
+            if COARSE_MS.load(Ordering::Relaxed) == 0 {
+                parked += 1;
+            }
+            mark_active(coarse_ms());
+            std::thread::sleep(Duration::from_millis(4));
+        }
+        assert!(
+            parked <= 5,
+            "found the ticker parked on {parked} of 50 busy reads"
+        );
     }
 }

@@ -198,6 +198,123 @@ fn fork_exit(kind: &str, path: &str, parent_quiet: bool) {
     println!("exited={exited} hung={}", children.len() - exited);
 }
 
+/// A writer that takes 1 ms per write: about 64 MB/s in 64 KiB batches,
+/// slower than four threads can log 6 KB records.
+struct Throttled;
+
+impl Write for Throttled {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The process's peak resident memory in KiB (`VmHWM`).
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Four threads flood 6 KB records into a throttled async sink under
+/// `Drop` with a byte budget (`max` bytes; 0: the default), then report
+/// the accounting and the peak resident memory.
+fn flood(per_thread: u64, max: usize) {
+    let mut b = AsyncSink::builder(Throttled).overflow(elide::sink::Overflow::Drop);
+    if max > 0 {
+        b = b.max_bytes(max);
+    }
+    let sink = Arc::new(b.build());
+    install(sink.clone());
+    let big = "x".repeat(6 * 1024);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for seq in 0..per_thread {
+                    elide::info!(seq, "{big}");
+                }
+            });
+        }
+    });
+    elide::flush();
+    let st = sink.stats();
+    println!(
+        "emitted={} written={} dropped={} failed={} max_bytes={} peak_rss_kib={}",
+        4 * per_thread,
+        st.written,
+        st.dropped,
+        st.failed,
+        st.max_bytes,
+        peak_rss_kib()
+    );
+}
+
+/// Records the busy threads of `exit-busy` finished emitting.
+static EMITTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static EXIT_SINK: std::sync::OnceLock<Arc<AsyncSink>> = std::sync::OnceLock::new();
+
+/// Three threads log as fast as they can while main calls `exit`: an
+/// `atexit` handler registered before elide's runs after its exit flush
+/// and prints the sink's accounting between two reads of the emitted count.
+#[cfg(unix)]
+fn exit_busy(path: &str) {
+    use std::sync::atomic::Ordering;
+    extern "C" {
+        fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
+    }
+    extern "C" fn after_elide() {
+        let before = EMITTED.load(Ordering::SeqCst);
+        let s = EXIT_SINK.get().expect("sink").stats();
+        let after = EMITTED.load(Ordering::SeqCst);
+        println!(
+            "emitted_before={before} written={} dropped={} failed={} emitted_after={after}",
+            s.written, s.dropped, s.failed
+        );
+    }
+    // SAFETY: registers a valid `extern "C" fn()` that does not unwind
+    // (it only reads atomics and prints).
+    unsafe {
+        atexit(after_elide);
+    }
+    let sink = Arc::new(AsyncSink::file(path).expect("open log"));
+    let _ = EXIT_SINK.set(sink.clone());
+    install(sink);
+    for _ in 0..3 {
+        std::thread::spawn(|| {
+            for seq in 0.. {
+                elide::info!(seq, "busy");
+                EMITTED.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::process::exit(0);
+}
+
+/// Sinks whose `emit` panics on every record, each in its own place.
+struct PanickyEmitA;
+struct PanickyEmitB;
+
+impl Sink for PanickyEmitA {
+    fn emit(&self, _: &elide::Record<'_>) {
+        panic!("emit of sink A");
+    }
+}
+
+impl Sink for PanickyEmitB {
+    fn emit(&self, _: &elide::Record<'_>) {
+        panic!("emit of sink B");
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
@@ -224,6 +341,25 @@ fn main() {
             log_n(n);
             std::process::exit(0);
         }
+        // Two sinks panic on each of N records: `panicky-emit N`.
+        "panicky-emit" => {
+            let n: u64 = arg(2).parse().unwrap_or(1_000);
+            elide::set_sinks([
+                Arc::new(PanickyEmitA) as Arc<dyn Sink>,
+                Arc::new(PanickyEmitB),
+            ]);
+            elide::set_level(LevelFilter::Info);
+            log_n(n);
+            println!("sink_panics={}", elide::stats().sink_panics);
+        }
+        // Busy threads log while main exits: `exit-busy PATH`.
+        #[cfg(unix)]
+        "exit-busy" => exit_busy(arg(2)),
+        // Floods 6 KB records from 4 threads under Drop: `flood N [max_bytes]`.
+        "flood" => flood(
+            arg(2).parse().unwrap_or(20_000),
+            arg(3).parse().unwrap_or(0),
+        ),
         // Forks after logging through an async sink: the child must exit
         // promptly and its `every` clock must run; the parent goes on.
         #[cfg(unix)]

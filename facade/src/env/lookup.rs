@@ -83,16 +83,39 @@ pub(crate) struct Warning {
     pub(crate) fallback: String,
 }
 
+/// Longest echo of a value, a reason or a fallback in a warning, in bytes.
+pub(crate) const ECHO_MAX: usize = 160;
+
+/// `text` cut to its first `ECHO_MAX` bytes (at a character boundary),
+/// saying how long it was, so a huge value still gives a readable warning.
+pub(crate) fn clip(text: &str) -> std::borrow::Cow<'_, str> {
+    clip_to(text, ECHO_MAX)
+}
+
+/// `text` cut to its first `max` bytes, saying how long it was.
+fn clip_to(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return text.into();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes)", &text[..end], text.len()).into()
+}
+
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // `{:?}` escapes control characters and shows invalid UTF-8 as escapes.
+        let raw = format!("{:?}", self.raw.to_string_lossy());
         write!(
             f,
-            "elide: ignoring {}={:?}: {}; using {}",
-            self.var,
-            self.raw.to_string_lossy(),
-            self.reason,
-            self.fallback
+            "elide: ignoring {}={}: {}; using {}",
+            clip(&self.var),
+            clip(&raw),
+            // A reason may list a few clipped values (`LOG_TGT` targets).
+            clip_to(&self.reason, 4 * ECHO_MAX),
+            clip(&self.fallback)
         )
     }
 }

@@ -176,6 +176,7 @@ pub(crate) fn build(
     raw: &OsString,
 ) -> Vec<Arc<dyn Sink>> {
     let mut sinks: Vec<Arc<dyn Sink>> = Vec::new();
+    let mut failed: Vec<String> = Vec::new();
     let mut stderr = false;
     let mut add_stderr = |sinks: &mut Vec<Arc<dyn Sink>>| {
         if !std::mem::replace(&mut stderr, true) {
@@ -190,18 +191,36 @@ pub(crate) fn build(
             Target::File(path) => match open(path, mode, format) {
                 Ok(f) => sinks.push(f),
                 Err(e) => {
-                    env::warn_once(&Warning {
-                        var: var.to_owned(),
-                        raw: raw.clone(),
-                        reason: format!("cannot open {}: {e}", path.display()),
-                        fallback: "stderr for this target".to_owned(),
-                    });
+                    failed.push(format!("{}: {e}", path.display()));
                     add_stderr(&mut sinks);
                 }
             },
         }
     }
+    if !failed.is_empty() {
+        env::warn_once(&Warning {
+            var: var.to_owned(),
+            raw: raw.clone(),
+            reason: cannot_open(&failed),
+            fallback: "stderr for those targets".to_owned(),
+        });
+    }
     sinks
+}
+
+/// One reason for every target that could not be opened: the first few
+/// (each clipped), then how many more.
+fn cannot_open(failed: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let shown: Vec<_> = failed.iter().take(SHOWN).map(|f| env::clip(f)).collect();
+    let mut reason = match failed.len() {
+        1 => format!("cannot open {}", shown[0]),
+        n => format!("cannot open {n} targets: {}", shown.join("; ")),
+    };
+    if failed.len() > SHOWN {
+        reason.push_str(&format!("; and {} more", failed.len() - SHOWN));
+    }
+    reason
 }
 
 /// The OTLP exporter of an `otlp` target (`OTEL_*` settings; the root

@@ -13,6 +13,7 @@
 //! Statics owned here: `INIT`, `LIVE_GUARDS`, and the registrations of the
 //! exit handler and the panic hook.
 
+mod contained_panics;
 pub(crate) mod env_sinks;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -35,6 +36,7 @@ pub(crate) fn ensure() {
     INIT.get_or_init(|| {
         crate::process::arm();
         register_exit_handler();
+        contained_panics::install();
         let snap = Arc::new(EnvSnapshot::capture());
         interest::reconfigure(|c| {
             c.env.get_or_insert(snap);
@@ -130,6 +132,10 @@ pub(crate) enum Shutdown {
 pub(crate) fn shutdown(why: Shutdown) {
     if dispatch::in_dispatch() {
         return;
+    }
+    if why == Shutdown::Exit {
+        // Async sinks close rather than flush: see `AsyncSink::flush`.
+        crate::process::begin_exit();
     }
     let reach = match why {
         Shutdown::Flush | Shutdown::Guard { .. } => Reach::Installed,

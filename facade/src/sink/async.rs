@@ -10,6 +10,14 @@
 //! - **Exact accounting under [`Overflow::Drop`]**: a full queue drops the
 //!   new record and counts it; written + dropped + failed = emitted. The
 //!   writer also puts a line `N records dropped` into the output itself.
+//! - **Memory bounded in bytes**: beyond the sink's fixed buffers, queued
+//!   records hold at most [`max_bytes`](AsyncSinkBuilder::max_bytes)
+//!   (default [`DEFAULT_MAX_BYTES`], 64 MiB); a record over the budget is
+//!   treated like one that finds its buffer full (`Block` waits, `Drop`
+//!   drops and counts). See `max_bytes` for the worst case of each form.
+//! - **A failed write tears no later record**: the rest of a line a write
+//!   left half done is written first by the next write, so the output
+//!   holds only whole lines (see `whole_lines`).
 //! - **[`flush`](Sink::flush) waits** until everything accepted before the
 //!   call is written and the writer flushed (for a
 //!   [`DurableFile`](crate::sink::DurableFile): on disk). The
@@ -64,8 +72,8 @@ use std::cell::Cell;
 use std::io::{self, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
@@ -75,6 +83,7 @@ use crate::metadata::{Kind, Metadata};
 use crate::record::Record;
 use crate::sink::async_rings::RingQueue;
 use crate::sink::captured::{Captured, Scratch, Store};
+use crate::sink::whole_lines::WholeLines;
 use crate::sink::{DurableFile, Sink};
 use crate::value::Value;
 use crate::{Level, LevelFilter};
@@ -98,6 +107,10 @@ pub const DEFAULT_CAPACITY: usize = 65_536;
 /// machine, and a caller that finds the pool empty allocates, and every
 /// few records page-faults, which is what a p99 of 2 us cannot afford.
 pub const DEFAULT_PREALLOCATED: usize = 32_768;
+
+/// Default bound on the bytes of records in flight (queued, not yet taken
+/// by the writer): 64 MiB. See [`AsyncSinkBuilder::max_bytes`].
+pub const DEFAULT_MAX_BYTES: usize = 64 * 1024 * 1024;
 
 /// Default size of each logging thread's buffer in an [`AsyncSink`] with
 /// its own writer (1 MiB: about 14,000 two-integer records).
@@ -126,12 +139,22 @@ pub struct AsyncStats {
     pub failed: u64,
     /// Messages in the queue right now.
     pub queued: u64,
+    /// Bytes of the records in the queue right now (at most
+    /// [`max_bytes`](AsyncStats::max_bytes), or one record when the queue
+    /// was empty).
+    pub queued_bytes: u64,
+    /// The byte budget of the queue ([`AsyncSinkBuilder::max_bytes`]).
+    pub max_bytes: u64,
 }
 
 enum Msg {
     Record(Captured),
     /// Answer on the sender once everything queued before is flushed.
     Flush(Sender<()>),
+    /// Like `Flush`, then drop (and count) everything after: the process
+    /// is exiting, and a record written after the answer might be cut off
+    /// half-way, or counted as written and never reach its destination.
+    Close(Sender<()>),
 }
 
 /// State shared by the callers and the writer thread.
@@ -145,6 +168,140 @@ struct Shared {
     taken: AtomicU64,
     /// Whether a panic of the wrapped sink was reported on stderr.
     panic_reported: AtomicBool,
+    /// Bytes of the queued records, bounded by `max_bytes`.
+    queued_bytes: AtomicUsize,
+    max_bytes: usize,
+    /// Bytes held by the pool's stores, bounded by `max_pooled`.
+    pooled_bytes: AtomicUsize,
+    max_pooled: usize,
+    /// Callers waiting for bytes ([`Overflow::Block`]): the writer wakes
+    /// them through `room` only when there are any.
+    byte_waiters: AtomicUsize,
+    room: Mutex<()>,
+    room_freed: Condvar,
+    /// Set when the writer thread ends: nobody frees bytes any more.
+    writer_gone: AtomicBool,
+    /// Set by the exit flush: records are dropped and counted from now on.
+    closed: AtomicBool,
+}
+
+impl Shared {
+    fn new(name: String, max_bytes: usize) -> Shared {
+        Shared {
+            name,
+            dropped: AtomicU64::new(0),
+            written: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            taken: AtomicU64::new(0),
+            panic_reported: AtomicBool::new(false),
+            queued_bytes: AtomicUsize::new(0),
+            max_bytes,
+            pooled_bytes: AtomicUsize::new(0),
+            max_pooled: max_bytes / 4,
+            byte_waiters: AtomicUsize::new(0),
+            room: Mutex::new(()),
+            room_freed: Condvar::new(),
+            writer_gone: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Takes `size` bytes of the budget if they fit. A record always fits
+    /// an empty queue, so one record larger than the budget still passes.
+    fn try_reserve(&self, size: usize) -> bool {
+        let mut now = self.queued_bytes.load(Ordering::Relaxed);
+        loop {
+            if now != 0 && now + size > self.max_bytes {
+                return false;
+            }
+            match self.queued_bytes.compare_exchange_weak(
+                now,
+                now + size,
+                Ordering::SeqCst,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(seen) => now = seen,
+            }
+        }
+    }
+
+    /// Takes `size` bytes of the budget, waiting for the writer to free
+    /// them (under [`Overflow::Block`]).
+    #[cold]
+    fn reserve_blocking(&self, size: usize) {
+        self.byte_waiters.fetch_add(1, Ordering::SeqCst);
+        let mut room = self.room.lock().unwrap_or_else(|e| e.into_inner());
+        while !self.try_reserve(size) {
+            if self.writer_gone.load(Ordering::SeqCst) {
+                // Nobody frees bytes any more: let it through; the closed
+                // queue refuses it and it is counted as dropped.
+                self.queued_bytes.fetch_add(size, Ordering::SeqCst);
+                break;
+            }
+            // The timeout only guards against a wake-up the writer skipped.
+            room = match self
+                .room_freed
+                .wait_timeout(room, Duration::from_millis(10))
+            {
+                Ok((room, _)) => room,
+                Err(e) => e.into_inner().0,
+            };
+        }
+        drop(room);
+        self.byte_waiters.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Gives `size` bytes back and wakes callers waiting for them.
+    fn release(&self, size: usize) {
+        self.queued_bytes.fetch_sub(size, Ordering::SeqCst);
+        if self.byte_waiters.load(Ordering::SeqCst) > 0 {
+            let _room = self.room.lock().unwrap_or_else(|e| e.into_inner());
+            self.room_freed.notify_all();
+        }
+    }
+
+    /// Returns a store to the pool, unless it grew too big or the pool
+    /// holds its byte bound already (then it is freed).
+    fn give_back(&self, pool: &Sender<Store>, store: Store) {
+        let Some(store) = store.recycle() else { return };
+        let size = store.bytes();
+        if self.pooled_bytes.load(Ordering::Relaxed) + size > self.max_pooled {
+            return;
+        }
+        self.pooled_bytes.fetch_add(size, Ordering::Relaxed);
+        if let Err(e) = pool.try_send(store) {
+            self.pooled_bytes
+                .fetch_sub(e.into_inner().bytes(), Ordering::Relaxed);
+        }
+    }
+
+    /// Counts a record that came after the exit flush as dropped, or
+    /// answers a flush request, without writing anything.
+    fn discard(&self, pool: &Sender<Store>, msg: Msg) {
+        match msg {
+            Msg::Record(record) => {
+                self.release(record.bytes());
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+                self.give_back(pool, record.into_store());
+            }
+            Msg::Flush(ack) | Msg::Close(ack) => {
+                let _ = ack.send(());
+            }
+        }
+    }
+
+    /// A store from the pool, or a new one.
+    fn take_store(&self, pool: &Receiver<Store>) -> Store {
+        match pool.try_recv() {
+            Ok(store) => {
+                self.pooled_bytes
+                    .fetch_sub(store.bytes(), Ordering::Relaxed);
+                store
+            }
+            Err(_) => Store::sized(),
+        }
+    }
 }
 
 /// Where the writer puts records.
@@ -211,6 +368,9 @@ pub struct AsyncSink {
     /// a wrapped sink, which uses the channel.
     rings: Option<RingQueue>,
     tx: Sender<Msg>,
+    /// The queue's other end, for the exit flush to empty (and count) what
+    /// the writer will not get to.
+    rx: Receiver<Msg>,
     /// Whether records carry the thread's name (a wrapped sink may print it).
     wrapped: bool,
     telemetry: bool,
@@ -253,6 +413,7 @@ pub struct AsyncSinkBuilder {
     policy: Overflow,
     capacity: usize,
     preallocated: usize,
+    max_bytes: usize,
     thread_buffer: usize,
     shutdown_timeout: Option<Duration>,
 }
@@ -266,6 +427,7 @@ impl std::fmt::Debug for AsyncSinkBuilder {
             .field("policy", &self.policy)
             .field("capacity", &self.capacity)
             .field("preallocated", &self.preallocated)
+            .field("max_bytes", &self.max_bytes)
             .field("shutdown_timeout", &self.shutdown_timeout)
             .finish_non_exhaustive()
     }
@@ -283,6 +445,7 @@ impl AsyncSinkBuilder {
             policy: Overflow::Block,
             capacity: DEFAULT_CAPACITY,
             preallocated: DEFAULT_PREALLOCATED,
+            max_bytes: DEFAULT_MAX_BYTES,
             thread_buffer: DEFAULT_THREAD_BUFFER,
             shutdown_timeout: None,
         }
@@ -313,6 +476,26 @@ impl AsyncSinkBuilder {
     /// after that, no record allocates.
     pub fn preallocated(mut self, buffers: usize) -> AsyncSinkBuilder {
         self.preallocated = buffers;
+        self
+    }
+    /// Bounds the bytes queued records hold beyond the sink's fixed
+    /// buffers (default [`DEFAULT_MAX_BYTES`], 64 MiB): a record that would
+    /// pass the bound makes the caller wait ([`Overflow::Block`]) or is
+    /// dropped and counted ([`Overflow::Drop`]), exactly as a full buffer
+    /// does. A record larger than the bound still passes when nothing else
+    /// is queued.
+    ///
+    /// What the sink holds at worst, with its own writer
+    /// ([`builder`](AsyncSink::builder)): one
+    /// [`thread_buffer`](Self::thread_buffer) per logging thread, plus
+    /// `max_bytes` of long texts (over 256 bytes, which leave the thread
+    /// buffer), plus the writer's batch (64 KiB plus one line). Wrapping a
+    /// sink ([`wrapping`](AsyncSink::wrapping)): `max_bytes` of queued
+    /// records, a quarter of it in the pool of reusable buffers, the
+    /// queue's slots (about 100 bytes x capacity, allocated up front) and
+    /// the batch.
+    pub fn max_bytes(mut self, bytes: usize) -> AsyncSinkBuilder {
+        self.max_bytes = bytes.max(1);
         self
     }
     /// Sets what happens when the queue is full (default [`Overflow::Block`]).
@@ -353,19 +536,13 @@ impl AsyncSinkBuilder {
             return self.build_rings();
         }
         let (tx, rx) = bounded(self.capacity);
+        let exit_rx = rx.clone();
         let (pool_tx, pool_rx) = bounded(self.capacity);
-        for _ in 0..self.preallocated.min(self.capacity) {
-            let _ = pool_tx.try_send(Store::sized());
-        }
         let wrapped = matches!(self.out, Output::Sink(_));
-        let shared = Arc::new(Shared {
-            name: self.name,
-            dropped: AtomicU64::new(0),
-            written: AtomicU64::new(0),
-            failed: AtomicU64::new(0),
-            taken: AtomicU64::new(0),
-            panic_reported: AtomicBool::new(false),
-        });
+        let shared = Arc::new(Shared::new(self.name, self.max_bytes));
+        for _ in 0..self.preallocated.min(self.capacity) {
+            shared.give_back(&pool_tx, Store::sized());
+        }
         let writer = Writer {
             out: self.out,
             rx,
@@ -374,7 +551,10 @@ impl AsyncSinkBuilder {
             batch: String::new(),
             format: self.format,
             batch_lines: 0,
+            notices: Vec::new(),
+            lines: WholeLines::default(),
             unflushed_lines: 0,
+            closed: false,
             reported_drops: 0,
             max_batch: self.capacity,
         };
@@ -388,6 +568,7 @@ impl AsyncSinkBuilder {
             pid: crate::process::pid(),
             rings: None,
             tx,
+            rx: exit_rx,
             wrapped,
             telemetry: self.telemetry,
             pool_rx,
@@ -418,26 +599,21 @@ impl AsyncSinkBuilder {
             self.policy,
             ring_bytes,
             self.capacity,
+            self.max_bytes,
         );
         // The channel is unused in this form: the smallest one, no pool.
-        let (tx, _) = bounded(1);
+        let (tx, rx) = bounded(1);
         let (pool_tx, pool_rx) = bounded(1);
         AsyncSink {
             pid: crate::process::pid(),
             rings: Some(rings),
             tx,
+            rx,
             wrapped: false,
             telemetry: self.telemetry,
             pool_rx,
             pool_tx,
-            shared: Arc::new(Shared {
-                name: self.name,
-                dropped: AtomicU64::new(0),
-                written: AtomicU64::new(0),
-                failed: AtomicU64::new(0),
-                taken: AtomicU64::new(0),
-                panic_reported: AtomicBool::new(false),
-            }),
+            shared: Arc::new(Shared::new(self.name, self.max_bytes)),
             level: self.level.min(self.level_cap),
             policy: self.policy,
             capacity: self.capacity,
@@ -544,6 +720,8 @@ impl AsyncSink {
                 dropped,
                 failed,
                 queued: rings.shared().queued(),
+                queued_bytes: rings.heap_bytes(),
+                max_bytes: rings.max_bytes(),
             };
         }
         AsyncStats {
@@ -551,22 +729,36 @@ impl AsyncSink {
             dropped: self.shared.dropped.load(Ordering::Relaxed),
             failed: self.shared.failed.load(Ordering::Relaxed),
             queued: self.tx.len() as u64,
+            queued_bytes: self.shared.queued_bytes.load(Ordering::Relaxed) as u64,
+            max_bytes: self.shared.max_bytes as u64,
         }
     }
 
     fn enqueue(&self, record: Captured) {
+        let size = record.bytes();
+        let block = self.policy == Overflow::Block && !on_writer();
+        if !self.shared.try_reserve(size) {
+            if !block {
+                return self.refuse(record);
+            }
+            self.shared.reserve_blocking(size);
+        }
         let msg = Msg::Record(record);
-        let refused = if self.policy == Overflow::Block && !on_writer() {
+        let refused = if block {
             self.tx.send(msg).err().map(|e| e.into_inner())
         } else {
             self.tx.try_send(msg).err().map(|e| e.into_inner())
         };
         if let Some(Msg::Record(record)) = refused {
-            self.shared.dropped.fetch_add(1, Ordering::Relaxed);
-            if let Some(store) = record.into_store().recycle() {
-                let _ = self.pool_tx.try_send(store);
-            }
+            self.shared.release(size);
+            self.refuse(record);
         }
+    }
+
+    /// Counts a record the queue did not take, and keeps its buffer.
+    fn refuse(&self, record: Captured) {
+        self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+        self.shared.give_back(&self.pool_tx, record.into_store());
     }
 
     /// Whether this is a forked child of the process that made the sink: no
@@ -620,18 +812,29 @@ impl Sink for AsyncSink {
         if self.in_forked_child() {
             return self.drop_in_child();
         }
+        if self.shared.closed.load(Ordering::Relaxed) {
+            return self.drop_at_exit();
+        }
         if let Some(rings) = &self.rings {
             return rings.emit(record);
         }
         // The writer empties stores before returning them to the pool.
         // An empty pool (a burst larger than the preallocation) allocates
         // here, sized like a pooled store so the record need not regrow it.
-        let store = self.pool_rx.try_recv().unwrap_or_else(|_| Store::sized());
+        let store = self.shared.take_store(&self.pool_rx);
         self.enqueue(Captured::capture(record, store, self.wrapped));
     }
+    /// Waits until everything queued before the call is written. When the
+    /// process is exiting (the exit handler's flush), the sink closes:
+    /// records that arrive from threads still running are dropped and
+    /// counted, and one line on stderr reports them, so
+    /// written + dropped + failed = emitted holds at exit too.
     fn flush(&self) {
-        if on_writer() || self.in_forked_child() {
+        if on_writer() || self.in_forked_child() || self.shared.closed.load(Ordering::Relaxed) {
             return;
+        }
+        if crate::process::exiting() {
+            return self.close_at_exit();
         }
         if let Some(rings) = &self.rings {
             if !rings.flush(self.shutdown_timeout) {
@@ -641,8 +844,57 @@ impl Sink for AsyncSink {
             }
             return;
         }
+        self.send_and_wait(Msg::Flush);
+    }
+}
+
+impl AsyncSink {
+    /// A record emitted after the exit flush began: dropped and counted.
+    #[cold]
+    fn drop_at_exit(&self) {
+        match &self.rings {
+            Some(r) => r.shared().dropped.fetch_add(1, Ordering::Relaxed),
+            None => self.shared.dropped.fetch_add(1, Ordering::Relaxed),
+        };
+    }
+
+    /// The exit flush: stop taking records, let the writer write and flush
+    /// what came before, then count what is left in the queue as dropped
+    /// (the writer writes nothing more: a line it started as the process
+    /// ends would be cut off, and one counted as written might not be).
+    fn close_at_exit(&self) {
+        let before = self.stats().dropped;
+        self.shared.closed.store(true, Ordering::SeqCst);
+        match &self.rings {
+            Some(rings) => {
+                let _ = rings.close(self.shutdown_timeout);
+            }
+            None => {
+                self.send_and_wait(Msg::Close);
+                while let Ok(msg) = self.rx.try_recv() {
+                    self.shared.discard(&self.pool_tx, msg);
+                }
+            }
+        }
+        let s = self.stats();
+        let late = s.dropped - before;
+        if late > 0 {
+            let _ = crate::process::write_stderr(
+                format!(
+                    "elide: {}: {late} records emitted while the exit flush ran were dropped; \
+                     at exit: written {}, dropped {} (with those), failed {}\n",
+                    self.shared.name, s.written, s.dropped, s.failed
+                )
+                .as_bytes(),
+            );
+        }
+    }
+
+    /// Sends a flush-like request and waits for its answer (within the
+    /// shutdown timeout, if set).
+    fn send_and_wait(&self, request: fn(Sender<()>) -> Msg) {
         let (ack_tx, ack_rx) = bounded(1);
-        let msg = Msg::Flush(ack_tx);
+        let msg = request(ack_tx);
         let Some(timeout) = self.shutdown_timeout else {
             // Err means the writer thread is gone: nothing left to wait for.
             if self.tx.send(msg).is_ok() {
@@ -697,8 +949,14 @@ struct Writer {
     format: Format,
     /// Records in `batch`.
     batch_lines: u64,
+    /// Where the writer's own notice lines start in `batch` (not records).
+    notices: Vec<usize>,
+    /// The rest of a line a failed write tore, written before anything else.
+    lines: WholeLines,
     /// Records handed to `out` but not yet flushed.
     unflushed_lines: u64,
+    /// After an exit flush: records are dropped and counted, not written.
+    closed: bool,
     /// Drops already announced in the output.
     reported_drops: u64,
     /// Most messages taken into one batch, so a busy queue still commits.
@@ -712,12 +970,20 @@ impl Writer {
         // Made here: its lists hold borrowed values, so it never crosses threads.
         let mut scratch = Scratch::default();
         while let Ok(mut msg) = self.rx.recv() {
+            if self.closed {
+                self.shared.discard(&self.pool, msg);
+                continue;
+            }
             let mut taken = 0;
             loop {
                 taken += 1;
                 match msg {
                     Msg::Record(record) => self.take_record(record, &mut scratch),
                     Msg::Flush(ack) => acks.push(ack),
+                    Msg::Close(ack) => {
+                        acks.push(ack);
+                        self.closed = true;
+                    }
                 }
                 // A flush request ends the batch, so flush waits one commit.
                 if !acks.is_empty() || taken >= self.max_batch {
@@ -736,12 +1002,15 @@ impl Writer {
                 let _ = ack.send(());
             }
         }
-        self.commit();
-        self.flush_inner();
+        if !self.closed {
+            self.commit();
+            self.flush_inner();
+        }
     }
 
     fn take_record(&mut self, record: Captured, scratch: &mut Scratch) {
         self.shared.taken.fetch_add(1, Ordering::Relaxed);
+        self.shared.release(record.bytes());
         let store = match &self.out {
             Output::Bytes(_) => {
                 let store = record.write(self.format, &mut self.batch, scratch);
@@ -760,9 +1029,7 @@ impl Writer {
                 store
             }
         };
-        if let Some(store) = store.recycle() {
-            let _ = self.pool.try_send(store);
-        }
+        self.shared.give_back(&self.pool, store);
         if self.batch.len() >= CHUNK {
             self.write_batch();
         }
@@ -796,7 +1063,10 @@ impl Writer {
         crate::report_write_error(&self.shared.name, err);
     }
 
-    /// Hands the batch to `out` (no flush).
+    /// Hands the batch to `out` (no flush), after the rest of a line an
+    /// earlier failure tore: a failed write never glues a fragment to a
+    /// later record (see `whole_lines`). Records the write did not finish
+    /// are counted as failed; a torn one moves to written once completed.
     fn write_batch(&mut self) {
         let Output::Bytes(out) = &mut self.out else {
             return;
@@ -804,13 +1074,16 @@ impl Writer {
         if self.batch.is_empty() {
             return;
         }
-        let res = catch_unwind(AssertUnwindSafe(|| out.write_all(self.batch.as_bytes())))
-            .unwrap_or_else(|_| Err(io::Error::other("the writer panicked")));
-        match res {
-            Ok(()) => self.unflushed_lines += self.batch_lines,
-            Err(e) => self.fail(self.batch_lines, &e),
+        let t = self
+            .lines
+            .write_records(&mut **out, &self.batch, self.batch_lines, &self.notices);
+        self.shared.failed.fetch_sub(t.revived, Ordering::Relaxed);
+        self.unflushed_lines += t.written;
+        if let Some(e) = t.error {
+            self.fail(t.failed, &e);
         }
         self.batch.clear();
+        self.notices.clear();
         self.batch_lines = 0;
     }
 
@@ -824,10 +1097,13 @@ impl Writer {
             let fields = [("dropped", Value::U64(n))];
             let notice = |args| Record::new(&DROPPED_META, Level::Warn, args, &fields);
             match &self.out {
-                Output::Bytes(_) => self.format.write(
-                    &notice(format_args!("{n} records dropped")),
-                    &mut self.batch,
-                ),
+                Output::Bytes(_) => {
+                    self.notices.push(self.batch.len());
+                    self.format.write(
+                        &notice(format_args!("{n} records dropped")),
+                        &mut self.batch,
+                    );
+                }
                 Output::Sink(inner) => {
                     if Level::Warn <= inner.max_level()
                         && !emit_contained(&**inner, &notice(format_args!("{n} records dropped")))
@@ -852,6 +1128,15 @@ impl Writer {
             Err(e) => self.fail(self.unflushed_lines, &e),
         }
         self.unflushed_lines = 0;
+    }
+}
+
+impl Drop for Writer {
+    /// However the writer thread ends, callers waiting for bytes stop
+    /// waiting.
+    fn drop(&mut self) {
+        self.shared.writer_gone.store(true, Ordering::SeqCst);
+        self.shared.release(0);
     }
 }
 

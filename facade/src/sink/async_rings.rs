@@ -32,7 +32,7 @@ use std::cell::{Cell, RefCell};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::Thread;
 use std::time::{Duration, Instant, UNIX_EPOCH};
@@ -44,6 +44,7 @@ use crate::record::Record;
 use crate::sink::captured::{relifetime, Verbatim};
 use crate::sink::r#async::{on_writer, Overflow, DROPPED_META};
 use crate::sink::ring::Ring;
+use crate::sink::whole_lines::WholeLines;
 use crate::value::{Field, Value};
 use crate::Level;
 
@@ -100,6 +101,13 @@ pub(crate) struct RingShared {
     flush_requested: AtomicU64,
     flushed: Mutex<u64>,
     flushed_cv: Condvar,
+    /// Bytes of long texts moved to the heap by queued records, bounded by
+    /// `max_bytes` (the rings themselves are fixed: one per thread).
+    heap_bytes: AtomicUsize,
+    max_bytes: usize,
+    /// Set by the exit flush: the writer drops (and counts) what is left
+    /// instead of writing it.
+    discarding: AtomicBool,
 }
 
 /// The callers' side, owned by the [`AsyncSink`](super::AsyncSink).
@@ -143,6 +151,7 @@ impl RingQueue {
         policy: Overflow,
         ring_bytes: usize,
         max_batch: usize,
+        max_bytes: usize,
     ) -> RingQueue {
         let shared = Arc::new(RingShared {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -163,6 +172,9 @@ impl RingQueue {
             flush_requested: AtomicU64::new(0),
             flushed: Mutex::new(0),
             flushed_cv: Condvar::new(),
+            heap_bytes: AtomicUsize::new(0),
+            max_bytes,
+            discarding: AtomicBool::new(false),
         });
         crate::clock::recalibrate();
         let for_writer = shared.clone();
@@ -172,6 +184,8 @@ impl RingQueue {
             format,
             batch: String::new(),
             batch_lines: 0,
+            notices: Vec::new(),
+            lines: WholeLines::default(),
             unflushed_lines: 0,
             reported_drops: 0,
             rings: Vec::new(),
@@ -255,6 +269,10 @@ impl RingQueue {
             Some(raw) if plain_fields(record.fields()) => {
                 let args = raw.args();
                 let len = 4 + thread.is_some() as usize + items_len(args) + fields_len(record);
+                let heap = heap_len(args.iter().map(|a| match a {
+                    RawArg::Str(s) => s.len(),
+                    _ => 0,
+                })) + fields_heap(record);
                 let head = header(len, record, args.len(), RAW, thread);
                 let enc = |w: &mut [u64]| {
                     let mut at = start(w, head, record.metadata(), time, thread);
@@ -265,7 +283,7 @@ impl RingQueue {
                     put_fields(w, at, record.fields());
                 };
                 // SAFETY: forwarded from the caller.
-                unsafe { self.push_with(ring, len, enc) }
+                unsafe { self.push_with(ring, len, heap, enc) }
             }
             // SAFETY: forwarded from the caller.
             _ => unsafe { self.push_rendered(ring, record, time, thread) },
@@ -312,6 +330,18 @@ impl RingQueue {
             .map(|((_, v), &(a, b))| 2 + value_arg(v).map_or(text_words(b - a), |x| arg_len(&x)))
             .sum();
         let len = 4 + usize::from(thread.is_some()) + message.len() + fields_len;
+        let message_heap = match message {
+            Item::Text(a, b) => b - a,
+            Item::Static(_) => 0,
+        };
+        let heap = heap_len(
+            std::iter::once(message_heap).chain(record.fields().iter().zip(&ranges).map(
+                |((_, v), &(a, b))| match v {
+                    Value::Str(s) => s.len(),
+                    _ => b - a,
+                },
+            )),
+        );
         let head = header(len, record, 0, 0, thread);
         let enc = |w: &mut [u64]| {
             let at = start(w, head, record.metadata(), time, thread);
@@ -327,14 +357,18 @@ impl RingQueue {
             }
         };
         // SAFETY: forwarded from the caller.
-        unsafe { self.push_with(ring, len, enc) }
+        unsafe { self.push_with(ring, len, heap, enc) }
     }
 
-    /// Publishes a record of `len` words, waiting or dropping when full.
+    /// Publishes a record of `len` words, holding `heap` bytes of long
+    /// texts, waiting or dropping when the ring or the byte budget is full.
     #[inline]
-    unsafe fn push_with(&self, ring: &Ring, len: usize, enc: impl Fn(&mut [u64])) {
+    unsafe fn push_with(&self, ring: &Ring, len: usize, heap: usize, enc: impl Fn(&mut [u64])) {
         if len > ring.words() / 2 {
             return self.too_big();
+        }
+        if heap > 0 && !self.reserve_heap(heap) {
+            return;
         }
         // SAFETY: forwarded from the caller.
         if unsafe { ring.try_push(len, &enc) } {
@@ -343,34 +377,66 @@ impl RingQueue {
             }
             return;
         }
-        self.wait_for_room(ring, len, &enc)
+        if !self.wait_for_room(ring, len, &enc) {
+            self.shared.heap_bytes.fetch_sub(heap, Ordering::Relaxed);
+        }
     }
 
+    /// Takes `heap` bytes of the budget (a record always fits when no long
+    /// text is queued): at once, or under `Block` once the writer has freed
+    /// them; under `Drop` a record over the budget is dropped and counted.
     #[cold]
     #[inline(never)]
-    fn wait_for_room(&self, ring: &Ring, len: usize, enc: &dyn Fn(&mut [u64])) {
+    fn reserve_heap(&self, heap: usize) -> bool {
+        let shared = &*self.shared;
+        let mut tries = 0u32;
+        loop {
+            let now = shared.heap_bytes.load(Ordering::Relaxed);
+            if now == 0 || now + heap <= shared.max_bytes {
+                if shared
+                    .heap_bytes
+                    .compare_exchange_weak(now, now + heap, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    return true;
+                }
+                continue;
+            }
+            if shared.policy == Overflow::Drop
+                || on_writer()
+                || !shared.writer_alive.load(Ordering::Relaxed)
+            {
+                shared.dropped.fetch_add(1, Ordering::Relaxed);
+                return false;
+            }
+            shared.wake();
+            tries += 1;
+            backoff(tries);
+        }
+    }
+
+    /// Whether the record was pushed (else it was dropped and counted).
+    #[cold]
+    #[inline(never)]
+    fn wait_for_room(&self, ring: &Ring, len: usize, enc: &dyn Fn(&mut [u64])) -> bool {
         let shared = &*self.shared;
         if shared.policy == Overflow::Drop || on_writer() {
             shared.dropped.fetch_add(1, Ordering::Relaxed);
-            return;
+            return false;
         }
         let mut tries = 0u32;
         loop {
             shared.wake();
             // SAFETY: the caller of `push` is the only producer.
             if unsafe { ring.try_push(len, enc) } {
-                return;
+                return true;
             }
             if !shared.writer_alive.load(Ordering::Relaxed) {
                 shared.dropped.fetch_add(1, Ordering::Relaxed);
-                return;
+                return false;
             }
             tries += 1;
-            match tries {
-                0..=63 => std::hint::spin_loop(),
-                64..=127 => std::thread::yield_now(),
-                _ => std::thread::sleep(Duration::from_micros(20)),
-            }
+            backoff(tries);
         }
     }
 
@@ -415,6 +481,25 @@ impl RingQueue {
                 .0;
         }
         true
+    }
+
+    /// The exit flush: writes everything published before the call, then
+    /// has the writer drop (and count) whatever comes after instead of
+    /// writing it; returns once that is done too (or `timeout` passed).
+    pub(crate) fn close(&self, timeout: Option<Duration>) -> bool {
+        let flushed = self.flush(timeout);
+        self.shared.discarding.store(true, Ordering::SeqCst);
+        flushed && self.flush(timeout)
+    }
+
+    /// Bytes of long texts held by queued records.
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        self.shared.heap_bytes.load(Ordering::Relaxed) as u64
+    }
+
+    /// The byte budget of long texts.
+    pub(crate) fn max_bytes(&self) -> u64 {
+        self.shared.max_bytes as u64
     }
 
     /// Stops the writer once it has drained everything.
@@ -483,6 +568,30 @@ impl RingShared {
             w.unpark();
         }
     }
+}
+
+/// Waits a little longer each try: spin, then yield, then sleep.
+fn backoff(tries: u32) {
+    match tries {
+        0..=63 => std::hint::spin_loop(),
+        64..=127 => std::thread::yield_now(),
+        _ => std::thread::sleep(Duration::from_micros(20)),
+    }
+}
+
+/// Heap bytes of texts of these lengths (long ones leave the ring).
+#[inline]
+fn heap_len(lens: impl Iterator<Item = usize>) -> usize {
+    lens.filter(|&n| n > MAX_INLINE).sum()
+}
+
+/// Heap bytes of a record's typed string fields.
+#[inline]
+fn fields_heap(record: &Record<'_>) -> usize {
+    heap_len(record.fields().iter().map(|(_, v)| match v {
+        Value::Str(s) => s.len(),
+        _ => 0,
+    }))
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -689,6 +798,10 @@ struct RingWriter {
     format: Format,
     batch: String,
     batch_lines: u64,
+    /// Where the writer's own notice lines start in `batch` (not records).
+    notices: Vec<usize>,
+    /// The rest of a line a failed write tore, written before anything else.
+    lines: WholeLines,
     unflushed_lines: u64,
     reported_drops: u64,
     rings: Vec<Arc<Ring>>,
@@ -711,7 +824,10 @@ impl RingWriter {
             let shutdown = shared.shutdown.load(Ordering::Acquire);
             let taken = self.drain();
             let done = *lock(&shared.flushed);
-            if taken > 0 || requested > done || self.drops_to_announce() {
+            // After the exit flush nothing more is written: a line started
+            // as the process ends would be cut off.
+            let discarding = shared.discarding.load(Ordering::Acquire);
+            if !discarding && (taken > 0 || requested > done || self.drops_to_announce()) {
                 self.commit();
             }
             // A flush is answered once a round found nothing left: a full
@@ -741,7 +857,9 @@ impl RingWriter {
             idle = (idle * 2).min(IDLE_MAX);
             shared.sleeping.store(false, Ordering::Relaxed);
         }
-        self.commit();
+        if !shared.discarding.load(Ordering::Acquire) {
+            self.commit();
+        }
         for r in lock(&shared.rings).iter() {
             r.dead.store(true, Ordering::Release);
         }
@@ -769,6 +887,16 @@ impl RingWriter {
                 break;
             };
             let len = rec.len();
+            if self.shared.discarding.load(Ordering::Relaxed) {
+                // Formatted only to free its long texts, then dropped.
+                let mark = self.batch.len();
+                self.format_record(rec, ring.thread);
+                self.batch.truncate(mark);
+                ring.pop(len);
+                self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+                taken += 1;
+                continue;
+            }
             self.shared.in_hand.fetch_add(1, Ordering::Relaxed);
             self.format_record(rec, ring.thread);
             ring.pop(len);
@@ -868,6 +996,10 @@ impl RingWriter {
         }
         self.fields = relifetime(fields);
         self.args = relifetime(args);
+        let freed: usize = owned.iter().map(|text| text.len()).sum();
+        if freed > 0 {
+            self.shared.heap_bytes.fetch_sub(freed, Ordering::Relaxed);
+        }
         drop(owned);
     }
 
@@ -891,19 +1023,27 @@ impl RingWriter {
         crate::report_write_error(&self.shared.name, err);
     }
 
-    /// Hands the batch to `out` (no flush).
+    /// Hands the batch to `out` (no flush), after the rest of a line an
+    /// earlier failure tore, so a failed write never glues a fragment to a
+    /// later record (see `whole_lines`); a torn record counts as failed
+    /// until completed.
     fn write_batch(&mut self) {
         if self.batch.is_empty() {
             return;
         }
-        let out = &mut self.out;
-        let res = catch_unwind(AssertUnwindSafe(|| out.write_all(self.batch.as_bytes())))
-            .unwrap_or_else(|_| Err(io::Error::other("the writer panicked")));
-        match res {
-            Ok(()) => self.unflushed_lines += self.batch_lines,
-            Err(e) => self.fail(self.batch_lines, &e),
+        let t =
+            self.lines
+                .write_records(&mut *self.out, &self.batch, self.batch_lines, &self.notices);
+        if t.revived > 0 {
+            self.shared.failed.fetch_sub(t.revived, Ordering::Relaxed);
+            self.shared.in_hand.fetch_add(t.revived, Ordering::Relaxed);
+        }
+        self.unflushed_lines += t.written;
+        if let Some(e) = t.error {
+            self.fail(t.failed, &e);
         }
         self.batch.clear();
+        self.notices.clear();
         self.batch_lines = 0;
     }
 
@@ -914,6 +1054,7 @@ impl RingWriter {
             let n = dropped - self.reported_drops;
             self.reported_drops = dropped;
             let fields = [("dropped", Value::U64(n))];
+            self.notices.push(self.batch.len());
             self.format.write(
                 &Record::new(
                     &DROPPED_META,

@@ -60,6 +60,10 @@ impl Store {
             fields: Vec::with_capacity(2),
         }
     }
+    /// The heap bytes the store holds.
+    pub(crate) fn bytes(&self) -> usize {
+        self.text.capacity() + self.fields.capacity() * std::mem::size_of::<(&'static str, Slot)>()
+    }
     /// Empties the store for reuse; `None` if it grew too big to keep.
     pub(crate) fn recycle(mut self) -> Option<Store> {
         if self.text.capacity() > MAX_POOLED_TEXT || self.fields.capacity() > MAX_POOLED_FIELDS {
@@ -132,6 +136,12 @@ impl Captured {
             message,
             store,
         }
+    }
+
+    /// The heap and inline bytes this record holds while queued (what an
+    /// async sink's byte budget counts).
+    pub(crate) fn bytes(&self) -> usize {
+        std::mem::size_of::<Captured>() + self.store.bytes()
     }
 
     /// The storage, for reuse, when the record is dropped unwritten.

@@ -19,6 +19,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::format::Format;
 use crate::record::Record;
+use crate::sink::whole_lines::{Tally, WholeLines};
 use crate::sink::Sink;
 use crate::LevelFilter;
 
@@ -124,7 +125,7 @@ pub struct DurableFileSink {
     name: String,
     format: Format,
     level: LevelFilter,
-    file: Mutex<File>,
+    file: Mutex<Out>,
     pending: Mutex<Pending>,
     committed: Condvar,
     written: AtomicU64,
@@ -138,6 +139,31 @@ impl std::fmt::Debug for DurableFileSink {
             .field("format", &self.format)
             .field("level", &self.level)
             .finish_non_exhaustive()
+    }
+}
+
+/// The file, and the rest of a line a failed write tore.
+struct Out {
+    file: File,
+    lines: WholeLines,
+}
+
+impl Out {
+    /// Writes `text` (`records` whole lines) and syncs. A line torn by a
+    /// failure is completed by the next write, so no later record is glued
+    /// to its fragment (see `whole_lines`); the whole lines before a
+    /// failure count only once they are synced.
+    fn commit(&mut self, text: &str, records: u64) -> Tally {
+        let mut t = self.lines.write_records(&mut self.file, text, records, &[]);
+        if let Err(e) = sync(&self.file) {
+            t = Tally {
+                written: 0,
+                failed: records,
+                revived: 0,
+                error: Some(t.error.unwrap_or(e)),
+            };
+        }
+        t
     }
 }
 
@@ -161,7 +187,10 @@ impl DurableFileSink {
             name: name.into(),
             format: Format::Radical,
             level: LevelFilter::Trace,
-            file: Mutex::new(file),
+            file: Mutex::new(Out {
+                file,
+                lines: WholeLines::default(),
+            }),
             pending: Mutex::new(Pending {
                 lines: String::new(),
                 spare: String::new(),
@@ -215,17 +244,8 @@ impl DurableFileSink {
             let spare = std::mem::take(&mut p.spare);
             let mut batch = std::mem::replace(&mut p.lines, spare);
             drop(p);
-            let res = {
-                let mut file = lock(&self.file);
-                file.write_all(batch.as_bytes()).and_then(|()| sync(&file))
-            };
-            match res {
-                Ok(()) => self.written.fetch_add(count, Ordering::Relaxed),
-                Err(e) => {
-                    crate::report_write_error(&self.name, &e);
-                    self.failed.fetch_add(count, Ordering::Relaxed)
-                }
-            };
+            let tally = lock(&self.file).commit(&batch, count);
+            self.settle(tally);
             batch.clear();
             p = lock(&self.pending);
             p.spare = batch;
@@ -242,17 +262,26 @@ impl DurableFileSink {
     /// which do not exist here.
     #[cold]
     fn commit_line_in_child(&self, line: &str) {
-        let res = match crate::process::lock(&self.file) {
-            Some(mut file) => file.write_all(line.as_bytes()).and_then(|()| sync(&file)),
-            None => Err(crate::sink::file::held_at_fork()),
+        let tally = match crate::process::lock(&self.file) {
+            Some(mut out) => out.commit(line, 1),
+            None => Tally {
+                written: 0,
+                failed: 1,
+                revived: 0,
+                error: Some(crate::sink::file::held_at_fork()),
+            },
         };
-        match res {
-            Ok(()) => self.written.fetch_add(1, Ordering::Relaxed),
-            Err(e) => {
-                crate::report_write_error(&self.name, &e);
-                self.failed.fetch_add(1, Ordering::Relaxed)
-            }
-        };
+        self.settle(tally);
+    }
+
+    /// Counts a commit.
+    fn settle(&self, t: Tally) {
+        self.failed.fetch_sub(t.revived, Ordering::Relaxed);
+        self.written.fetch_add(t.written, Ordering::Relaxed);
+        if let Some(e) = t.error {
+            crate::report_write_error(&self.name, &e);
+            self.failed.fetch_add(t.failed, Ordering::Relaxed);
+        }
     }
 }
 

@@ -16,6 +16,7 @@ mod otlp;
 mod prof;
 pub(crate) mod profiles;
 mod ring;
+mod whole_lines;
 
 pub use console::{ConsoleSink, Stream};
 pub use durable::{DurableFile, DurableFileSink};
@@ -30,8 +31,8 @@ pub use otlp::{OtlpSink, OtlpSinkBuilder, OtlpStats, DEFAULT_ENDPOINT as OTLP_DE
 pub use prof::ProfSink;
 pub(crate) use r#async::on_writer as on_writer_thread;
 pub use r#async::{
-    AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_PREALLOCATED,
-    DEFAULT_THREAD_BUFFER,
+    AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES,
+    DEFAULT_PREALLOCATED, DEFAULT_THREAD_BUFFER,
 };
 
 use crate::record::Record;

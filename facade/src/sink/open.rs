@@ -1,14 +1,88 @@
 //! Opening a log file: the one way every file sink does it.
 
-use std::fs::{File, OpenOptions};
+use std::fs::{File, Metadata, OpenOptions};
 use std::io;
 use std::path::Path;
 
 /// Opens `path` for appending, creating the file and its parent
 /// directories if needed, so several runs (or processes) add to one log.
+///
+/// Only regular files and character devices (a terminal, `/dev/null`) are
+/// opened: opening a FIFO with no reader would block start-up for good, and
+/// a socket or block device is no log. Such a path is an error (callers warn
+/// and fall back). The kind is checked before opening and again on the
+/// open file.
 pub(crate) fn open_append(path: &Path) -> io::Result<File> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }
-    OpenOptions::new().create(true).append(true).open(path)
+    match std::fs::metadata(path) {
+        Ok(meta) => loggable(&meta)?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let file = OpenOptions::new().create(true).append(true).open(path)?;
+    loggable(&file.metadata()?)?;
+    Ok(file)
+}
+
+/// Whether a file of this kind can take log lines without blocking `open`.
+fn loggable(meta: &Metadata) -> io::Result<()> {
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    #[cfg(unix)]
+    let what = {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_char_device() {
+            return Ok(());
+        }
+        if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_socket() {
+            "a socket"
+        } else if kind.is_block_device() {
+            "a block device"
+        } else if kind.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file"
+        }
+    };
+    #[cfg(not(unix))]
+    let what = if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    };
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("{what}: only regular files and character devices are logged to"),
+    ))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn character_devices_and_files_open_a_fifo_is_refused_without_blocking() {
+        assert!(open_append(Path::new("/dev/null")).is_ok());
+        let dir = std::env::temp_dir().join(format!("elide-open-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(open_append(&dir.join("plain.log")).is_ok());
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.map(|s| s.success()).unwrap_or(false) {
+            // Without the check this open blocks forever (no reader).
+            let err = open_append(&fifo).unwrap_err();
+            assert!(err.to_string().contains("FIFO"), "{err}");
+        } else {
+            eprintln!("skipped the FIFO case: mkfifo is not available");
+        }
+        let err = open_append(&dir).unwrap_err();
+        assert!(err.to_string().contains("directory"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -1,0 +1,193 @@
+//! Writing lines so that a failed write never tears a later record.
+//!
+//! A writer that fails part-way (a full disk accepts the first bytes of a
+//! line, then answers `ENOSPC`) leaves the start of a line in the output.
+//! Whatever is written next would be glued to it. So the unwritten rest of
+//! that line is kept and written first, before anything else, by the next
+//! write: the output only ever holds whole lines, and the torn record is
+//! completed late instead of lost (or, if no write ever succeeds again, it
+//! is the last, unterminated line).
+//!
+//! Why not cut the file back to its last whole line (`ftruncate`)? It works
+//! only on regular files, not on the pipes and arbitrary writers an async
+//! sink takes, and with `O_APPEND` another process appending to the same
+//! file between the failure and the cut would lose its lines. Completing the
+//! line works on any writer; its one cost: a line another process appends
+//! to the same file while the disk is full can land between the fragment
+//! and its rest (that process's write failed or succeeded on its own).
+
+use std::io::{self, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// The rest of a torn line, waiting to be written before anything else.
+#[derive(Debug, Default)]
+pub(crate) struct WholeLines {
+    rest: Vec<u8>,
+    /// Whether the torn line is a record (not a writer's notice).
+    torn_record: bool,
+}
+
+/// Records accounted by [`WholeLines::write_records`].
+#[derive(Debug)]
+pub(crate) struct Tally {
+    /// Records now whole in the output (a completed torn one included).
+    pub(crate) written: u64,
+    /// Records of this batch the write did not finish (a torn one included:
+    /// it counts as failed until a later write completes it).
+    pub(crate) failed: u64,
+    /// Records counted as failed earlier and completed now (take them back
+    /// from the failed count; `written` has them).
+    pub(crate) revived: u64,
+    /// The error, if the batch was not written in full.
+    pub(crate) error: Option<io::Error>,
+}
+
+/// What a [`WholeLines::write`] achieved.
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    /// Whether a line torn by an earlier failure was completed first.
+    pub(crate) completed_torn: bool,
+    /// Bytes of the new text that are whole lines in the output.
+    pub(crate) whole: usize,
+    /// Whether the line starting at `whole` was torn (its rest is kept).
+    pub(crate) torn: bool,
+    /// The error, if the text was not written in full.
+    pub(crate) error: Option<io::Error>,
+}
+
+impl WholeLines {
+    /// Writes a writer's batch: `text` holds `records` record lines plus
+    /// notice lines (not records) starting at the offsets in `notices`.
+    pub(crate) fn write_records(
+        &mut self,
+        out: &mut dyn Write,
+        text: &str,
+        records: u64,
+        notices: &[usize],
+    ) -> Tally {
+        let o = self.write(out, text.as_bytes());
+        let revived = u64::from(o.completed_torn && std::mem::take(&mut self.torn_record));
+        let lines = text.as_bytes()[..o.whole]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u64;
+        let notices_whole = notices.iter().filter(|&&at| at < o.whole).count() as u64;
+        let whole = lines - notices_whole;
+        if o.error.is_some() && o.torn {
+            self.torn_record = !notices.contains(&o.whole);
+        }
+        Tally {
+            written: whole + revived,
+            failed: records - whole,
+            revived,
+            error: o.error,
+        }
+    }
+
+    /// Writes the rest of a torn line, then `text` (whole lines, each ending
+    /// in `\n`). A panic of `out` is contained and reported as an error
+    /// (nothing it may have written is counted).
+    pub(crate) fn write(&mut self, out: &mut dyn Write, text: &[u8]) -> Outcome {
+        let mut completed_torn = false;
+        if !self.rest.is_empty() {
+            let (done, res) = write_counted(out, &self.rest);
+            self.rest.drain(..done);
+            if let Err(e) = res {
+                return Outcome {
+                    completed_torn,
+                    whole: 0,
+                    torn: false,
+                    error: Some(e),
+                };
+            }
+            completed_torn = true;
+        }
+        let (done, res) = write_counted(out, text);
+        let Err(e) = res else {
+            return Outcome {
+                completed_torn,
+                whole: text.len(),
+                torn: false,
+                error: None,
+            };
+        };
+        let whole = text[..done]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let torn = done > whole;
+        if torn {
+            let end = text[done..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(text.len(), |i| done + i + 1);
+            self.rest.extend_from_slice(&text[done..end]);
+        }
+        Outcome {
+            completed_torn,
+            whole,
+            torn,
+            error: Some(e),
+        }
+    }
+}
+
+/// Writes `buf`, returning how many bytes `out` accepted before an error.
+fn write_counted(out: &mut dyn Write, buf: &[u8]) -> (usize, io::Result<()>) {
+    let mut done = 0;
+    while done < buf.len() {
+        match catch_unwind(AssertUnwindSafe(|| out.write(&buf[done..]))) {
+            Ok(Ok(0)) => return (done, Err(io::ErrorKind::WriteZero.into())),
+            Ok(Ok(n)) => done += n.min(buf.len() - done),
+            Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
+            Ok(Err(e)) => return (done, Err(e)),
+            Err(_) => return (done, Err(io::Error::other("the writer panicked"))),
+        }
+    }
+    (done, Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Accepts `budget` bytes, then fails until given more.
+    struct Full {
+        out: Vec<u8>,
+        budget: usize,
+    }
+
+    impl Write for Full {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.budget == 0 {
+                return Err(io::Error::other("no space"));
+            }
+            let n = buf.len().min(self.budget);
+            self.budget -= n;
+            self.out.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_torn_line_is_completed_before_the_next_one() {
+        let mut w = WholeLines::default();
+        let mut out = Full {
+            out: Vec::new(),
+            budget: 7,
+        };
+        let o = w.write(&mut out, b"aaa\nbbbb\ncc\n");
+        assert_eq!((o.whole, o.torn, o.error.is_some()), (4, true, true));
+        assert_eq!(w.rest, b"b\n");
+        let o = w.write(&mut out, b"dd\n");
+        assert!(o.error.is_some() && !o.completed_torn && o.whole == 0);
+        out.budget = 100;
+        let o = w.write(&mut out, b"ee\n");
+        assert!(o.completed_torn && o.error.is_none() && o.whole == 3);
+        assert_eq!(out.out, b"aaa\nbbbb\nee\n");
+        assert!(w.rest.is_empty());
+    }
+}
