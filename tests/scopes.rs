@@ -296,3 +296,29 @@ fn async_timed_scope_is_the_parent_across_await_and_threads() {
     assert!(recs[0].time > UNIX_EPOCH);
     elide::set_sinks([]);
 }
+
+/// The stop event carries the site's fields as the start event had them,
+/// each of the same kind: `%x` stays Display, `?x` stays Debug (printed as
+/// it was rendered, not quoted again), strings stay strings.
+#[test]
+fn the_stop_event_keeps_each_field_and_its_kind() {
+    let _g = serial();
+    let mem = memory();
+    {
+        let tag = Some("t 1");
+        let _s = elide::scope!("kinds", shown = %"a b", dbg = ?tag, s = "x", n = -4i32);
+    }
+    let recs = mem.take();
+    let names: Vec<&str> = recs.iter().map(|r| r.name).collect();
+    assert_eq!(names, ["kinds_start", "kinds_stop"]);
+    for r in &recs {
+        assert_eq!(r.field("shown"), Some(&OwnedValue::Display("a b".into())));
+        assert_eq!(
+            r.field("dbg"),
+            Some(&OwnedValue::Debug(r#"Some("t 1")"#.into()))
+        );
+        assert_eq!(r.field("s"), Some(&OwnedValue::Str("x".into())));
+        assert_eq!(r.field("n"), Some(&OwnedValue::I64(-4)));
+    }
+    elide::set_sinks([]);
+}

@@ -43,6 +43,52 @@ impl From<&Value<'_>> for OwnedValue {
 }
 
 /// The visitor behind `From<&Value>`.
+impl OwnedValue {
+    /// The value borrowed back as a [`Value`] of the same kind, for
+    /// emitting a kept value again; rendered `Display` and `Debug` text
+    /// prints exactly as it was rendered.
+    ///
+    /// ```
+    /// use elide::{sink::OwnedValue, Value};
+    /// let kept = OwnedValue::from(&Value::Debug(&Some(3)));
+    /// assert_eq!(format!("{:?}", kept.as_value()), "Some(3)");
+    /// assert!(matches!(kept.as_value(), Value::Debug(_)));
+    /// ```
+    pub fn as_value(&self) -> Value<'_> {
+        match self {
+            OwnedValue::I64(v) => Value::I64(*v),
+            OwnedValue::U64(v) => Value::U64(*v),
+            OwnedValue::I128(v) => Value::I128(*v),
+            OwnedValue::U128(v) => Value::U128(*v),
+            OwnedValue::F64(v) => Value::F64(*v),
+            OwnedValue::Bool(v) => Value::Bool(*v),
+            OwnedValue::Char(v) => Value::Char(*v),
+            OwnedValue::Str(v) => Value::Str(v),
+            OwnedValue::Display(v) => Value::Display(v),
+            OwnedValue::Debug(v) => Value::Debug(Rendered::new(v)),
+        }
+    }
+}
+
+/// Text a `Debug` impl rendered: its `Debug` writes the text as it is
+/// (a `str`'s own `Debug` would quote and escape it again).
+#[repr(transparent)]
+struct Rendered(String);
+
+impl Rendered {
+    fn new(s: &String) -> &Rendered {
+        // SAFETY: `Rendered` is `repr(transparent)` over `String`, so a
+        // `&String` is a valid `&Rendered` with the same lifetime.
+        unsafe { &*(s as *const String as *const Rendered) }
+    }
+}
+
+impl std::fmt::Debug for Rendered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 struct Owned(OwnedValue);
 
 impl Visit for Owned {

@@ -34,7 +34,8 @@ use crate::callsite::Callsite;
 use crate::dispatch::dispatch;
 use crate::metadata::Metadata;
 use crate::record::Record;
-use crate::value::{Field, Value, Visit};
+use crate::sink::OwnedValue;
+use crate::value::{Field, Value};
 
 pub use crate::scope_names::{
     DURATION_FIELD, PARENT_FIELD, SCOPE_FIELD, START_SUFFIX, STOP_SUFFIX, TRACE_FIELD,
@@ -84,87 +85,6 @@ pub fn current_scope() -> Option<u64> {
     current().map(|(id, _)| id)
 }
 
-/// One field value kept from the start event for the stop event: the site's
-/// arguments are evaluated once.
-enum Kept {
-    I64(i64),
-    U64(u64),
-    I128(i128),
-    U128(u128),
-    F64(f64),
-    Bool(bool),
-    Char(char),
-    Str(String),
-    Display(String),
-    Debug(Rendered),
-}
-
-/// A `Debug` value already rendered: prints as it was rendered.
-struct Rendered(String);
-
-impl fmt::Debug for Rendered {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-struct Keep(Option<Kept>);
-
-impl Visit for Keep {
-    fn i64(&mut self, v: i64) {
-        self.0 = Some(Kept::I64(v));
-    }
-    fn u64(&mut self, v: u64) {
-        self.0 = Some(Kept::U64(v));
-    }
-    fn i128(&mut self, v: i128) {
-        self.0 = Some(Kept::I128(v));
-    }
-    fn u128(&mut self, v: u128) {
-        self.0 = Some(Kept::U128(v));
-    }
-    fn f64(&mut self, v: f64) {
-        self.0 = Some(Kept::F64(v));
-    }
-    fn bool(&mut self, v: bool) {
-        self.0 = Some(Kept::Bool(v));
-    }
-    fn char(&mut self, v: char) {
-        self.0 = Some(Kept::Char(v));
-    }
-    fn str(&mut self, v: &str) {
-        self.0 = Some(Kept::Str(v.to_owned()));
-    }
-    fn display(&mut self, v: &dyn fmt::Display) {
-        self.0 = Some(Kept::Display(v.to_string()));
-    }
-    fn debug(&mut self, v: &dyn fmt::Debug) {
-        self.0 = Some(Kept::Debug(Rendered(format!("{v:?}"))));
-    }
-}
-
-impl Kept {
-    fn of(v: &Value<'_>) -> Kept {
-        let mut k = Keep(None);
-        v.visit(&mut k);
-        k.0.unwrap_or(Kept::Bool(false))
-    }
-    fn value(&self) -> Value<'_> {
-        match self {
-            Kept::I64(v) => Value::I64(*v),
-            Kept::U64(v) => Value::U64(*v),
-            Kept::I128(v) => Value::I128(*v),
-            Kept::U128(v) => Value::U128(*v),
-            Kept::F64(v) => Value::F64(*v),
-            Kept::Bool(v) => Value::Bool(*v),
-            Kept::Char(v) => Value::Char(*v),
-            Kept::Str(v) => Value::Str(v),
-            Kept::Display(v) => Value::Display(v),
-            Kept::Debug(v) => Value::Debug(v),
-        }
-    }
-}
-
 /// An open timed scope, not tied to a thread: it emits its stop event when
 /// dropped. `scope!` wraps it in a [`ScopeGuard`]; `#[timed] async fn`
 /// in a future that makes it current while polled.
@@ -175,7 +95,9 @@ pub struct Scope {
     started: Instant,
     start_time: SystemTime,
     stop: &'static Metadata,
-    fields: Vec<(&'static str, Kept)>,
+    /// The site's fields, kept from the start event for the stop event:
+    /// the site's arguments are evaluated once.
+    fields: Vec<(&'static str, OwnedValue)>,
 }
 
 impl fmt::Debug for Scope {
@@ -203,7 +125,10 @@ impl Scope {
             started,
             start_time,
             stop,
-            fields: fields.iter().map(|(k, v)| (*k, Kept::of(v))).collect(),
+            fields: fields
+                .iter()
+                .map(|(k, v)| (*k, OwnedValue::from(v)))
+                .collect(),
         };
         scope.emit(start, start_time, None);
         scope
@@ -224,7 +149,7 @@ impl Scope {
 
     fn emit(&self, meta: &'static Metadata, time: SystemTime, duration: Option<Duration>) {
         let mut fields: Vec<Field<'_>> = Vec::with_capacity(self.fields.len() + 4);
-        fields.extend(self.fields.iter().map(|(k, v)| (*k, v.value())));
+        fields.extend(self.fields.iter().map(|(k, v)| (*k, v.as_value())));
         fields.push((SCOPE_FIELD, Value::U64(self.id)));
         if self.parent != 0 {
             fields.push((PARENT_FIELD, Value::U64(self.parent)));
