@@ -364,6 +364,33 @@ mod tests {
         }
     }
 
+    /// Public comparisons between the two types, written out (not derived
+    /// from `as_u8`), so a wrong impl cannot agree with its own test.
+    #[test]
+    fn equality_order_and_conversion_between_level_and_filter() {
+        assert!(Level::Info == LevelFilter::Info && LevelFilter::Info == Level::Info);
+        assert!(Level::Info != LevelFilter::Debug && LevelFilter::Warn != Level::Info);
+        assert!(Level::Error != LevelFilter::Off && LevelFilter::Off != Level::Error);
+        assert!(LevelFilter::Info < Level::Debug && LevelFilter::Info > Level::Warn);
+        assert!(LevelFilter::Off < Level::Error && LevelFilter::Trace >= Level::Trace);
+        assert!(LevelFilter::Debug <= Level::Debug && !(LevelFilter::Debug < Level::Debug));
+        let pairs = [
+            (Level::Error, LevelFilter::Error),
+            (Level::Warn, LevelFilter::Warn),
+            (Level::Info, LevelFilter::Info),
+            (Level::Debug, LevelFilter::Debug),
+            (Level::Trace, LevelFilter::Trace),
+        ];
+        for (level, filter) in pairs {
+            assert_eq!(LevelFilter::from(level), filter);
+            let into: LevelFilter = level.into();
+            assert_eq!(into, filter);
+        }
+        assert_eq!(LevelFilter::from_u8(0), LevelFilter::Off);
+        assert_eq!(LevelFilter::from_u8(3), LevelFilter::Info);
+        assert_eq!(LevelFilter::from_u8(200), LevelFilter::Trace);
+    }
+
     #[test]
     fn parse_is_case_insensitive_and_knows_aliases() {
         assert_eq!("Warning".parse::<Level>(), Ok(Level::Warn));
