@@ -368,12 +368,26 @@ mod tests {
     /// from `as_u8`), so a wrong impl cannot agree with its own test.
     #[test]
     fn equality_order_and_conversion_between_level_and_filter() {
-        assert!(Level::Info == LevelFilter::Info && LevelFilter::Info == Level::Info);
-        assert!(Level::Info != LevelFilter::Debug && LevelFilter::Warn != Level::Info);
-        assert!(Level::Error != LevelFilter::Off && LevelFilter::Off != Level::Error);
-        assert!(LevelFilter::Info < Level::Debug && LevelFilter::Info > Level::Warn);
-        assert!(LevelFilter::Off < Level::Error && LevelFilter::Trace >= Level::Trace);
-        assert!(LevelFilter::Debug <= Level::Debug && !(LevelFilter::Debug < Level::Debug));
+        // Each impl on its own line: `Level == LevelFilter` and
+        // `LevelFilter == Level` are two impls, both under test.
+        assert!(Level::Info == LevelFilter::Info);
+        assert!(LevelFilter::Info == Level::Info);
+        assert!(Level::Info != LevelFilter::Debug);
+        assert!(LevelFilter::Warn != Level::Info);
+        assert!(Level::Error != LevelFilter::Off);
+        assert!(LevelFilter::Off != Level::Error);
+        assert!(LevelFilter::Info < Level::Debug);
+        assert!(LevelFilter::Info > Level::Warn);
+        assert!(LevelFilter::Off < Level::Error);
+        assert!(LevelFilter::Trace >= Level::Trace);
+        assert_eq!(
+            LevelFilter::Debug.partial_cmp(&Level::Debug),
+            Some(Ordering::Equal)
+        );
+        assert_eq!(
+            Level::Warn.partial_cmp(&LevelFilter::Info),
+            Some(Ordering::Less)
+        );
         let pairs = [
             (Level::Error, LevelFilter::Error),
             (Level::Warn, LevelFilter::Warn),
