@@ -37,7 +37,7 @@ use crate::interest;
 use crate::record::Record;
 use crate::runtime;
 use crate::runtime_site::{emit_at, enabled_at, site};
-use crate::sink::Sink;
+use crate::sink::{OwnedValue, Sink};
 use crate::value::{Field, Value};
 use crate::{Level, LevelFilter};
 
@@ -116,84 +116,56 @@ fn wanted(meta: &Metadata<'_>) -> bool {
     !meta.is_event() || enabled_at(site(meta.target()), from_tracing(meta.level())).is_some()
 }
 
-/// An owned field value captured from `tracing`.
-#[derive(Clone, Debug)]
-enum Owned {
-    I64(i64),
-    U64(u64),
-    I128(i128),
-    U128(u128),
-    F64(f64),
-    Bool(bool),
-    Str(String),
-    Text(String),
-}
-
-impl Owned {
-    fn value(&self) -> Value<'_> {
-        match self {
-            Owned::I64(n) => Value::I64(*n),
-            Owned::U64(n) => Value::U64(*n),
-            Owned::I128(n) => Value::I128(*n),
-            Owned::U128(n) => Value::U128(*n),
-            Owned::F64(n) => Value::F64(*n),
-            Owned::Bool(b) => Value::Bool(*b),
-            Owned::Str(s) => Value::Str(s),
-            Owned::Text(s) => Value::Display(s),
-        }
-    }
-}
-
 /// Collects the fields of an event or span; `message` apart.
 #[derive(Default)]
 struct Capture {
     message: Option<String>,
-    fields: Vec<(&'static str, Owned)>,
+    fields: Vec<(&'static str, OwnedValue)>,
 }
 
 impl Capture {
-    fn put(&mut self, field: &TField, v: Owned) {
+    fn put(&mut self, field: &TField, v: OwnedValue) {
         self.fields.push((field.name(), v));
     }
 }
 
 impl TVisit for Capture {
     fn record_i64(&mut self, field: &TField, v: i64) {
-        self.put(field, Owned::I64(v))
+        self.put(field, OwnedValue::I64(v))
     }
     fn record_u64(&mut self, field: &TField, v: u64) {
-        self.put(field, Owned::U64(v))
+        self.put(field, OwnedValue::U64(v))
     }
     fn record_i128(&mut self, field: &TField, v: i128) {
-        self.put(field, Owned::I128(v))
+        self.put(field, OwnedValue::I128(v))
     }
     fn record_u128(&mut self, field: &TField, v: u128) {
-        self.put(field, Owned::U128(v))
+        self.put(field, OwnedValue::U128(v))
     }
     fn record_f64(&mut self, field: &TField, v: f64) {
-        self.put(field, Owned::F64(v))
+        self.put(field, OwnedValue::F64(v))
     }
     fn record_bool(&mut self, field: &TField, v: bool) {
-        self.put(field, Owned::Bool(v))
+        self.put(field, OwnedValue::Bool(v))
     }
     fn record_str(&mut self, field: &TField, v: &str) {
         if field.name() == "message" {
             self.message = Some(v.to_owned());
         } else {
-            self.put(field, Owned::Str(v.to_owned()))
+            self.put(field, OwnedValue::Str(v.to_owned()))
         }
     }
     fn record_debug(&mut self, field: &TField, v: &dyn fmt::Debug) {
         if field.name() == "message" {
             self.message = Some(format!("{v:?}"));
         } else {
-            self.put(field, Owned::Text(format!("{v:?}")))
+            self.put(field, OwnedValue::Debug(format!("{v:?}")))
         }
     }
 }
 
 /// A span's name and fields, kept in its extensions for the events inside.
-struct SpanFields(Vec<(&'static str, Owned)>);
+struct SpanFields(Vec<(&'static str, OwnedValue)>);
 
 impl<S> Layer<S> for ElideLayer
 where
@@ -245,13 +217,13 @@ where
         };
         let mut c = Capture::default();
         event.record(&mut c);
-        let mut fields: Vec<Field<'_>> = c.fields.iter().map(|(k, v)| (*k, v.value())).collect();
+        let mut fields: Vec<Field<'_>> = c.fields.iter().map(|(k, v)| (*k, v.as_value())).collect();
         let span = ctx.event_span(event);
         let ext = span.as_ref().map(|s| s.extensions());
         if let (Some(span), Some(ext)) = (&span, &ext) {
             fields.push(("span", Value::Str(span.name())));
             if let Some(f) = ext.get::<SpanFields>() {
-                fields.extend(f.0.iter().map(|(k, v)| (*k, v.value())));
+                fields.extend(f.0.iter().map(|(k, v)| (*k, v.as_value())));
             }
         }
         let message = c.message.as_deref().unwrap_or("");
