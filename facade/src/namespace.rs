@@ -161,6 +161,17 @@ mod tests {
         assert_eq!(strip_prefix("radical", p), None);
         assert_eq!(strip_prefix("my_app::x", p), None);
         assert_eq!(strip_prefix("anything", ""), None);
+        // Separators inside the prefix: `::`, `:`, `.` and `-` all read as `_`.
+        assert_eq!(
+            strip_prefix("radical::asyncflow::engine", p),
+            Some("::engine")
+        );
+        assert_eq!(strip_prefix("radical-asyncflow.x", p), Some(".x"));
+        assert_eq!(strip_prefix("radical:asyncflow", p), Some(""));
+        // ... but only where the prefix has a `_`.
+        assert_eq!(strip_prefix("radicalx::y", "RADICALX_Y"), Some(""));
+        assert_eq!(strip_prefix("radic::al", "RADICAL"), None);
+        assert_eq!(strip_prefix("radic.al", "RADICAL"), None);
     }
 
     #[test]

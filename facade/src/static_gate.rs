@@ -148,7 +148,12 @@ pub(crate) struct StaticGate {
 impl StaticGate {
     /// The gate for sites whose target (or module path) is `namespace`.
     pub(crate) fn of(namespace: &str) -> StaticGate {
-        let (features, switches, level_t, release_t, checks_t, telemetry_t) = &GATE;
+        StaticGate::from_gate(&GATE, namespace)
+    }
+
+    /// [`of`](Self::of) for any reported gate (tests give their own).
+    fn from_gate(gate: &Gate, namespace: &str) -> StaticGate {
+        let (features, switches, level_t, release_t, checks_t, telemetry_t) = gate;
         // Release builds read ELIDE_RELEASE_STATIC_LEVEL, else ELIDE_STATIC_LEVEL.
         let (release_t, release_var) = if release_t.0.is_some() {
             (release_t, "ELIDE_RELEASE_STATIC_LEVEL")
@@ -277,7 +282,93 @@ mod tests {
         assert_eq!(static_limit("other", &rules, 3), 3);
         assert_eq!(static_limit("appx", &rules, 3), 3);
         assert_eq!(static_limit("app:", &[("app", 1)], 3), 3);
+        assert_eq!(static_limit("app:x", &[("app", 1)], 3), 3);
+        assert_eq!(static_limit("xyz", &[("abc", 1)], 3), 3);
+        assert_eq!(static_limit("abc", &[("abc", 1)], 3), 1);
         const C: u8 = static_limit("dep::a", &[("dep", LEVEL_OFF)], LEVEL_INFO);
         assert_eq!(C, LEVEL_OFF);
+    }
+
+    const NO_LEVELS: Table<u8> = (None, None, &[]);
+    const NO_SWITCHES: Table<bool> = (None, None, &[]);
+
+    /// Features and filters combine per build kind, the most restrictive
+    /// winning; release builds read the release filter when it is set, else
+    /// the plain one; `describe()` says which directive decided.
+    #[test]
+    fn features_and_filters_combine_per_build_kind() {
+        let levels: Table<u8> = (
+            Some("info,app::db=trace"),
+            Some(LEVEL_INFO),
+            &[("app::db", LEVEL_TRACE)],
+        );
+        let checks: Table<bool> = (Some("app::db=off"), None, &[("app::db", false)]);
+        let telemetry: Table<bool> = (Some("app::quiet=off"), None, &[("app::quiet", false)]);
+        // Features: debug builds keep trace, release builds warn; checks on
+        // in both; telemetry on in debug, off in release.
+        let gate: Gate = (
+            [LEVEL_TRACE, LEVEL_WARN],
+            [true, true, true, false],
+            levels,
+            NO_LEVELS,
+            checks,
+            telemetry,
+        );
+        let db = StaticGate::from_gate(&gate, "app::db::pool");
+        assert_eq!(db.debug.level, LevelFilter::Trace);
+        assert_eq!(
+            db.release.level,
+            LevelFilter::Warn,
+            "the feature is stricter"
+        );
+        assert!(!db.debug.checks && !db.release.checks);
+        assert!(db.debug.telemetry && !db.release.telemetry);
+        // This test build has debug assertions: the accessors read `debug`.
+        assert_eq!(db.level(), LevelFilter::Trace);
+        assert!(!db.checks());
+        assert!(db.telemetry());
+
+        let web = StaticGate::from_gate(&gate, "app::web");
+        assert_eq!(web.debug.level, LevelFilter::Info, "the filter's default");
+        assert!(web.checks());
+        let quiet = StaticGate::from_gate(&gate, "app::quiet");
+        assert!(!quiet.telemetry());
+
+        let text = db.to_string();
+        assert!(
+            text.contains(
+                "debug builds (this one): log sites up to trace, checks off, telemetry on"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("release builds: log sites up to warn, checks off, telemetry off"),
+            "{text}"
+        );
+        assert!(text.contains("features: trace; ELIDE_STATIC_LEVEL: app::db=trace; ELIDE_STATIC_CHECKS: app::db=off"), "{text}");
+        assert!(
+            web.to_string().contains("ELIDE_STATIC_LEVEL: default info"),
+            "{web}"
+        );
+
+        // A release filter replaces the plain one in release builds only.
+        let release: Table<u8> = (Some("error"), Some(LEVEL_ERROR), &[]);
+        let gate = (
+            [LEVEL_TRACE, LEVEL_TRACE],
+            [true; 4],
+            levels,
+            release,
+            NO_SWITCHES,
+            NO_SWITCHES,
+        );
+        let web = StaticGate::from_gate(&gate, "app::web");
+        assert_eq!(web.debug.level, LevelFilter::Info);
+        assert_eq!(web.release.level, LevelFilter::Error);
+        assert!(
+            web.to_string()
+                .contains("ELIDE_RELEASE_STATIC_LEVEL: default error"),
+            "{web}"
+        );
+        assert!(web.debug.checks && web.release.telemetry);
     }
 }
