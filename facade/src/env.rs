@@ -29,7 +29,7 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::LevelFilter;
@@ -74,12 +74,7 @@ impl EnvSnapshot {
             std::env::vars_os().filter_map(|(k, v)| k.into_string().ok().map(|k| (k, v))),
         );
         snap.cwd = std::env::current_dir().unwrap_or_default();
-        snap.exe_name = std::env::current_exe()
-            .ok()
-            .as_deref()
-            .and_then(Path::file_stem)
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        snap.exe_name = crate::process::exe_name().unwrap_or_default();
         snap
     }
 

@@ -21,6 +21,17 @@ static PID: AtomicU32 = AtomicU32::new(0);
 /// Set by the fork handler in a child.
 static FORKED: AtomicBool = AtomicBool::new(false);
 
+/// The executable's file name without extension (`my_app` for
+/// `/usr/bin/my_app`), or `None` if the OS cannot say or it is empty; the
+/// default name of `.prof` files, `LOG_TGT=.` files and OTLP's service.
+pub(crate) fn exe_name() -> Option<String> {
+    std::env::current_exe()
+        .ok()?
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+}
+
 /// The process id, for every line. `getpid` is a system call (about 130 ns
 /// here, a third of a RADICAL header), so it is read once and kept; on Unix
 /// a `pthread_atfork` child handler forgets it, so a forked child prints its

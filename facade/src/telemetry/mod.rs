@@ -64,9 +64,5 @@ pub fn enable_prof(dir: impl AsRef<Path>, name: &str) -> io::Result<Arc<ProfSink
 }
 
 fn exe_name() -> String {
-    std::env::current_exe()
-        .ok()
-        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "elide".to_owned())
+    crate::process::exe_name().unwrap_or_else(|| "elide".to_owned())
 }

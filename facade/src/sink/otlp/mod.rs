@@ -370,11 +370,7 @@ fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<KeyVal
 }
 
 fn exe_name() -> String {
-    std::env::current_exe()
-        .ok()
-        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "elide".to_owned())
+    crate::process::exe_name().unwrap_or_else(|| "elide".to_owned())
 }
 
 /// A random per-process prefix for trace and span ids.
