@@ -295,3 +295,21 @@ fn init_guard_drop_ends_enabled_files() {
     assert_eq!(lines[3][1], "END");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `telemetry::enable(dir)` names the profile after the executable, as
+/// radical.utils names profiles after the component that writes them.
+#[test]
+fn enable_names_the_profile_after_the_executable() {
+    let _one = serial();
+    let dir = fresh_dir("exe-name");
+    let sink = elide::telemetry::enable(&dir).expect("enable");
+    let exe = std::env::current_exe().expect("exe");
+    let stem = exe
+        .file_stem()
+        .expect("stem")
+        .to_string_lossy()
+        .into_owned();
+    assert_eq!(sink.path(), dir.join(format!("{stem}.prof")));
+    sink.close().expect("close");
+    elide::set_sinks([]);
+}
