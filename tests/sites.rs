@@ -551,6 +551,8 @@ fn messages_match_format_for_every_shape() {
     both!("{:?} {:?}", vec![1], Some(owned.as_str()));
     both!("{:>6}|{:<6}|", n, owned);
     both!("é{}→{}ü", 1u8, "€");
+    both!("line\nbreak {} {}\u{2028}{:?} {}", s, -7i8, s, true);
+    both!("{} {} {} {}", u8::MAX, i16::MIN, usize::MAX, isize::MIN);
     let got: Vec<String> = seen
         .0
         .lock()
@@ -559,4 +561,49 @@ fn messages_match_format_for_every_shape() {
         .map(|(m, _)| m.clone())
         .collect();
     assert_eq!(got, expect);
+}
+
+/// Writes each record's line twice: as sinks do (the line writer takes a
+/// data format's pieces and integers directly) and from the record's
+/// `fmt::Arguments` alone.
+#[derive(Default)]
+struct TwoLines(Mutex<Vec<(String, String)>>);
+
+impl Sink for TwoLines {
+    fn emit(&self, r: &elide::Record<'_>) {
+        for format in [elide::format::Format::Radical, elide::format::Format::Json] {
+            let mut fast = String::new();
+            format.write(r, &mut fast);
+            let plain = elide::Record::new(r.metadata(), r.level(), *r.args(), r.fields())
+                .with_time(r.time())
+                .with_thread(r.thread_id());
+            let mut slow = String::new();
+            format.write(&plain, &mut slow);
+            self.0.lock().unwrap().push((fast, slow));
+        }
+    }
+}
+
+/// The direct path of the line writers writes the same bytes as formatting
+/// the message, escapes included (a line break or U+2028 in a literal piece
+/// or a string argument cannot forge a line).
+#[test]
+fn line_writers_take_pieces_directly_with_the_same_bytes() {
+    let _s = serial();
+    let lines = Arc::new(TwoLines::default());
+    elide::set_sinks([lines.clone() as Arc<dyn Sink>]);
+    elide::set_level(LevelFilter::Info);
+    let s = "x\ny\u{2028}z\"q";
+    info!("a\nb {} {:?} {} {} {}", s, s, -3i32, u64::MAX, 'c');
+    info!("{} {}", 1.5f64, false);
+    info!(k = 1, "tab\t{}", s);
+    let lines = lines.0.lock().unwrap();
+    assert_eq!(lines.len(), 6);
+    for (fast, slow) in lines.iter() {
+        assert_eq!(fast, slow);
+        assert!(
+            !fast.trim_end_matches('\n').contains(['\n', '\u{2028}']),
+            "{fast}"
+        );
+    }
 }

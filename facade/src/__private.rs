@@ -79,19 +79,45 @@ pub fn dispatch_message(
     format: &'static MessageFormat,
     args: &[RawArg<'_>],
 ) {
-    let raw = RawMessage::new(format, args);
-    let mut emit = |fields: &[crate::Field<'_>]| {
-        format.with_arguments(args, &mut |message| {
+    if kv.is_empty() {
+        message_record(route, meta, level, &[], format, args)
+    } else {
+        with_present_fields(kv, &mut |fields| {
+            message_record(route, meta, level, fields, format, args)
+        })
+    }
+}
+
+/// The record of `dispatch_message`, built where the message is: straight
+/// in this frame for a data format (no closure, no indirect call), in the
+/// decoder's callback otherwise.
+#[inline(always)]
+fn message_record(
+    route: Route,
+    meta: &'static Metadata,
+    level: crate::Level,
+    fields: &[crate::Field<'_>],
+    format: &'static MessageFormat,
+    args: &[RawArg<'_>],
+) {
+    let raw = Some(RawMessage::new(format, args));
+    match format.split() {
+        Ok(pieces) => dispatch_to(
+            route,
+            &crate::Record::new(
+                meta,
+                level,
+                format_args!("{}", crate::raw::interpret(pieces, args)),
+                fields,
+            )
+            .with_raw(raw),
+        ),
+        Err(decode) => decode(args, &mut |message| {
             dispatch_to(
                 route,
                 &crate::Record::new(meta, level, message, fields).with_raw(raw),
             )
-        })
-    };
-    if kv.is_empty() {
-        emit(&[])
-    } else {
-        with_present_fields(kv, &mut emit)
+        }),
     }
 }
 

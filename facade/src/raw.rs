@@ -136,11 +136,40 @@ impl MessageFormat {
     /// The message formatted from `args`, handed to `f`.
     #[inline]
     pub fn with_arguments(&self, args: &[RawArg<'_>], f: &mut dyn FnMut(fmt::Arguments<'_>)) {
+        self.format_then(args, f)
+    }
+
+    /// [`with_arguments`](Self::with_arguments) without the indirect call
+    /// for a data format (the shared cold path of every site uses it).
+    #[inline(always)]
+    pub(crate) fn format_then<F: FnMut(fmt::Arguments<'_>)>(&self, args: &[RawArg<'_>], mut f: F) {
         match self.kind {
             FormatKind::Pieces(pieces) => f(format_args!("{}", Interpret { pieces, args })),
-            FormatKind::Decode(decode) => decode(args, f),
+            FormatKind::Decode(decode) => decode(args, &mut f),
         }
     }
+
+    /// The pieces of a data format, or the site's decoder.
+    #[inline(always)]
+    pub(crate) fn split(&self) -> Result<&'static [Piece], RawDecode> {
+        match self.kind {
+            FormatKind::Pieces(pieces) => Ok(pieces),
+            FormatKind::Decode(decode) => Err(decode),
+        }
+    }
+}
+
+/// `pieces` over `args` as one `Display` value, formatted as the site's
+/// `format_args!` would.
+#[inline(always)]
+pub(crate) fn interpret<'p, 'a>(
+    pieces: &'p [Piece],
+    args: &'p [RawArg<'a>],
+) -> impl fmt::Display + 'p
+where
+    'a: 'p,
+{
+    Interpret { pieces, args }
 }
 
 impl fmt::Debug for MessageFormat {
@@ -189,13 +218,18 @@ pub struct RawMessage<'a> {
 }
 
 impl<'a> RawMessage<'a> {
-    /// Pairs a site's format with its arguments, if every argument is held
-    /// by value.
+    /// Pairs a site's format with its arguments (the macros' shared path
+    /// calls this). [`Record::raw`](crate::Record::raw) offers it to sinks
+    /// only when [`is_owned`](Self::is_owned).
     #[inline]
-    pub fn new(format: &'static MessageFormat, args: &'a [RawArg<'a>]) -> Option<RawMessage<'a>> {
-        args.iter()
-            .all(RawArg::is_owned)
-            .then_some(RawMessage { format, args })
+    pub fn new(format: &'static MessageFormat, args: &'a [RawArg<'a>]) -> RawMessage<'a> {
+        RawMessage { format, args }
+    }
+    /// Whether every argument is held by value, so a writer thread can
+    /// format the message later from a copy.
+    #[inline]
+    pub fn is_owned(&self) -> bool {
+        self.args.iter().all(RawArg::is_owned)
     }
     /// The arguments, in the order of the format string's arguments.
     pub fn args(&self) -> &'a [RawArg<'a>] {
@@ -208,6 +242,12 @@ impl<'a> RawMessage<'a> {
     /// Formats the message (same text as the site's `format_args!`).
     pub fn with_arguments(&self, f: &mut dyn FnMut(fmt::Arguments<'_>)) {
         self.format.with_arguments(self.args, f)
+    }
+    /// The pieces of a data format (plain `{}` / `{:?}` placeholders), for
+    /// a line writer that formats them without `fmt::Arguments`.
+    #[inline]
+    pub(crate) fn pieces(&self) -> Option<&'static [Piece]> {
+        self.format.split().ok()
     }
 }
 
@@ -423,13 +463,13 @@ mod tests {
         let mut out = String::new();
         FORMAT.with_arguments(&args, &mut |m| out = m.to_string());
         assert_eq!(out, format!("task {0} {{said}} {1:?}{0}", 42u64, "a\"b"));
-        assert!(RawMessage::new(&FORMAT, &args).is_some());
+        assert!(RawMessage::new(&FORMAT, &args).is_owned());
         let v = vec![1];
         let borrowed = [RawArg::U64(1), RawArg::Debug(&v)];
         FORMAT.with_arguments(&borrowed, &mut |m| out = m.to_string());
         assert_eq!(out, "task 1 {said} [1]1");
         assert!(
-            RawMessage::new(&FORMAT, &borrowed).is_none(),
+            !RawMessage::new(&FORMAT, &borrowed).is_owned(),
             "a borrowed argument cannot go to a writer thread"
         );
     }

@@ -67,8 +67,17 @@ impl<'a> Record<'a> {
         self.raw = raw;
         self
     }
-    /// The message's raw view, if the site captured its arguments raw.
+    /// The message's raw view, if the site captured every argument by
+    /// value (a borrowed argument can only be formatted on the caller).
+    #[inline]
     pub fn raw(&self) -> Option<&RawMessage<'a>> {
+        self.raw.as_ref().filter(|r| r.is_owned())
+    }
+
+    /// The message's arguments and format whether or not they are all held
+    /// by value (a line writer on the caller may format borrowed ones).
+    #[inline]
+    pub(crate) fn message_parts(&self) -> Option<&RawMessage<'a>> {
         self.raw.as_ref()
     }
 

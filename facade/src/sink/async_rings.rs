@@ -39,7 +39,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use crate::format::Format;
 use crate::metadata::Metadata;
-use crate::raw::{MessageFormat, RawArg};
+use crate::raw::{MessageFormat, RawArg, RawMessage};
 use crate::record::Record;
 use crate::sink::captured::{relifetime, Verbatim};
 use crate::sink::r#async::{on_writer, Overflow, DROPPED_META};
@@ -984,10 +984,14 @@ impl RingWriter {
         }
         let format = self.format;
         let batch = &mut self.batch;
+        // The raw view goes along, so the line writer formats a data
+        // format's pieces directly.
+        let raw = decoder.map(|f| RawMessage::new(f, &args));
         let mut write = |m: std::fmt::Arguments<'_>| {
             let record = Record::new(meta, level, m, &fields)
                 .with_time(time)
-                .with_thread(thread);
+                .with_thread(thread)
+                .with_raw(raw);
             format.write(&record, batch);
         };
         match decoder {
