@@ -69,6 +69,7 @@ pub mod bridge;
 mod callsite;
 mod check;
 mod checked;
+#[cfg(feature = "async")]
 mod clock;
 mod config;
 mod control;
@@ -85,6 +86,9 @@ mod metadata;
 mod namespace;
 mod process;
 mod raw;
+// Without `async`, the accessors only the asynchronous writers read are
+// unused; the default build still reports any other dead code here.
+#[cfg_attr(not(feature = "async"), allow(dead_code))]
 mod record;
 mod registry;
 mod runtime;
