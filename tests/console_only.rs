@@ -5,10 +5,11 @@
 //! it cannot be a member of this workspace), and run with a cleared
 //! environment and chosen variables.
 //!
-//! What a user relies on: the asynchronous machinery is not linked at all;
-//! an environment that asks for it (`LOG_MODE=async` or `durable`) gets one
-//! warning naming the variable, the value, the missing feature and the
-//! synchronous fallback, and every record still reaches the file.
+//! What a user relies on: the asynchronous machinery and the `.prof` sink
+//! are not linked at all; an environment that asks for them (`LOG_MODE=async`
+//! or `durable`, `PROFILE=1`) gets one warning naming the variable, the
+//! value, the missing feature and the fallback, and every record still
+//! reaches its destination.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -156,14 +157,45 @@ fn console_and_synchronous_modes_need_no_warning() {
 }
 
 /// The symbol table of the binary names no part of the asynchronous
-/// machinery: it is not linked, not merely unused.
+/// machinery or the `.prof` sink: they are not linked, not merely unused.
 #[test]
 fn links_no_asynchronous_machinery() {
     let bytes = std::fs::read(app()).expect("read the fixture binary");
     let has = |s: &str| bytes.windows(s.len()).any(|w| w == s.as_bytes());
     // The control: the program does link elide's synchronous sinks.
     assert!(has("ConsoleSink"), "symbols of the binary are not readable");
-    for absent in ["crossbeam_channel", "AsyncSink", "async_rings", "RingQueue"] {
+    for absent in [
+        "crossbeam_channel",
+        "AsyncSink",
+        "async_rings",
+        "RingQueue",
+        "ProfSink",
+    ] {
         assert!(!has(absent), "{absent} is linked");
     }
+}
+
+#[test]
+fn profile_on_turns_telemetry_on_without_a_prof_file_and_warns_once() {
+    let dir = scratch();
+    let stderr = run_app(
+        &dir,
+        &[
+            ("RADICAL_PROFILE", "yes"),
+            ("RADICAL_PROFILE_DIR", "profiles"),
+        ],
+    );
+    assert_eq!(
+        warnings(&stderr),
+        [
+            "elide: ignoring RADICAL_PROFILE=\"yes\": a .prof file needs elide's cargo feature \
+             `prof`, which this build lacks; using telemetry without a .prof file (events reach \
+             only sinks added through the API)"
+        ],
+        "stderr:\n{stderr}"
+    );
+    // Logging is unaffected, and no profile directory or file appears.
+    assert_eq!(stderr.matches("console-only second").count(), 1, "{stderr}");
+    assert!(!dir.join("profiles").exists(), "a .prof directory was made");
+    let _ = std::fs::remove_dir_all(&dir);
 }

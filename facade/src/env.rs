@@ -107,13 +107,16 @@ impl EnvSnapshot {
         self
     }
 
-    /// Whether any variable for `key` (any namespace, or the default one)
-    /// holds a true flag: used to decide whether telemetry output is needed
-    /// at all before any site has resolved.
-    pub(crate) fn any_flag_on(&self, key: &str) -> bool {
-        self.vars.iter().any(|(k, v)| {
-            is_for_key(k, key) && v.to_str().is_some_and(|v| parse::parse_flag(v) == Ok(true))
-        })
+    /// The first variable for `key` (any namespace, or the default one)
+    /// that holds a true flag, and its value: used to decide whether
+    /// telemetry output is needed at all before any site has resolved.
+    pub(crate) fn flag_on(&self, key: &str) -> Option<(&str, &OsStr)> {
+        self.vars
+            .iter()
+            .find(|(k, v)| {
+                is_for_key(k, key) && v.to_str().is_some_and(|v| parse::parse_flag(v) == Ok(true))
+            })
+            .map(|(k, v)| (k.as_str(), v.as_os_str()))
     }
 
     /// The most verbose level any `LOG_LVL`/`VERBOSE` variable (of any

@@ -60,7 +60,7 @@
 
 // Layers, lowest first; each calls only downward (checked in CI by
 // `module-cycles`): data (level, metadata, value, record, registry,
-// namespace, stats, counter, scope_names) -> process -> sample, callsite ->
+// namespace, stats, counter, scope_names) -> process, host -> sample, callsite ->
 // format -> sink ->
 // env -> config -> dispatch -> interest -> runtime -> control, describe,
 // check, checked, telemetry, testing -> __private (what the macros call).
@@ -79,6 +79,8 @@ mod dispatch;
 mod env;
 pub mod format;
 pub mod guide;
+#[cfg(any(feature = "prof", feature = "otlp"))]
+mod host;
 mod interest;
 mod level;
 mod macros;

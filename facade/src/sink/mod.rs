@@ -16,7 +16,9 @@ mod null;
 mod open;
 #[cfg(feature = "otlp")]
 mod otlp;
+#[cfg(feature = "prof")]
 mod prof;
+#[cfg(feature = "prof")]
 pub(crate) mod profiles;
 #[cfg(feature = "async")]
 mod ring;
@@ -32,6 +34,7 @@ pub use null::NullSink;
 pub(crate) use open::open_append;
 #[cfg(feature = "otlp")]
 pub use otlp::{OtlpSink, OtlpSinkBuilder, OtlpStats, DEFAULT_ENDPOINT as OTLP_DEFAULT_ENDPOINT};
+#[cfg(feature = "prof")]
 pub use prof::ProfSink;
 #[cfg(feature = "async")]
 pub(crate) use r#async::on_writer as on_writer_thread;
