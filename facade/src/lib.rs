@@ -47,6 +47,25 @@
 //! closure on the cold path, so `?` and `return` inside them do not reach the
 //! enclosing function.
 //!
+//! ## Cargo features
+//!
+//! - On by default: `async` (the asynchronous sinks, their writer threads
+//!   and `crossbeam-channel`; `LOG_MODE=async`/`durable`) and `prof` (the
+//!   `.prof` telemetry file, `telemetry::enable`, `PROFILE`'s start-up
+//!   file). A program that logs only to the console or to plain files sets
+//!   `default-features = false` and links neither; the environment then
+//!   falls back to the synchronous path with one warning (see
+//!   [`guide::features`]).
+//! - Off by default: `log` and `tracing` (the bridges), `otlp`
+//!   (OpenTelemetry export).
+//! - The static gate: `max_level_*`, `release_max_level_*`, `checks_off`,
+//!   `telemetry_off` and their `release_` twins, for the final binary only.
+//!
+//! ```toml
+//! [dependencies]
+//! elide = { version = "0.1", default-features = false }   # console only
+//! ```
+//!
 //! ## Guide
 //!
 //! The whole contract, one chapter each, with runnable examples:

@@ -62,6 +62,8 @@ const COLUMNS: [&str; 4] = ["uid", "state", "msg", "comp"];
 ///
 /// Lines are buffered and each line reaches the file in one `write`, so
 /// several processes appending to one file never split each other's lines.
+///
+/// Cargo feature `prof` (on by default).
 #[derive(Debug)]
 pub struct ProfSink {
     path: PathBuf,
