@@ -128,3 +128,37 @@ impl FileMode {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synchronous_fallback_keeps_the_durability_promise() {
+        assert_eq!(FileMode::Async.synchronous(), None);
+        assert_eq!(FileMode::Durable.synchronous(), Some(FileMode::SyncDurable));
+        assert_eq!(
+            FileMode::SyncDurable.synchronous(),
+            Some(FileMode::SyncDurable)
+        );
+    }
+
+    /// Without `async`, the queued modes are refused (not silently opened
+    /// as something else) and say which feature they need.
+    #[cfg(not(feature = "async"))]
+    #[test]
+    fn queued_modes_need_the_async_feature() {
+        let dir = std::env::temp_dir().join(format!("elide-file-mode-{}", std::process::id()));
+        for mode in [FileMode::Async, FileMode::Durable] {
+            assert!(!mode.is_available());
+            let err = match mode.open(dir.join("x.log"), Format::Radical, LevelFilter::Info) {
+                Err(e) => e,
+                Ok(_) => panic!("{mode:?} opened without the async feature"),
+            };
+            assert_eq!(err.kind(), io::ErrorKind::Unsupported);
+            assert!(err.to_string().contains("`async`"), "{err}");
+        }
+        assert!(FileMode::SyncDurable.is_available());
+        assert!(!dir.exists(), "a refused mode created its directory");
+    }
+}
