@@ -25,7 +25,6 @@ pub(crate) mod lookup;
 pub(crate) mod parse;
 pub(crate) mod rust_log;
 
-use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io::Write;
@@ -56,7 +55,10 @@ pub(crate) const KEYS: [&str; 9] = [
 /// The variables elide understands, captured once.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct EnvSnapshot {
-    vars: HashMap<String, OsString>,
+    /// Sorted by name, one entry per name. A handful of variables: a sorted
+    /// list serves the lookups without linking a hash map into every
+    /// program.
+    vars: Vec<(String, OsString)>,
     /// The working directory at capture time: the base of relative paths.
     cwd: PathBuf,
     /// The executable's file stem, for `LOG_TGT=.` without a root.
@@ -80,21 +82,21 @@ impl EnvSnapshot {
 
     /// A snapshot of the given variables, with an empty working directory.
     pub(crate) fn from_vars(vars: impl IntoIterator<Item = (String, OsString)>) -> EnvSnapshot {
-        let vars: HashMap<String, OsString> = vars
-            .into_iter()
-            .filter(|(k, _)| {
-                KEYS.iter().any(|key| is_for_key(k, key)) || k == RUST_LOG || is_near_miss(k)
-            })
-            .collect();
-        let rust_log = vars
+        let mut snap = EnvSnapshot::default();
+        let wanted = vars.into_iter().filter(|(k, _)| {
+            KEYS.iter().any(|key| is_for_key(k, key)) || k == RUST_LOG || is_near_miss(k)
+        });
+        for (k, v) in wanted {
+            // A repeated name: the last value wins, as in a map.
+            match snap.find(&k) {
+                Ok(i) => snap.vars[i].1 = v,
+                Err(i) => snap.vars.insert(i, (k, v)),
+            }
+        }
+        snap.rust_log = snap
             .get(RUST_LOG)
             .map(|v| rust_log::Directives::parse(&v.to_string_lossy()));
-        EnvSnapshot {
-            vars,
-            cwd: PathBuf::new(),
-            exe_name: String::new(),
-            rust_log,
-        }
+        snap
     }
 
     /// Sets the working directory and executable name (for tests).
@@ -105,13 +107,16 @@ impl EnvSnapshot {
         self
     }
 
-    /// Whether any variable for `key` (any namespace, or the default one)
-    /// holds a true flag: used to decide whether telemetry output is needed
-    /// at all before any site has resolved.
-    pub(crate) fn any_flag_on(&self, key: &str) -> bool {
-        self.vars.iter().any(|(k, v)| {
-            is_for_key(k, key) && v.to_str().is_some_and(|v| parse::parse_flag(v) == Ok(true))
-        })
+    /// The first variable for `key` (any namespace, or the default one)
+    /// that holds a true flag, and its value: used to decide whether
+    /// telemetry output is needed at all before any site has resolved.
+    pub(crate) fn flag_on(&self, key: &str) -> Option<(&str, &OsStr)> {
+        self.vars
+            .iter()
+            .find(|(k, v)| {
+                is_for_key(k, key) && v.to_str().is_some_and(|v| parse::parse_flag(v) == Ok(true))
+            })
+            .map(|(k, v)| (k.as_str(), v.as_os_str()))
     }
 
     /// The most verbose level any `LOG_LVL`/`VERBOSE` variable (of any
@@ -128,7 +133,12 @@ impl EnvSnapshot {
 
     /// The raw value of one variable.
     pub(crate) fn get(&self, name: &str) -> Option<&OsStr> {
-        self.vars.get(name).map(OsString::as_os_str)
+        Some(self.vars[self.find(name).ok()?].1.as_os_str())
+    }
+
+    /// Where `name` is in `vars`, or where it would go.
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        self.vars.binary_search_by(|(k, _)| k.as_str().cmp(name))
     }
 }
 
@@ -362,10 +372,12 @@ pub(crate) fn report<T: fmt::Display>(decided: &Decided<T>) {
 /// Prints `w` on stderr unless this variable, value and reason were already
 /// reported.
 pub(crate) fn warn_once(w: &Warning) {
-    static SEEN: Mutex<Option<HashSet<(String, OsString, String)>>> = Mutex::new(None);
+    // A few warnings per process: a list, so no hash map is linked for this.
+    static SEEN: Mutex<Vec<(String, OsString, String)>> = Mutex::new(Vec::new());
     let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
-    let key = (w.var.clone(), w.raw.clone(), w.reason.clone());
-    if seen.get_or_insert_with(HashSet::new).insert(key) {
+    let key = (&w.var, &w.raw, &w.reason);
+    if !seen.iter().any(|(v, r, why)| (v, r, why) == key) {
+        seen.push((w.var.clone(), w.raw.clone(), w.reason.clone()));
         // Best effort: there is nowhere else to report a broken stderr.
         let _ = writeln!(std::io::stderr(), "{w}");
     }
@@ -394,6 +406,30 @@ mod tests {
         assert!(s.get("PATH").is_none());
         assert!(s.get("LOG_LVL").is_none());
         assert!(s.get("RADICAL_LOG_LVLX").is_none());
+    }
+
+    #[test]
+    fn snapshot_finds_every_name_in_any_order_and_the_last_value_wins() {
+        let names = [
+            "RADICAL_Z_DEBUG",
+            "RADICAL_LOG_LVL",
+            "A_PROFILE",
+            "RUST_LOG",
+            "M_LOG_TGT",
+        ];
+        let s = snap(&[
+            (names[0], "1"),
+            (names[1], "info"),
+            (names[2], "on"),
+            (names[1], "debug"),
+            (names[3], "warn"),
+            (names[4], "-"),
+        ]);
+        for name in names {
+            assert!(s.get(name).is_some(), "{name} is lost");
+        }
+        assert_eq!(s.get("RADICAL_LOG_LVL"), Some(OsStr::new("debug")));
+        assert_eq!(s.get("RADICAL_LOG_LVM"), None);
     }
 
     #[test]

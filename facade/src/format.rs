@@ -25,6 +25,7 @@ mod escape;
 mod json;
 mod radical;
 
+pub(crate) use digits::push_epoch_7;
 pub use escape::Escaped;
 pub use json::{json_fields, json_str, json_value};
 pub use radical::{set_name_style, NameStyle};

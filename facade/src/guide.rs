@@ -4,7 +4,8 @@
 //! - [`call_sites`]: the macros and their argument syntax.
 //! - [`configuration`]: the environment cascade, keys and values,
 //!   [`init_ns`](crate::init_ns), precedence, what a bad value does.
-//! - [`features`]: the cargo features of the static gate.
+//! - [`features`]: the cargo features of the static gate, and the
+//!   optional parts (`async`, `prof`) a console-only program leaves out.
 //! - [`sinks`]: where records go, and what each sink guarantees.
 //! - [`testing`]: capturing what the code under test logs, per test, in
 //!   parallel tests.

@@ -47,6 +47,25 @@
 //! closure on the cold path, so `?` and `return` inside them do not reach the
 //! enclosing function.
 //!
+//! ## Cargo features
+//!
+//! - On by default: `async` (the asynchronous sinks, their writer threads
+//!   and `crossbeam-channel`; `LOG_MODE=async`/`durable`) and `prof` (the
+//!   `.prof` telemetry file, `telemetry::enable`, `PROFILE`'s start-up
+//!   file). A program that logs only to the console or to plain files sets
+//!   `default-features = false` and links neither; the environment then
+//!   falls back to the synchronous path with one warning (see
+//!   [`guide::features`]).
+//! - Off by default: `log` and `tracing` (the bridges), `otlp`
+//!   (OpenTelemetry export).
+//! - The static gate: `max_level_*`, `release_max_level_*`, `checks_off`,
+//!   `telemetry_off` and their `release_` twins, for the final binary only.
+//!
+//! ```toml
+//! [dependencies]
+//! elide = { version = "0.1", default-features = false }   # console only
+//! ```
+//!
 //! ## Guide
 //!
 //! The whole contract, one chapter each, with runnable examples:
@@ -60,7 +79,7 @@
 
 // Layers, lowest first; each calls only downward (checked in CI by
 // `module-cycles`): data (level, metadata, value, record, registry,
-// namespace, stats, counter, scope_names) -> process -> sample, callsite ->
+// namespace, stats, counter, scope_names) -> process, host -> sample, callsite ->
 // format -> sink ->
 // env -> config -> dispatch -> interest -> runtime -> control, describe,
 // check, checked, telemetry, testing -> __private (what the macros call).
@@ -69,6 +88,7 @@ pub mod bridge;
 mod callsite;
 mod check;
 mod checked;
+#[cfg(feature = "async")]
 mod clock;
 mod config;
 mod control;
@@ -78,6 +98,8 @@ mod dispatch;
 mod env;
 pub mod format;
 pub mod guide;
+#[cfg(any(feature = "prof", feature = "otlp"))]
+mod host;
 mod interest;
 mod level;
 mod macros;
@@ -85,6 +107,9 @@ mod metadata;
 mod namespace;
 mod process;
 mod raw;
+// Without `async`, the accessors only the asynchronous writers read are
+// unused; the default build still reports any other dead code here.
+#[cfg_attr(not(feature = "async"), allow(dead_code))]
 mod record;
 mod registry;
 mod runtime;

@@ -128,7 +128,8 @@ pub(crate) fn begin_exit() {
     EXITING.store(true, Ordering::SeqCst);
 }
 
-/// Whether the process is exiting.
+/// Whether the process is exiting (asked by the async sinks only).
+#[cfg(feature = "async")]
 pub(crate) fn exiting() -> bool {
     EXITING.load(Ordering::SeqCst)
 }

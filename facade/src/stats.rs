@@ -3,7 +3,6 @@
 //! Statics owned here: `NESTED_DROPPED`, `SINK_PANICS`, `WRITE_ERRORS` and
 //! `REPORTED` (sinks whose write errors were reported once).
 
-use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -11,7 +10,7 @@ pub(crate) static NESTED_DROPPED: AtomicU64 = AtomicU64::new(0);
 pub(crate) static SINK_PANICS: AtomicU64 = AtomicU64::new(0);
 pub(crate) static WRITE_ERRORS: AtomicU64 = AtomicU64::new(0);
 /// Sinks whose write errors were reported (by name).
-static REPORTED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+static REPORTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// A snapshot of the facade's own health counters.
 ///
@@ -48,10 +47,9 @@ pub fn report_write_error(name: &str, err: &std::io::Error) {
     let Some(mut seen) = crate::process::lock(&REPORTED) else {
         return;
     };
-    if seen
-        .get_or_insert_with(HashSet::new)
-        .insert(name.to_owned())
-    {
+    // A few sinks at most: a list, so no hash map is linked for this.
+    if !seen.iter().any(|s| s == name) {
+        seen.push(name.to_owned());
         drop(seen);
         // Best effort: stderr itself may be the failing stream.
         let _ = crate::process::write_stderr(

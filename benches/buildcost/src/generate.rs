@@ -141,38 +141,69 @@ pub fn library_source(lib: Lib, n: usize) -> String {
     s
 }
 
-/// The `--fixed-only` pair: one `error!` through the console sink after
-/// `init()`, against the same line through `eprintln!` without elide.
-pub fn fixed_program(with_elide: bool) -> String {
-    if with_elide {
-        "fn main() {\n    let _guard = elide::init();\n    \
-         elide::error!(\"failed {}\", std::hint::black_box(1));\n}\n"
-            .into()
-    } else {
-        "fn main() {\n    eprintln!(\"failed {}\", std::hint::black_box(1));\n}\n".into()
-    }
+/// A program of the fixed-cost measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fixed {
+    /// The same line through `eprintln!`, without elide.
+    Baseline,
+    /// elide with its default features.
+    Default,
+    /// elide with `default-features = false`: what a program that logs
+    /// only to the console (or plain files) needs.
+    ConsoleOnly,
 }
 
-/// Writes the `--fixed-only` program (`with_elide` or not) into `dir`.
-pub fn write_fixed(
-    dir: &Path,
-    with_elide: bool,
-    facade: &Path,
-    seed_lock: &Path,
-) -> std::io::Result<String> {
-    let lib = if with_elide { Lib::Elide } else { Lib::None };
-    let package = format!("bc_fixed_{}", lib.name());
-    std::fs::create_dir_all(dir.join("src"))?;
-    let manifest = format!(
-        "[package]\nname = \"{package}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dependencies]\n{}\n[workspace]\n",
-        lib.dependency(facade)
-    );
-    write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
-    write_if_changed(&dir.join("src/main.rs"), &fixed_program(with_elide))?;
-    let lock = dir.join("Cargo.lock");
-    if !lock.exists() && seed_lock.exists() {
-        std::fs::copy(seed_lock, lock)?;
+impl Fixed {
+    /// Package, binary and directory name.
+    pub fn package(self) -> &'static str {
+        match self {
+            Fixed::Baseline => "bc_fixed_none",
+            Fixed::Default => "bc_fixed_elide",
+            Fixed::ConsoleOnly => "bc_fixed_elide_console",
+        }
     }
-    Ok(package)
+
+    fn dependency(self, facade: &Path) -> String {
+        let path = format!("{:?}", facade.display().to_string());
+        match self {
+            Fixed::Baseline => String::new(),
+            Fixed::Default => format!("elide = {{ path = {path} }}\n"),
+            Fixed::ConsoleOnly => {
+                format!("elide = {{ path = {path}, default-features = false }}\n")
+            }
+        }
+    }
+
+    /// One `error!` through the console sink after `init()`, or the same
+    /// line through `eprintln!` without elide.
+    pub fn program(self) -> &'static str {
+        match self {
+            Fixed::Baseline => {
+                "fn main() {\n    eprintln!(\"failed {}\", std::hint::black_box(1));\n}\n"
+            }
+            Fixed::Default | Fixed::ConsoleOnly => {
+                "fn main() {\n    let _guard = elide::init();\n    \
+                 elide::error!(\"failed {}\", std::hint::black_box(1));\n}\n"
+            }
+        }
+    }
+
+    /// Writes the program into `work/<package>`; its directory.
+    pub fn write(self, work: &Path, facade: &Path, seed_lock: &Path) -> std::io::Result<PathBuf> {
+        let dir = work.join(self.package());
+        std::fs::create_dir_all(dir.join("src"))?;
+        let manifest = format!(
+            "[package]\nname = \"{}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+             [dependencies]\n{}\n[workspace]\n",
+            self.package(),
+            self.dependency(facade)
+        );
+        write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
+        write_if_changed(&dir.join("src/main.rs"), self.program())?;
+        let lock = dir.join("Cargo.lock");
+        if !lock.exists() && seed_lock.exists() {
+            std::fs::copy(seed_lock, lock)?;
+        }
+        Ok(dir)
+    }
 }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use cargo_cmd::{touch, Cargo};
-use generate::{Crate, Lib};
+use generate::{Crate, Fixed, Lib};
 use report::Results;
 
 const USAGE: &str = "\
@@ -33,7 +33,8 @@ usage: elide-bench-buildcost [--n 500,2000] [--runs 3] [--out DIR] [--jobs 2] [-
   --out DIR     scratch crates go to DIR/work, the CSV to DIR/buildcost.csv
                 (default: <workspace>/target/buildcost)
   --jobs J      cargo -jJ for every build (default 2)
-  --fixed-only  only the fixed .text of a console-only elide program";
+  --fixed-only  only the fixed .text of `init()` + one `error!`, elide with
+                its default features and console-only (no default features)";
 
 struct Options {
     ns: Vec<usize>,
@@ -259,6 +260,14 @@ fn compare(o: &Options) -> Result<(), String> {
         one.push((lib, release_image(&cargo, &p, &c)?.text));
     }
     let text_of = |table: &[(Lib, u64)], lib: Lib| table.iter().find(|(l, _)| *l == lib).unwrap().1;
+    // The `--fixed-only` programs: `init()` and one `error!`, with elide's
+    // default features and console-only, against `eprintln!`.
+    let fixed = fixed_images(
+        &cargo,
+        &p,
+        &[Fixed::Baseline, Fixed::Default, Fixed::ConsoleOnly],
+    )?;
+    let init_fixed = |i: usize| fixed[i].text as f64 - fixed[0].text as f64;
 
     for &n in &o.ns {
         let crates: Vec<Crate> = Lib::COMPARED
@@ -360,6 +369,10 @@ fn compare(o: &Options) -> Result<(), String> {
             r.put(n, c.lib, "text_bin", image.text as f64);
             r.put(n, c.lib, "text_per_site", per_site);
             r.put(n, c.lib, "text_fixed", with_1 - per_site);
+            if c.lib == Lib::Elide {
+                r.put(n, c.lib, "text_init_default", init_fixed(1));
+                r.put(n, c.lib, "text_init_console", init_fixed(2));
+            }
             r.put(
                 n,
                 c.lib,
@@ -385,7 +398,9 @@ fn compare(o: &Options) -> Result<(), String> {
          adds about 4 lines per function to every library). .text from the ELF section table of a \
          release binary calling all N functions (no logger/subscriber/init installed), \
          minus the same program without sites: per site = (Δ(N) - Δ(1)) / (N-1), \
-         fixed = Δ(1) - per site.",
+         fixed = Δ(1) - per site. The init rows: `.text` of a program calling `elide::init()` \
+         and one `error!` minus one calling `eprintln!` (as `--fixed-only`), elide with its \
+         default features and with `default-features = false`.",
         o.jobs, o.runs
     );
     let csv = o.out.join("buildcost.csv");
@@ -394,43 +409,67 @@ fn compare(o: &Options) -> Result<(), String> {
     Ok(())
 }
 
-fn fixed_only(o: &Options) -> Result<(), String> {
-    let cargo = Cargo::new(o.jobs);
-    let p = Paths::new(o)?;
+/// Release builds of the fixed-cost programs, in the order given; their
+/// images.
+fn fixed_images(cargo: &Cargo, p: &Paths, which: &[Fixed]) -> Result<Vec<elf::Image>, String> {
+    let target = p.work.join("release-fixed");
+    let target_arg = target.display().to_string();
     let mut images = Vec::new();
-    for with_elide in [false, true] {
-        let dir = p.work.join(if with_elide {
-            "fixed-elide"
-        } else {
-            "fixed-none"
-        });
-        let package = generate::write_fixed(&dir, with_elide, &p.facade, &p.seed_lock)
-            .map_err(|e| format!("writing {}: {e}", dir.display()))?;
-        progress(&format!("release build of {package}"));
-        let target = p.work.join("release-fixed");
-        let target_arg = target.display().to_string();
+    for &f in which {
+        let dir = f
+            .write(&p.work, &p.facade, &p.seed_lock)
+            .map_err(|e| format!("writing {}: {e}", f.package()))?;
+        progress(&format!("release build of {}", f.package()));
         cargo.time(
             &dir,
             &["build", "--release"],
             &["--target-dir", &target_arg],
         )?;
-        images.push(read_image(&target.join("release").join(&package))?);
+        images.push(read_image(&target.join("release").join(f.package()))?);
     }
-    let (without, with) = (&images[0], &images[1]);
-    println!("| program (release, default profile) | .text bytes |");
-    println!("|---|---:|");
-    println!("| `eprintln!` only, no elide | {} |", without.text);
+    Ok(images)
+}
+
+fn fixed_only(o: &Options) -> Result<(), String> {
+    let cargo = Cargo::new(o.jobs);
+    let p = Paths::new(o)?;
+    let images = fixed_images(
+        &cargo,
+        &p,
+        &[Fixed::Baseline, Fixed::Default, Fixed::ConsoleOnly],
+    )?;
+    let [without, default, console] = &images[..] else {
+        unreachable!("three programs built");
+    };
+    let fixed = |with: &elf::Image| with.text as i64 - without.text as i64;
+    println!("| program (release, default profile) | .text bytes | fixed cost of elide |");
+    println!("|---|---:|---:|");
+    println!("| `eprintln!` only, no elide | {} | |", without.text);
     println!(
-        "| elide: `init()` + one `error!`, console sink | {} |",
-        with.text
+        "| elide, default features: `init()` + one `error!`, console sink | {} | {} |",
+        default.text,
+        fixed(default)
     );
     println!(
-        "| **fixed cost of elide** | **{}** |",
-        with.text as i64 - without.text as i64
+        "| elide, `default-features = false` (console only): the same | {} | **{}** |",
+        console.text,
+        fixed(console)
     );
-    println!();
-    // Functions of the elide program that the baseline lacks, by the crate
-    // their mangled name names: where the fixed cost comes from.
+    for (what, with) in [("default features", default), ("console only", console)] {
+        println!();
+        println!("Functions only in the elide program ({what}), by crate of the symbol:");
+        println!("| crate | functions | bytes |");
+        println!("|---|---:|---:|");
+        for (krate, count, bytes) in only_in(without, with) {
+            println!("| {krate} | {count} | {bytes} |");
+        }
+    }
+    Ok(())
+}
+
+/// Functions of `with` that `without` lacks, by the crate their mangled
+/// name names, largest first: where a fixed cost comes from.
+fn only_in<'a>(without: &elf::Image, with: &'a elf::Image) -> Vec<(&'a str, usize, u64)> {
     let baseline: std::collections::HashSet<&str> = without
         .functions
         .iter()
@@ -446,15 +485,12 @@ fn fixed_only(o: &Options) -> Result<(), String> {
             entry.1 += bytes;
         }
     }
-    let mut rows: Vec<_> = by_crate.into_iter().collect();
-    rows.sort_by_key(|(_, (_, bytes))| std::cmp::Reverse(*bytes));
-    println!("Functions only in the elide program, by crate of the symbol:");
-    println!("| crate | functions | bytes |");
-    println!("|---|---:|---:|");
-    for (krate, (count, bytes)) in rows {
-        println!("| {krate} | {count} | {bytes} |");
-    }
-    Ok(())
+    let mut rows: Vec<_> = by_crate
+        .into_iter()
+        .map(|(krate, (count, bytes))| (krate, count, bytes))
+        .collect();
+    rows.sort_by_key(|&(_, _, bytes)| std::cmp::Reverse(bytes));
+    rows
 }
 
 #[cfg(test)]

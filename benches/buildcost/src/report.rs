@@ -42,6 +42,16 @@ const ROWS: &[(&str, &str, usize)] = &[
         1,
     ),
     ("text_fixed", "fixed `.text` once any site exists, bytes", 0),
+    (
+        "text_init_default",
+        "fixed `.text` of `init()` + one site, default features, bytes",
+        0,
+    ),
+    (
+        "text_init_console",
+        "fixed `.text` of `init()` + one site, console only (`default-features = false`), bytes",
+        0,
+    ),
     ("text_bin", "`.text` of the release binary, bytes", 0),
     ("syn_versions", "`syn` versions built", 0),
     ("packages", "dependency packages built", 0),

@@ -165,6 +165,17 @@ fn float_rounds_up(x: f64, k: u64) -> bool {
     }
 }
 
+/// Writes `t` as epoch seconds with exactly seven decimals (`%.7f`), from
+/// the integer parts so no float rounding creeps into the last digits.
+pub(crate) fn push_epoch_7(t: SystemTime, out: &mut String) {
+    let (sign, d) = match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => ("", d),
+        Err(e) => ("-", e.duration()),
+    };
+    use std::fmt::Write;
+    let _ = write!(out, "{sign}{}.{:07}", d.as_secs(), d.subsec_nanos() / 100);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,14 +18,13 @@
 //!
 //! Statics owned here: `ONCE` (the hook's installation) and `PLACES_SEEN`.
 
-use std::collections::HashSet;
 use std::panic::Location;
 use std::sync::{Mutex, Once};
 
 /// Most distinct places printed.
 const PLACES: usize = 64;
 
-static PLACES_SEEN: Mutex<Option<HashSet<(String, u32, u32)>>> = Mutex::new(None);
+static PLACES_SEEN: Mutex<Vec<(String, u32, u32)>> = Mutex::new(Vec::new());
 
 /// Wraps the current panic hook, once per process.
 pub(crate) fn install() {
@@ -66,9 +65,10 @@ fn first_at(location: Option<&Location<'_>>) -> bool {
     let Some(mut seen) = crate::process::lock(&PLACES_SEEN) else {
         return false;
     };
-    let seen = seen.get_or_insert_with(HashSet::new);
-    if seen.len() >= PLACES {
+    let place = (loc.file(), loc.line(), loc.column());
+    if seen.len() >= PLACES || seen.iter().any(|(f, l, c)| (f.as_str(), *l, *c) == place) {
         return false;
     }
-    seen.insert((loc.file().to_owned(), loc.line(), loc.column()))
+    seen.push((place.0.to_owned(), place.1, place.2));
+    true
 }

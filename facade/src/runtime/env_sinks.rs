@@ -11,12 +11,12 @@
 //!
 //! Statics owned here: `ENV_SINKS`.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::config;
 use crate::env::lookup::Warning;
-use crate::env::parse::Target;
+use crate::env::parse::{LogMode, Target};
 use crate::env::{self};
 use crate::format::Format;
 use crate::interest;
@@ -66,6 +66,9 @@ impl Wanted {
         let cfg = config::read();
         let mode = env::log_mode(cfg.snapshot(), cfg.root.as_ref());
         env::report(&mode);
+        let mode_var = mode.origin.to_string();
+        let mode_raw = cfg.snapshot().get(&mode_var).unwrap_or_default();
+        let mode = available(mode.value.0, &mode_var, mode_raw);
         let format = env::log_format(cfg.snapshot(), cfg.root.as_ref());
         env::report(&format);
         let d = env::log_targets(cfg.snapshot(), cfg.root.as_ref());
@@ -78,7 +81,7 @@ impl Wanted {
             .unwrap_or_default();
         Wanted {
             targets: d.value.0,
-            mode: mode.value.0,
+            mode,
             format: format.value.0,
             var,
             raw,
@@ -161,6 +164,28 @@ pub(crate) fn chosen_by_api() {
 /// Whether the installed sinks are (still) the ones `LOG_TGT` chose.
 pub(crate) fn from_env() -> bool {
     env_sinks().active
+}
+
+/// The file mode this build can open for `mode`, which `var` (holding
+/// `raw`) asked for: without the cargo feature `async`, `async` falls back
+/// to buffered synchronous writes and `durable` to `sync-durable` (the
+/// synchronous mode with the same promise), with one warning.
+fn available(mode: Option<FileMode>, var: &str, raw: &OsStr) -> Option<FileMode> {
+    let wanted = match mode {
+        Some(m) if !m.is_available() => m,
+        other => return other,
+    };
+    let fallback = wanted.synchronous();
+    env::warn_once(&Warning {
+        var: var.to_owned(),
+        raw: raw.to_owned(),
+        reason: format!(
+            "log mode {} needs elide's cargo feature `async`, which this build lacks",
+            wanted.as_str()
+        ),
+        fallback: format!("{} (synchronous file writes)", LogMode(fallback)),
+    });
+    fallback
 }
 
 /// One sink per target, writing lines in `format`. `null` adds none. Files

@@ -24,7 +24,7 @@ use crate::config;
 use crate::dispatch::{self, Reach, Route};
 use crate::env::{self, EnvSnapshot};
 use crate::interest;
-use crate::sink::{self, Sink};
+use crate::sink::Sink;
 
 static INIT: OnceLock<()> = OnceLock::new();
 
@@ -97,15 +97,32 @@ pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
 /// The `.prof` sink in `PROFILE_DIR` when some `PROFILE` variable is on,
 /// so `RADICAL_PROFILE=1 ./app` writes telemetry without code changes. It
 /// is not one of the `LOG_TGT` sinks, so a reload keeps it.
+#[cfg(feature = "prof")]
 fn profile_sink() -> Option<Arc<dyn Sink>> {
     let cfg = config::read();
-    if !cfg.snapshot().any_flag_on("PROFILE") {
-        return None;
-    }
+    cfg.snapshot().flag_on("PROFILE")?;
     let dir = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
     env::report(&dir);
     let name = env::process_name(cfg.snapshot(), cfg.root.as_ref());
-    Some(sink::profiles::startup_sink(&dir.value.0, &name))
+    Some(crate::sink::profiles::startup_sink(&dir.value.0, &name))
+}
+
+/// Without the cargo feature `prof` there is no `.prof` sink: a `PROFILE`
+/// variable that is on still turns telemetry on, and gets one warning that
+/// no `.prof` file is written.
+#[cfg(not(feature = "prof"))]
+fn profile_sink() -> Option<Arc<dyn Sink>> {
+    let cfg = config::read();
+    let (var, raw) = cfg.snapshot().flag_on("PROFILE")?;
+    env::warn_once(&env::lookup::Warning {
+        var: var.to_owned(),
+        raw: raw.to_owned(),
+        reason: "a .prof file needs elide's cargo feature `prof`, which this build lacks"
+            .to_owned(),
+        fallback: "telemetry without a .prof file (events reach only sinks added through the API)"
+            .to_owned(),
+    });
+    None
 }
 
 /// Why [`shutdown`] runs; decides how far it reaches.
@@ -144,7 +161,8 @@ pub(crate) fn shutdown(why: Shutdown) {
     dispatch::flush_all(reach);
     if matches!(why, Shutdown::Exit | Shutdown::Guard { last: true }) {
         // `.prof` files get their END line, flush and fsync.
-        sink::profiles::close();
+        #[cfg(feature = "prof")]
+        crate::sink::profiles::close();
     }
 }
 

@@ -335,6 +335,8 @@ pub(crate) fn on_writer() -> bool {
 /// formats and writes them in batches ([`new`](AsyncSink::new)), or hands
 /// them to another sink ([`wrap`](AsyncSink::wrap)).
 ///
+/// Cargo feature `async` (on by default).
+///
 /// The writer of [`new`](AsyncSink::new) is any [`io::Write`]: a
 /// [`DurableFile`] (its `flush` is `sync_data`, so each batch is one
 /// fsync), a `File`, `Stdout`, a pipe. That path is the fast one: lines are

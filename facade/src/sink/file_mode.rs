@@ -5,11 +5,17 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::format::Format;
-use crate::sink::{AsyncSink, DurableFileSink, Sink};
+#[cfg(feature = "async")]
+use crate::sink::AsyncSink;
+use crate::sink::{DurableFileSink, Sink};
 use crate::LevelFilter;
 
 /// The ways elide can write a log file, for code (or configuration) that
 /// picks one at run time.
+///
+/// `Async` and `Durable` need the cargo feature `async` (on by default);
+/// without it [`open`](FileMode::open) refuses them and
+/// [`is_available`](FileMode::is_available) says so.
 ///
 /// | mode | caller waits for | on disk when |
 /// |---|---|---|
@@ -25,9 +31,11 @@ use crate::LevelFilter;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileMode {
-    /// [`AsyncSink::file`]: queued, one `write` per batch, no fsync.
+    /// `AsyncSink::file`: queued, one `write` per batch, no fsync
+    /// (feature `async`).
     Async,
-    /// [`AsyncSink::durable_file`]: queued, one `sync_data` per batch.
+    /// `AsyncSink::durable_file`: queued, one `sync_data` per batch
+    /// (feature `async`).
     Durable,
     /// [`DurableFileSink`]: the caller waits for `sync_data`.
     SyncDurable,
@@ -55,8 +63,34 @@ impl FileMode {
         }
     }
 
+    /// Whether this build of elide can open the mode: `Async` and `Durable`
+    /// need the cargo feature `async`; `SyncDurable` is always there.
+    ///
+    /// ```
+    /// use elide::sink::FileMode;
+    /// assert!(FileMode::SyncDurable.is_available());
+    /// assert_eq!(FileMode::Async.is_available(), cfg!(feature = "async"));
+    /// ```
+    pub fn is_available(self) -> bool {
+        cfg!(feature = "async") || self == FileMode::SyncDurable
+    }
+
+    /// The synchronous way of writing a file that keeps this mode's promise,
+    /// for a build without the `async` feature: `None` (the buffered
+    /// [`FileSink`](crate::sink::FileSink)) for `Async`, `SyncDurable` for
+    /// the durable modes.
+    pub(crate) fn synchronous(self) -> Option<FileMode> {
+        match self {
+            FileMode::Async => None,
+            FileMode::Durable | FileMode::SyncDurable => Some(FileMode::SyncDurable),
+        }
+    }
+
     /// Opens `path` (appending; the file and its parent directories are
     /// created if needed) as a sink of this mode.
+    ///
+    /// A mode this build lacks (see [`is_available`](FileMode::is_available))
+    /// is an error of kind [`Unsupported`](io::ErrorKind::Unsupported).
     pub fn open(
         self,
         path: impl AsRef<Path>,
@@ -65,12 +99,21 @@ impl FileMode {
     ) -> io::Result<Arc<dyn Sink>> {
         let path = path.as_ref();
         Ok(match self {
+            #[cfg(not(feature = "async"))]
+            FileMode::Async | FileMode::Durable => {
+                return Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    format!("log mode {} needs elide's `async` feature", self.as_str()),
+                ))
+            }
+            #[cfg(feature = "async")]
             FileMode::Async => Arc::new(
                 AsyncSink::file_builder(path)?
                     .format(format)
                     .level(level)
                     .build(),
             ),
+            #[cfg(feature = "async")]
             FileMode::Durable => Arc::new(
                 AsyncSink::durable_file_builder(path)?
                     .format(format)
@@ -83,5 +126,39 @@ impl FileMode {
                     .with_level(level),
             ),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synchronous_fallback_keeps_the_durability_promise() {
+        assert_eq!(FileMode::Async.synchronous(), None);
+        assert_eq!(FileMode::Durable.synchronous(), Some(FileMode::SyncDurable));
+        assert_eq!(
+            FileMode::SyncDurable.synchronous(),
+            Some(FileMode::SyncDurable)
+        );
+    }
+
+    /// Without `async`, the queued modes are refused (not silently opened
+    /// as something else) and say which feature they need.
+    #[cfg(not(feature = "async"))]
+    #[test]
+    fn queued_modes_need_the_async_feature() {
+        let dir = std::env::temp_dir().join(format!("elide-file-mode-{}", std::process::id()));
+        for mode in [FileMode::Async, FileMode::Durable] {
+            assert!(!mode.is_available());
+            let err = match mode.open(dir.join("x.log"), Format::Radical, LevelFilter::Info) {
+                Err(e) => e,
+                Ok(_) => panic!("{mode:?} opened without the async feature"),
+            };
+            assert_eq!(err.kind(), io::ErrorKind::Unsupported);
+            assert!(err.to_string().contains("`async`"), "{err}");
+        }
+        assert!(FileMode::SyncDurable.is_available());
+        assert!(!dir.exists(), "a refused mode created its directory");
     }
 }

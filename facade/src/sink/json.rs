@@ -6,7 +6,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use super::profiles::write_epoch_7;
+use crate::format::push_epoch_7;
 use crate::format::{json_fields, json_str};
 use crate::record::Record;
 use crate::sink::Sink;
@@ -72,7 +72,7 @@ impl JsonSink {
 
     fn render(record: &Record<'_>, out: &mut String) {
         out.push_str("{\"time\":");
-        write_epoch_7(record.time(), out);
+        push_epoch_7(record.time(), out);
         out.push_str(",\"event\":");
         json_str(record.metadata().name(), out);
         out.push_str(",\"target\":");

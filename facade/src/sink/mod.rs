@@ -1,7 +1,10 @@
 //! Where records go: the [`Sink`] trait and the built-in sinks.
 
+#[cfg(feature = "async")]
 mod r#async;
+#[cfg(feature = "async")]
 mod async_rings;
+#[cfg(feature = "async")]
 mod captured;
 mod console;
 mod durable;
@@ -13,8 +16,11 @@ mod null;
 mod open;
 #[cfg(feature = "otlp")]
 mod otlp;
+#[cfg(feature = "prof")]
 mod prof;
+#[cfg(feature = "prof")]
 pub(crate) mod profiles;
+#[cfg(feature = "async")]
 mod ring;
 mod whole_lines;
 
@@ -28,14 +34,23 @@ pub use null::NullSink;
 pub(crate) use open::open_append;
 #[cfg(feature = "otlp")]
 pub use otlp::{OtlpSink, OtlpSinkBuilder, OtlpStats, DEFAULT_ENDPOINT as OTLP_DEFAULT_ENDPOINT};
+#[cfg(feature = "prof")]
 pub use prof::ProfSink;
+#[cfg(feature = "async")]
 pub(crate) use r#async::on_writer as on_writer_thread;
+#[cfg(feature = "async")]
 pub use r#async::{
     AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES,
     DEFAULT_PREALLOCATED, DEFAULT_THREAD_BUFFER,
 };
 
 use crate::record::Record;
+
+/// Without the `async` feature no thread is an async writer.
+#[cfg(not(feature = "async"))]
+pub(crate) fn on_writer_thread() -> bool {
+    false
+}
 use crate::LevelFilter;
 
 /// A destination for records.

@@ -1,14 +1,15 @@
 //! The radical.utils `.prof` sink: seven comma-separated fields per line.
 
 use std::fmt::{self, Write as _};
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::net::{Ipv4Addr, UdpSocket};
+use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::SystemTime;
 
-use super::profiles::{thread_label, write_epoch_7};
+use super::profiles::thread_label;
+use crate::format::push_epoch_7;
 use crate::record::Record;
 use crate::sink::Sink;
 use crate::LevelFilter;
@@ -61,6 +62,8 @@ const COLUMNS: [&str; 4] = ["uid", "state", "msg", "comp"];
 ///
 /// Lines are buffered and each line reaches the file in one `write`, so
 /// several processes appending to one file never split each other's lines.
+///
+/// Cargo feature `prof` (on by default).
 #[derive(Debug)]
 pub struct ProfSink {
     path: PathBuf,
@@ -100,7 +103,7 @@ impl ProfSink {
         let path = dir.join(format!("{name}.prof"));
         let file = crate::sink::open_append(&path)?;
         let mut t = String::new();
-        write_epoch_7(SystemTime::now(), &mut t);
+        push_epoch_7(SystemTime::now(), &mut t);
         let mut thread = String::new();
         thread_label(&mut Clean(&mut thread));
         let mut component = String::new();
@@ -143,7 +146,7 @@ impl ProfSink {
         self.write_header(&mut open)?;
         let out = &mut open.out;
         let mut line = String::with_capacity(64);
-        write_epoch_7(SystemTime::now(), &mut line);
+        push_epoch_7(SystemTime::now(), &mut line);
         line.push_str(",END,");
         line.push_str(&self.component);
         line.push(',');
@@ -183,7 +186,7 @@ impl ProfSink {
 
     /// Appends the line for `record` (with its `\n`) to `out`.
     fn render(&self, record: &Record<'_>, out: &mut String) {
-        write_epoch_7(record.time(), out);
+        push_epoch_7(record.time(), out);
         out.push(',');
         let _ = Clean(out).write_str(record.metadata().name());
         out.push(',');
@@ -289,94 +292,10 @@ impl fmt::Write for Clean<'_> {
 /// Host name and IPv4 address for `sync_abs`, looked up once per process.
 fn host_and_ip() -> &'static (String, Ipv4Addr) {
     static HOST: OnceLock<(String, Ipv4Addr)> = OnceLock::new();
-    HOST.get_or_init(|| (hostname(), outbound_ipv4().unwrap_or(Ipv4Addr::LOCALHOST)))
-}
-
-/// The fully qualified host name (see [`ProfSink`]); also OTLP's
-/// `host.name`.
-pub(crate) fn hostname() -> String {
-    let short = short_hostname();
-    match fs::read_to_string("/etc/hosts") {
-        Ok(hosts) => fqdn_from_hosts(&short, &hosts).unwrap_or(short),
-        Err(_) => short,
-    }
-}
-
-/// What Python's `socket.getfqdn()` (radical.utils' `get_hostname`) finds
-/// for `host` in an `/etc/hosts` text: on the first line that lists it, the
-/// first dotted name (the canonical one, then the aliases), else the
-/// canonical name.
-fn fqdn_from_hosts(host: &str, hosts: &str) -> Option<String> {
-    let names = hosts
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or(""))
-        .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>())
-        .find(|names| names.iter().any(|n| n.eq_ignore_ascii_case(host)))?;
-    // The sync_abs message is split on `:` and the line on `,`.
-    let usable = |n: &str| !n.contains([',', ':']);
-    names
-        .iter()
-        .find(|n| usable(n) && n.contains('.'))
-        .or_else(|| names.first().filter(|n| usable(n)))
-        .map(|n| n.to_string())
-}
-
-fn short_hostname() -> String {
-    for file in ["/proc/sys/kernel/hostname", "/etc/hostname"] {
-        if let Ok(text) = fs::read_to_string(file) {
-            let name: String = text
-                .lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty() && !l.starts_with('#'))
-                .unwrap_or("")
-                .chars()
-                // The sync_abs message is split on `:`; keep it parseable.
-                .filter(|c| !matches!(c, ',' | ':') && !c.is_control())
-                .collect();
-            if !name.is_empty() {
-                return name;
-            }
-        }
-    }
-    "localhost".to_owned()
-}
-
-/// The local address of a UDP socket connected towards a documentation
-/// address (192.0.2.1, never routed on the internet): connecting only asks
-/// the kernel for a route, nothing is sent.
-fn outbound_ipv4() -> Option<Ipv4Addr> {
-    let socket = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0)).ok()?;
-    socket.connect((Ipv4Addr::new(192, 0, 2, 1), 9)).ok()?;
-    match socket.local_addr().ok()?.ip() {
-        std::net::IpAddr::V4(ip) if !ip.is_unspecified() => Some(ip),
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fqdn_as_getfqdn_reads_etc_hosts() {
-        let hosts = "127.0.0.1 localhost\n# 10.0.0.9 node01.old.org node01\n\
-                     10.0.0.5\tnode01 node01.cluster.org node01.alt.org # main\n\
-                     10.0.0.6 node02.cluster.org node02\n";
-        assert_eq!(
-            fqdn_from_hosts("node01", hosts).as_deref(),
-            Some("node01.cluster.org")
-        );
-        assert_eq!(
-            fqdn_from_hosts("node02", hosts).as_deref(),
-            Some("node02.cluster.org")
-        );
-        assert_eq!(fqdn_from_hosts("node03", hosts), None);
-        // No dotted name on its line: the canonical name, as getfqdn.
-        assert_eq!(
-            fqdn_from_hosts("localhost", hosts).as_deref(),
-            Some("localhost")
-        );
-        let hosts = "10.0.0.7 n7 n7-alias\n";
-        assert_eq!(fqdn_from_hosts("n7-alias", hosts).as_deref(), Some("n7"));
-    }
+    HOST.get_or_init(|| {
+        (
+            crate::host::hostname(),
+            crate::host::outbound_ipv4().unwrap_or(Ipv4Addr::LOCALHOST),
+        )
+    })
 }

@@ -4,10 +4,8 @@
 //!
 //! Statics owned here: `ENABLED` (the registry).
 
-use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::sink::{ProfSink, Sink};
 
@@ -107,16 +105,6 @@ pub fn close() {
 /// The registry; `None` in a forked child if a thread of the parent held it.
 fn lock_enabled() -> Option<MutexGuard<'static, Vec<Weak<ProfSink>>>> {
     crate::process::lock(&ENABLED)
-}
-
-/// Writes `t` as epoch seconds with exactly seven decimals (`%.7f`), from
-/// the integer parts so no float rounding creeps into the last digits.
-pub(crate) fn write_epoch_7(t: SystemTime, out: &mut String) {
-    let (sign, d) = match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => ("", d),
-        Err(e) => ("-", e.duration()),
-    };
-    let _ = write!(out, "{sign}{}.{:07}", d.as_secs(), d.subsec_nanos() / 100);
 }
 
 /// The calling thread's label (for the header and `END` lines): its name,

@@ -27,21 +27,24 @@
 mod sampler;
 pub(crate) mod scope;
 
+#[cfg(feature = "prof")]
 pub use crate::sink::profiles::close;
-pub use crate::sink::{JsonSink, ProfSink};
+pub use crate::sink::JsonSink;
+#[cfg(feature = "prof")]
+pub use crate::sink::ProfSink;
 pub use sampler::{start_counter_sampler, CounterSampler, COUNTER_EVENT, COUNTER_TARGET};
 pub use scope::{
     current_scope, NoScope, Scope, ScopeGuard, Timed, DURATION_FIELD, PARENT_FIELD, SCOPE_FIELD,
     START_SUFFIX, STOP_SUFFIX, TRACE_FIELD,
 };
 
-use std::io;
-use std::path::Path;
-use std::sync::Arc;
+#[cfg(feature = "prof")]
+use std::{io, path::Path, sync::Arc};
 
 /// Installs a [`ProfSink`] writing `<dir>/<name>.prof`, where `name` is the
 /// executable's file stem (`elide` if it cannot be found), and turns
-/// telemetry on. See [`enable_prof`].
+/// telemetry on. See [`enable_prof`]. (Cargo feature `prof`.)
+#[cfg(feature = "prof")]
 pub fn enable(dir: impl AsRef<Path>) -> io::Result<Arc<ProfSink>> {
     enable_prof(dir, &exe_name())
 }
@@ -55,6 +58,7 @@ pub fn enable(dir: impl AsRef<Path>) -> io::Result<Arc<ProfSink>> {
 /// [`close`] closes every sink installed this way, and dropping the last
 /// handle closes it too. Until then, events are buffered and reach the disk
 /// on [`flush`](crate::flush) (which fsyncs) or close.
+#[cfg(feature = "prof")]
 pub fn enable_prof(dir: impl AsRef<Path>, name: &str) -> io::Result<Arc<ProfSink>> {
     let sink = Arc::new(ProfSink::create(dir, name)?);
     crate::sink::profiles::register(&sink);
@@ -63,6 +67,7 @@ pub fn enable_prof(dir: impl AsRef<Path>, name: &str) -> io::Result<Arc<ProfSink
     Ok(sink)
 }
 
+#[cfg(feature = "prof")]
 fn exe_name() -> String {
     crate::process::exe_name().unwrap_or_else(|| "elide".to_owned())
 }

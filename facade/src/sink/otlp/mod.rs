@@ -353,7 +353,7 @@ fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<KeyVal
         .unwrap_or_else(exe_name);
     let mut out = vec![
         kv("service.name", string(&service)),
-        kv("host.name", string(&crate::sink::prof::hostname())),
+        kv("host.name", string(&crate::host::hostname())),
         kv(
             "process.pid",
             Some(AnyValue {
