@@ -3,10 +3,12 @@
 //! Best configuration as its documentation gives it: a logger built once and
 //! passed to each site (`info!(logger: ..)`), so no call clones the default
 //! logger's `Arc` (two locked instructions per call with
-//! `spdlog::default_logger()`). Lines are laid out like elide's RADICAL line
-//! with spdlog-rs's compile-time `pattern!`: `epoch.millis : logger : pid :
-//! tid : level : message`, without RADICAL's column padding (a pattern has
-//! none) and with spdlog-rs's lower-case level names.
+//! `spdlog::default_logger()`). Lines use its default `FullFormatter`
+//! (`[local date time.millis] [logger] [level] message`), its fastest
+//! layout and the nearest to the `log` and `tracing` lines; one extra row
+//! gives it the RADICAL columns through its compile-time `pattern!`
+//! (`epoch.millis : logger : pid : tid : level : message`: no column padding,
+//! which a pattern cannot do, and lower-case level names).
 
 use std::sync::{Arc, OnceLock};
 
@@ -88,11 +90,10 @@ fn null_sink() -> Arc<dyn Sink> {
     })
 }
 
-/// A line into `io::sink()`, formatted on the caller.
+/// A line in the default layout into `io::sink()`, formatted on the caller.
 fn fmt_sink() -> Arc<dyn Sink> {
     WriteSink::builder()
         .target(std::io::sink())
-        .formatter(radical_layout())
         .build_arc()
         .expect("a WriteSink over io::sink")
 }
@@ -113,6 +114,15 @@ pub fn s_trace_null() {
 pub fn s_info_fmt() {
     with(fmt_sink(), LevelFilter::All, at_least(Level::Info));
 }
+/// The RADICAL columns formatted on the caller into `io::sink()`.
+pub fn s_info_fmt_radical() {
+    let sink = WriteSink::builder()
+        .target(std::io::sink())
+        .formatter(radical_layout())
+        .build_arc()
+        .expect("a WriteSink over io::sink");
+    with(sink, LevelFilter::All, at_least(Level::Info));
+}
 /// The line into spdlog-rs's `FileSink` with a 64 KiB buffer, a real file
 /// in the temp directory (unlinked at once: the child's open handle keeps
 /// it until exit).
@@ -122,7 +132,6 @@ pub fn s_info_file() {
         .path(&path)
         .truncate(true)
         .capacity(64 * 1024)
-        .formatter(radical_layout())
         .build_arc()
         .expect("a FileSink in the temp directory");
     let _ = std::fs::remove_file(&path);

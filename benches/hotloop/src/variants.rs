@@ -27,6 +27,7 @@ const NO_WANT: &str = "enabled, no sink wants the level";
 const NULL: &str = "enabled, into a null sink";
 const MEMORY: &str = "enabled, into memory";
 const FORMAT: &str = "enabled, formatted into io::sink";
+const FORMAT_RADICAL: &str = "enabled, RADICAL columns into io::sink";
 const FILE: &str = "enabled, formatted into a 64 KiB-buffered file";
 const CHECK_OFF: &str = "check! off at run time";
 const CHECK_ON: &str = "check! on, trivial condition";
@@ -493,6 +494,20 @@ pub static VARIANTS: &[Variant] = &[
     v!("l-format", FORMAT, "log", l_info_fmt, hot_log_info),
     v!("t-format", FORMAT, "tracing", t_info_fmt, hot_tracing_info),
     v!("s-format", FORMAT, "spdlog-rs", s_info_fmt, hot_spdlog_info),
+    v!(
+        "e-format-radical",
+        FORMAT_RADICAL,
+        "elide",
+        e_info_fmt,
+        hot_elide_info
+    ),
+    v!(
+        "s-format-radical",
+        FORMAT_RADICAL,
+        "spdlog-rs",
+        s_info_fmt_radical,
+        hot_spdlog_info
+    ),
     v!("e-file", FILE, "elide", e_info_file, hot_elide_info),
     v!("l-file", FILE, "log", l_info_file, hot_log_info),
     v!("t-file", FILE, "tracing", t_info_file, hot_tracing_info),

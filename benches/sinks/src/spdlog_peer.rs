@@ -8,16 +8,15 @@
 //! it never measures the disk), `OverflowPolicy::Block` (nothing lost), and a
 //! 64 KiB file buffer on the pool's thread. The caller renders the message
 //! into a `String`, reads the clock, copies the record into an owned one and
-//! sends it on a crossbeam channel; the pool's thread formats the line (the
-//! RADICAL columns through a compile-time `pattern!`, without RADICAL's
-//! padding) and writes it.
+//! sends it on a crossbeam channel; the pool's thread formats the line (its
+//! default `FullFormatter`: `[local date time.millis] [logger] [level]
+//! message`) and writes it.
 
 use std::num::NonZeroUsize;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use spdlog::formatter::{pattern, PatternFormatter};
 use spdlog::sink::{AsyncPoolSink, FileSink, OverflowPolicy, Sink};
 use spdlog::{Level, LevelFilter, Logger, ThreadPool};
 
@@ -52,9 +51,6 @@ pub(crate) fn rows(dir: &Path, calls: u64) -> Vec<CycleRow> {
                 .path(&path)
                 .truncate(true)
                 .capacity(64 * 1024)
-                .formatter(PatternFormatter::new(pattern!(
-                    "{unix_timestamp}.{millisecond} : {logger} : {pid} : {tid} : {level} : {payload}{eol}"
-                )))
                 .build_arc()
                 .expect("open log");
             let pool = ThreadPool::builder()
@@ -82,8 +78,9 @@ pub(crate) fn rows(dir: &Path, calls: u64) -> Vec<CycleRow> {
             assert_eq!(count_lines(&path), expected, "spdlog-rs lost lines");
             let _ = std::fs::remove_file(&path);
             CycleRow {
-                name: "spdlog-rs AsyncPoolSink + FileSink (own pool, channel holds the burst, Block)"
-                    .into(),
+                name:
+                    "spdlog-rs AsyncPoolSink + FileSink (own pool, channel holds the burst, Block)"
+                        .into(),
                 threads,
                 per_call,
                 loop_per_call,
