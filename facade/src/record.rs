@@ -59,7 +59,7 @@ impl<'a> Record<'a> {
     }
 
     /// Attaches the message's raw view: the same text as
-    /// [`args`](Record::args), as typed arguments and the site's decoder, so
+    /// [`args`](Record::args), as typed arguments and the site's message format, so
     /// an asynchronous sink can copy them instead of formatting them on the
     /// caller. The macros call this; `None` leaves the record as it was.
     #[inline]
