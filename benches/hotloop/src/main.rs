@@ -8,9 +8,10 @@
 //! per iteration from callgrind (two runs with different `n`, subtracted, so
 //! start-up and first-hit costs cancel), the cost over the bare loop of the
 //! same build, and elide's cost as a ratio of `log`'s, `tracing`'s and
-//! spdlog-rs's in the same row. The statically-off rows need other cargo features than the
-//! rest (features unify within a build), so they come from static-off/,
-//! built here twice: release (opt-level 3) and dev (opt-level 0).
+//! spdlog-rs's in the same row. The statically-off rows need other cargo
+//! features than the rest (features unify within a build), so they come
+//! from static-off/, built here twice: release (opt-level 3) and dev
+//! (opt-level 0).
 //!
 //! Flags: `--csv PATH` (default `target/elide-bench.csv`), `--svg PATH` (the
 //! chart, default `target/elide-bench.svg`), `--rounds N` (>= 5,
