@@ -20,6 +20,7 @@ fn colour(lib: &str) -> &'static str {
         "log" => "#e08a1e",
         "tracing" => "#7a4fb0",
         "metrics" => "#3f9a5a",
+        "spdlog-rs" => "#c0392b",
         _ => "#888888",
     }
 }

@@ -17,7 +17,7 @@ pub struct Variant {
     pub name: &'static str,
     /// The table row it belongs to; variants of one row are compared.
     pub row: &'static str,
-    /// `elide`, `log`, `tracing`, `metrics`, or `-` for the bare loop.
+    /// `elide`, `log`, `tracing`, `spdlog-rs`, `metrics`, or `-` for the bare loop.
     pub lib: &'static str,
     /// Configures the process (sinks, levels, loggers, subscribers).
     pub setup: fn(),

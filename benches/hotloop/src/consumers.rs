@@ -4,8 +4,10 @@
 
 use std::cell::RefCell;
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::sync::Mutex;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tracing::field::{Field, Visit};
@@ -17,14 +19,29 @@ thread_local! {
     static LINE: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
-/// Formats into a reused per-thread buffer and writes it to `io::sink()`.
-fn write_line(render: impl FnOnce(&mut String)) {
+/// Formats into a reused per-thread buffer and writes it to `out`.
+fn write_line(out: &mut impl Write, render: impl FnOnce(&mut String)) {
     LINE.with(|buf| {
         let mut buf = buf.borrow_mut();
         buf.clear();
         render(&mut buf);
-        let _ = std::io::sink().write_all(buf.as_bytes());
+        let _ = out.write_all(buf.as_bytes());
     })
+}
+
+/// A fresh path in the temp directory for one child's log file. The
+/// configuration opens it and then removes the name: the open handle keeps
+/// the file until the child exits, and no run leaves files behind.
+pub fn temp_log_path(lib: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("elide-bench-{lib}-{}.log", std::process::id()))
+}
+
+/// The 64 KiB-buffered file the "buffered file" row writes through.
+pub fn buffered_temp_file(lib: &str) -> BufWriter<File> {
+    let path = temp_log_path(lib);
+    let file = File::create(&path).expect("create a file in the temp directory");
+    let _ = std::fs::remove_file(&path);
+    BufWriter::with_capacity(64 * 1024, file)
 }
 
 fn epoch_secs() -> f64 {
@@ -54,7 +71,9 @@ pub struct FmtSink;
 
 impl elide::Sink for FmtSink {
     fn emit(&self, record: &elide::Record<'_>) {
-        write_line(|buf| elide::format::Format::Radical.write(record, buf));
+        write_line(&mut std::io::sink(), |buf| {
+            elide::format::Format::Radical.write(record, buf)
+        });
     }
 }
 
@@ -100,7 +119,19 @@ impl log::Log for MemLogger {
     fn flush(&self) {}
 }
 
-/// Formats `time : target : LEVEL : message` and writes it to `io::sink()`.
+/// `time : target : LEVEL : message`, the line of the `log` loggers below.
+fn log_line(buf: &mut String, r: &log::Record<'_>) {
+    let _ = writeln!(
+        buf,
+        "{:.3} : {} : {} : {}",
+        epoch_secs(),
+        r.target(),
+        r.level(),
+        r.args()
+    );
+}
+
+/// Formats the line and writes it to `io::sink()`.
 pub struct FmtLogger;
 
 impl log::Log for FmtLogger {
@@ -108,18 +139,29 @@ impl log::Log for FmtLogger {
         true
     }
     fn log(&self, r: &log::Record<'_>) {
-        write_line(|buf| {
-            let _ = writeln!(
-                buf,
-                "{:.3} : {} : {} : {}",
-                epoch_secs(),
-                r.target(),
-                r.level(),
-                r.args()
-            );
-        });
+        write_line(&mut std::io::sink(), |buf| log_line(buf, r));
     }
     fn flush(&self) {}
+}
+
+/// Formats the line and writes it to a 64 KiB-buffered file under a lock.
+pub struct FileLogger(pub OnceLock<Mutex<BufWriter<File>>>);
+
+impl log::Log for FileLogger {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+        true
+    }
+    fn log(&self, r: &log::Record<'_>) {
+        if let Some(file) = self.0.get() {
+            let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+            write_line(&mut *file, |buf| log_line(buf, r));
+        }
+    }
+    fn flush(&self) {
+        if let Some(file) = self.0.get() {
+            let _ = file.lock().unwrap_or_else(|e| e.into_inner()).flush();
+        }
+    }
 }
 
 // ---- tracing --------------------------------------------------------------

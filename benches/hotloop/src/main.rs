@@ -1,15 +1,17 @@
 //! `cargo run --release -p elide-benches`: the hot-loop residual cost of
-//! every kind of elide site, next to `log` and `tracing` doing the same job.
+//! every kind of elide site, next to `log` and `tracing` doing the same job,
+//! and spdlog-rs where it has the same kind of site (`spdlog_peer.rs`).
 //!
 //! Each variant is an `#[inline(never)]` loop `for i in 0..n { let x =
 //! black_box(i); <site> }` run in a child process of its own. The harness
 //! reports, per variant: ns per iteration (median of the rounds), instructions
 //! per iteration from callgrind (two runs with different `n`, subtracted, so
 //! start-up and first-hit costs cancel), the cost over the bare loop of the
-//! same build, and elide's cost as a ratio of `log`'s and `tracing`'s in the
-//! same row. The statically-off rows need other cargo features than the
-//! rest (features unify within a build), so they come from static-off/,
-//! built here twice: release (opt-level 3) and dev (opt-level 0).
+//! same build, and elide's cost as a ratio of `log`'s, `tracing`'s and
+//! spdlog-rs's in the same row. The statically-off rows need other cargo
+//! features than the rest (features unify within a build), so they come
+//! from static-off/, built here twice: release (opt-level 3) and dev
+//! (opt-level 0).
 //!
 //! Flags: `--csv PATH` (default `target/elide-bench.csv`), `--svg PATH` (the
 //! chart, default `target/elide-bench.svg`), `--rounds N` (>= 5,
@@ -21,6 +23,7 @@ mod child;
 mod consumers;
 mod report;
 mod sites;
+mod spdlog_peer;
 #[path = "../../svg.rs"]
 mod svg;
 mod variants;

@@ -32,6 +32,7 @@ struct Line {
     delta_ir: Option<f64>,
     vs_log: Option<f64>,
     vs_tracing: Option<f64>,
+    vs_spdlog: Option<f64>,
     /// Whether the ratios compare instructions (else ns).
     ratio_of_ir: bool,
 }
@@ -102,6 +103,7 @@ pub fn table(measured: &[Measured], callgrind: bool) -> Table {
                 delta_ir: m.ir.zip(b.ir).map(|(a, b)| a - b),
                 vs_log: None,
                 vs_tracing: None,
+                vs_spdlog: None,
                 ratio_of_ir: false,
             }
         })
@@ -126,10 +128,12 @@ pub fn table(measured: &[Measured], callgrind: bool) -> Table {
         };
         let log = ratio("log");
         let tracing = ratio("tracing");
+        let spdlog = ratio("spdlog-rs");
         let l = &mut lines[i];
         l.vs_log = log.map(|r| r.0);
         l.vs_tracing = tracing.map(|r| r.0);
-        l.ratio_of_ir = log.or(tracing).is_some_and(|r| r.1);
+        l.vs_spdlog = spdlog.map(|r| r.0);
+        l.ratio_of_ir = log.or(tracing).or(spdlog).is_some_and(|r| r.1);
     }
     Table { lines, callgrind }
 }
@@ -163,8 +167,9 @@ impl Table {
             "Δ instr".to_owned(),
             format!("÷ log (Δ {of})"),
             format!("÷ tracing (Δ {of})"),
+            format!("÷ spdlog-rs (Δ {of})"),
         ];
-        let rows: Vec<[String; 8]> = self
+        let rows: Vec<[String; 9]> = self
             .lines
             .iter()
             .map(|l| {
@@ -177,6 +182,7 @@ impl Table {
                     l.delta_ir.map_or("-".to_owned(), num),
                     ratio(l.vs_log),
                     ratio(l.vs_tracing),
+                    ratio(l.vs_spdlog),
                 ]
             })
             .collect();
@@ -187,7 +193,7 @@ impl Table {
                 .max()
                 .unwrap_or(0)
         };
-        let widths: Vec<usize> = (0..8).map(width).collect();
+        let widths: Vec<usize> = (0..head.len()).map(width).collect();
         let mut out = String::new();
         let mut line = |cells: &[String]| {
             out.push('|');
@@ -202,7 +208,7 @@ impl Table {
             out.push('\n');
         };
         line(&head);
-        let rule: Vec<String> = (0..8)
+        let rule: Vec<String> = (0..head.len())
             .map(|c| {
                 let dashes = "-".repeat(widths[c].max(3));
                 if c < 2 {
@@ -241,13 +247,13 @@ impl Table {
     /// The same numbers, unrounded, one variant per line.
     pub fn csv(&self) -> String {
         let mut out = String::from(
-            "row,lib,variant,ns_median,ns_min,ns_max,delta_ns,instr,delta_instr,ratio_log,ratio_tracing,ratio_of\n",
+            "row,lib,variant,ns_median,ns_min,ns_max,delta_ns,instr,delta_instr,ratio_log,ratio_tracing,ratio_spdlog,ratio_of\n",
         );
         let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.4}"));
         for l in &self.lines {
             let _ = writeln!(
                 out,
-                "\"{}\",{},{},{:.4},{:.4},{:.4},{:.4},{},{},{},{},{}",
+                "\"{}\",{},{},{:.4},{:.4},{:.4},{:.4},{},{},{},{},{},{}",
                 l.row.replace('"', "\"\""),
                 l.lib,
                 l.name,
@@ -259,6 +265,7 @@ impl Table {
                 opt(l.delta_ir),
                 opt(l.vs_log),
                 opt(l.vs_tracing),
+                opt(l.vs_spdlog),
                 if l.lib != "elide" {
                     ""
                 } else if l.ratio_of_ir {

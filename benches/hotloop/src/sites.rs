@@ -14,12 +14,14 @@ macro_rules! hot {
         #[allow(unused_variables)]
         pub fn $name($n: u64) {
             for i in 0..$n {
-                let $x = black_box(i);
+                let $x = ::std::hint::black_box(i);
                 $site
             }
         }
     };
 }
+/// For the peers' own files (`spdlog_peer.rs`).
+pub(crate) use hot;
 
 hot!(hot_bare, |x, n| {});
 

@@ -4,16 +4,17 @@
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use elide::sink::{AsyncSink, MemorySink, NullSink};
+use elide::sink::{AsyncSink, FileSink, MemorySink, NullSink};
 use elide::telemetry::ProfSink;
 use elide::{LevelFilter, Sink};
 
 use crate::child::{no_reset, Variant};
 use crate::consumers::{
-    FmtLogger, FmtSink, InfoLogger, MemLogger, MemSubscriber, NoopLogger, NoopSubscriber,
-    NullTelemetrySink,
+    buffered_temp_file, temp_log_path, FileLogger, FmtLogger, FmtSink, InfoLogger, MemLogger,
+    MemSubscriber, NoopLogger, NoopSubscriber, NullTelemetrySink,
 };
 use crate::sites::*;
+use crate::spdlog_peer::*;
 
 const BARE: &str = "bare loop (opt-level 3, fat LTO)";
 const NOTHING: &str = "off: nothing installed";
@@ -26,6 +27,8 @@ const NO_WANT: &str = "enabled, no sink wants the level";
 const NULL: &str = "enabled, into a null sink";
 const MEMORY: &str = "enabled, into memory";
 const FORMAT: &str = "enabled, formatted into io::sink";
+const FORMAT_RADICAL: &str = "enabled, RADICAL columns into io::sink";
+const FILE: &str = "enabled, formatted into a 64 KiB-buffered file";
 const CHECK_OFF: &str = "check! off at run time";
 const CHECK_ON: &str = "check! on, trivial condition";
 const CHECK_EQ_ON: &str = "check_eq! on, trivial condition";
@@ -64,7 +67,7 @@ const LOG_LEVELS: [log::LevelFilter; 6] = [
 /// Runs in every child first. It stores every level into every run-time
 /// switch at run time, so fat LTO cannot treat a never-written static as a
 /// constant and fold a site away (the row would then measure nothing).
-fn prelude() {
+pub(crate) fn prelude() {
     // An empty sink set first, so elide never installs its default console sink.
     elide::set_sinks(Vec::<Arc<dyn Sink>>::new());
     for l in ELIDE_LEVELS {
@@ -144,6 +147,13 @@ fn e_mem_reset() {
 }
 fn e_info_fmt() {
     elide_with(Arc::new(FmtSink), LevelFilter::Info);
+}
+fn e_info_file() {
+    // elide's file sink: RADICAL lines through a 64 KiB buffer.
+    let path = temp_log_path("elide");
+    let sink = FileSink::open(&path).expect("open a file in the temp directory");
+    let _ = std::fs::remove_file(&path);
+    elide_with(Arc::new(sink), LevelFilter::Info);
 }
 fn e_debug(on: bool) {
     elide_with(Arc::new(NullSink::new()), LevelFilter::Info);
@@ -226,6 +236,11 @@ fn l_mem_reset() {
 fn l_info_fmt() {
     log_with(&FmtLogger, log::LevelFilter::Info);
 }
+static L_FILE: FileLogger = FileLogger(OnceLock::new());
+fn l_info_file() {
+    let _ = L_FILE.0.set(Mutex::new(buffered_temp_file("log")));
+    log_with(&L_FILE, log::LevelFilter::Info);
+}
 
 // ---- tracing configurations -----------------------------------------------
 
@@ -243,6 +258,14 @@ fn t_info_async() {
         tracing_subscriber::fmt()
             .with_max_level(tracing::Level::INFO)
             .with_writer(writer)
+            .finish(),
+    );
+}
+fn t_info_file() {
+    tracing_with(
+        tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::INFO)
+            .with_writer(Mutex::new(buffered_temp_file("tracing")))
             .finish(),
     );
 }
@@ -358,6 +381,13 @@ pub static VARIANTS: &[Variant] = &[
         t_info_fmt,
         hot_tracing_debug
     ),
+    v!(
+        "s-off-cheap",
+        OFF_CHEAP,
+        "spdlog-rs",
+        s_info_null,
+        hot_spdlog_debug
+    ),
     v!("e-off-ns", OFF_NS, "elide", e_ns_rules, hot_elide_debug),
     v!("e-off-lazy", OFF_LAZY, "elide", e_info_null, hot_elide_lazy),
     v!("l-off-lazy", OFF_LAZY, "log", l_info_noop, hot_log_lazy),
@@ -425,9 +455,17 @@ pub static VARIANTS: &[Variant] = &[
         t_info_fmt,
         hot_tracing_debug
     ),
+    v!(
+        "s-no-want",
+        NO_WANT,
+        "spdlog-rs",
+        s_trace_null_info,
+        hot_spdlog_debug
+    ),
     v!("e-null", NULL, "elide", e_trace_null, hot_elide_debug),
     v!("l-null", NULL, "log", l_trace_noop, hot_log_debug),
     v!("t-null", NULL, "tracing", t_noop, hot_tracing_debug),
+    v!("s-null", NULL, "spdlog-rs", s_trace_null, hot_spdlog_debug),
     v!(
         "e-memory",
         MEMORY,
@@ -455,7 +493,28 @@ pub static VARIANTS: &[Variant] = &[
     v!("e-format", FORMAT, "elide", e_info_fmt, hot_elide_info),
     v!("l-format", FORMAT, "log", l_info_fmt, hot_log_info),
     v!("t-format", FORMAT, "tracing", t_info_fmt, hot_tracing_info),
+    v!("s-format", FORMAT, "spdlog-rs", s_info_fmt, hot_spdlog_info),
+    v!(
+        "e-format-radical",
+        FORMAT_RADICAL,
+        "elide",
+        e_info_fmt,
+        hot_elide_info
+    ),
+    v!(
+        "s-format-radical",
+        FORMAT_RADICAL,
+        "spdlog-rs",
+        s_info_fmt_radical,
+        hot_spdlog_info
+    ),
+    v!("e-file", FILE, "elide", e_info_file, hot_elide_info),
+    v!("l-file", FILE, "log", l_info_file, hot_log_info),
+    v!("t-file", FILE, "tracing", t_info_file, hot_tracing_info),
+    v!("s-file", FILE, "spdlog-rs", s_info_file, hot_spdlog_info),
     v!("e-async", ASYNC, "elide", e_info_async, hot_elide_info),
+    v!("t-async", ASYNC, "tracing", t_info_async, hot_tracing_info),
+    v!("s-async", ASYNC, "spdlog-rs", s_info_async, hot_spdlog_info),
     v!(
         "b-log-off",
         BRIDGE_LOG_OFF,
@@ -526,7 +585,6 @@ pub static VARIANTS: &[Variant] = &[
         l_trace_noop,
         hot_log_runtime_target_debug
     ),
-    v!("t-async", ASYNC, "tracing", t_info_async, hot_tracing_info),
     v!(
         "e-check-off",
         CHECK_OFF,

@@ -3,9 +3,10 @@
 //! reads (percentiles), and a loop of the same calls timed as a whole
 //! (throughput per call, no timer inside). One thread, then two threads at
 //! once, each with its own numbers; elide beside tracing + tracing-appender
-//! `non_blocking` in the same run. Both hold the whole burst in memory
-//! (elide: an 8 MiB buffer per thread; tracing-appender: its default
-//! 128,000-line channel, lossy), so neither measures its disk.
+//! `non_blocking` and spdlog-rs's `AsyncPoolSink` (`spdlog_peer.rs`) in the
+//! same run. All hold the whole burst in memory (elide: an 8 MiB buffer per
+//! thread; tracing-appender: its default 128,000-line channel, lossy;
+//! spdlog-rs: a channel sized to the burst), so none measures its disk.
 
 use std::fs::File;
 use std::path::Path;
@@ -52,7 +53,7 @@ pub(crate) fn ticks_per_ns() -> f64 {
 
 /// Runs `calls` timed calls and then `calls` untimed ones on each of
 /// `threads` threads started together.
-fn measure(threads: usize, calls: u64, call: fn(u64)) -> (Vec<u64>, Vec<f64>) {
+pub(crate) fn measure(threads: usize, calls: u64, call: fn(u64)) -> (Vec<u64>, Vec<f64>) {
     let barrier = Arc::new(Barrier::new(threads));
     let handles: Vec<_> = (0..threads)
         .map(|_| {
@@ -179,6 +180,7 @@ pub(crate) fn rows(dir: &Path, calls: u64) -> Vec<CycleRow> {
     let mut rows = vec![timer_alone(calls)];
     rows.extend(elide_rows(dir, calls));
     rows.extend(tracing_rows(dir, calls));
+    rows.extend(crate::spdlog_peer::rows(dir, calls));
     rows
 }
 

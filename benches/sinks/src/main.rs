@@ -12,8 +12,8 @@
 //! missing from the file at that point.
 //!
 //! Then the caller cost of a two-integer `info!` into an asynchronous file
-//! sink in CPU cycles, one and two threads, beside tracing-appender
-//! (`cycles.rs`; `--cycles-calls N` per thread, default 50,000;
+//! sink in CPU cycles, one and two threads, beside tracing-appender and
+//! spdlog-rs's `AsyncPoolSink` (`cycles.rs`, `spdlog_peer.rs`; `--cycles-calls N` per thread, default 50,000;
 //! `--only-cycles` skips the durable rows).
 //!
 //! `cargo run --release -p elide-bench-sinks -- [--lines N] [--sync-lines M] [--dir D] [--svg PATH]`
@@ -25,6 +25,7 @@
 
 mod chart;
 mod cycles;
+mod spdlog_peer;
 #[path = "../../svg.rs"]
 mod svg;
 
