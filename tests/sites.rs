@@ -467,6 +467,13 @@ impl Sink for RawSeen {
         if let Some(text) = &raw {
             assert_eq!(text, &msg, "the decoder formats the site's message");
         }
+        let mut written = String::from("kept:");
+        r.write_message(&mut written);
+        assert_eq!(
+            written,
+            format!("kept:{msg}"),
+            "write_message appends the same text"
+        );
         self.0.lock().unwrap().push((msg, raw.is_some()));
     }
 }

@@ -93,6 +93,7 @@ mod clock;
 mod config;
 mod control;
 mod counter;
+mod decimal;
 mod describe;
 mod dispatch;
 mod env;

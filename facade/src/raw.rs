@@ -210,6 +210,74 @@ impl fmt::Display for Interpret<'_, '_> {
     }
 }
 
+/// Appends `pieces` over `args` to `out`, each text (literal pieces and
+/// string arguments, and whatever other arguments format to) through
+/// `text`: the message `format_args!` would make, with integers, `bool`s and
+/// strings written directly instead of through the `fmt` machinery.
+#[inline]
+pub(crate) fn write_pieces<T: Fn(&str, &mut String) + Copy>(
+    pieces: &[Piece],
+    args: &[RawArg<'_>],
+    out: &mut String,
+    text: T,
+) {
+    /// Routes what the `fmt` machinery writes through `text`.
+    struct Text<'o, T>(&'o mut String, T);
+    impl<T: Fn(&str, &mut String)> fmt::Write for Text<'_, T> {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            (self.1)(s, self.0);
+            Ok(())
+        }
+    }
+    use crate::decimal::{push_i64, push_u64};
+    use fmt::Write as _;
+    for piece in pieces {
+        let (i, debug) = match *piece {
+            Piece::Lit(s) => {
+                text(s, out);
+                continue;
+            }
+            Piece::Display(i) => (i, false),
+            Piece::Debug(i) => (i, true),
+        };
+        let Some(a) = args.get(i as usize) else {
+            continue;
+        };
+        match *a {
+            _ if debug => {
+                let _ = write!(Text(out, text), "{a:?}");
+            }
+            RawArg::U64(n) => drop(push_u64(n, out)),
+            RawArg::Usize(n) => drop(push_u64(n as u64, out)),
+            RawArg::U32(n) => drop(push_u64(n.into(), out)),
+            RawArg::U16(n) => drop(push_u64(n.into(), out)),
+            RawArg::U8(n) => drop(push_u64(n.into(), out)),
+            RawArg::I64(n) => push_i64(n, out),
+            RawArg::Isize(n) => push_i64(n as i64, out),
+            RawArg::I32(n) => push_i64(n.into(), out),
+            RawArg::I16(n) => push_i64(n.into(), out),
+            RawArg::I8(n) => push_i64(n.into(), out),
+            RawArg::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+            RawArg::Str(s) => text(s, out),
+            _ => {
+                let _ = write!(Text(out, text), "{a}");
+            }
+        }
+    }
+}
+
+/// What the literal pieces and a short number per placeholder take: one
+/// allocation for a fresh `String`.
+pub(crate) fn pieces_len(pieces: &[Piece]) -> usize {
+    pieces
+        .iter()
+        .map(|p| match p {
+            Piece::Lit(s) => s.len(),
+            _ => 8,
+        })
+        .sum()
+}
+
 /// A message as raw arguments plus the site's format.
 #[derive(Clone, Copy)]
 pub struct RawMessage<'a> {

@@ -74,6 +74,39 @@ impl<'a> Record<'a> {
         self.raw.as_ref().filter(|r| r.is_owned())
     }
 
+    /// Appends the message to `out`: the same text as writing
+    /// [`args`](Record::args), reserving its length up front and, for a
+    /// site whose format is data, without going through `fmt::Arguments`.
+    ///
+    /// ```
+    /// use elide::{Kind, Level, Metadata, Record};
+    /// static META: Metadata =
+    ///     Metadata::new(Kind::Log, Level::Info, "app", "app", file!(), line!(), "");
+    /// let record = Record::new(&META, Level::Info, format_args!("task {} done", 7), &[]);
+    /// let mut text = String::new();
+    /// record.write_message(&mut text);
+    /// assert_eq!(text, "task 7 done");
+    /// ```
+    pub fn write_message(&self, out: &mut String) {
+        use fmt::Write as _;
+        if let Some(s) = self.args.as_str() {
+            return out.push_str(s);
+        }
+        match self
+            .raw
+            .as_ref()
+            .and_then(|m| Some((m.pieces()?, m.args())))
+        {
+            Some((pieces, args)) => {
+                out.reserve(crate::raw::pieces_len(pieces));
+                crate::raw::write_pieces(pieces, args, out, |s, out| out.push_str(s))
+            }
+            None => {
+                let _ = out.write_fmt(self.args);
+            }
+        }
+    }
+
     /// The message's arguments and format whether or not they are all held
     /// by value (a line writer on the caller may format borrowed ones).
     #[inline]

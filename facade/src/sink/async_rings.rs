@@ -304,7 +304,7 @@ impl RingQueue {
         let message = match record.args().as_str() {
             Some(s) => Item::Static(s),
             None => {
-                let _ = text.write_fmt(*record.args());
+                record.write_message(&mut text);
                 Item::Text(0, text.len())
             }
         };

@@ -102,7 +102,7 @@ impl Captured {
         let message = match record.args().as_str() {
             Some(s) => Message::Static(s),
             None => {
-                let _ = store.text.write_fmt(*record.args());
+                record.write_message(&mut store.text);
                 Message::Text(store.text.len())
             }
         };

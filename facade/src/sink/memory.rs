@@ -179,7 +179,11 @@ impl OwnedRecord {
             file: meta.file(),
             line: meta.line(),
             name: meta.name(),
-            message: r.args().to_string(),
+            message: {
+                let mut m = String::new();
+                r.write_message(&mut m);
+                m
+            },
             fields: r.fields().iter().map(|(k, v)| (*k, v.into())).collect(),
             thread: r.thread_id(),
             time: r.time(),

@@ -206,7 +206,11 @@ pub(crate) fn convert(r: &Record<'_>, ids: Ids) -> Item {
             observed_time_unix_nano: nanos(SystemTime::now()),
             severity_number: number,
             severity_text: text.to_owned(),
-            body: string(r.args().to_string()),
+            body: string({
+                let mut m = String::new();
+                r.write_message(&mut m);
+                m
+            }),
             attributes: attributes(r, &[]),
             event_name,
             ..Default::default()
