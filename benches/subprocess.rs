@@ -50,15 +50,17 @@ pub(crate) fn valgrind_available() -> bool {
 
 /// Runs `bin args` under callgrind, collecting only inside functions that
 /// match `toggle` (callgrind's `--toggle-collect` pattern; collection is
-/// per thread, so other threads' work is not counted). Returns the
-/// instructions collected (`None`, said on stderr, if callgrind printed no
-/// total) and the child's output.
-pub(crate) fn callgrind(bin: &Path, toggle: &str, args: &[&str]) -> (Option<u64>, Output) {
+/// per thread, so other threads' work is not counted), or everything when
+/// `toggle` is `None`. Returns the instructions collected (`None`, said on
+/// stderr, if callgrind printed no total) and the child's output.
+pub(crate) fn callgrind(bin: &Path, toggle: Option<&str>, args: &[&str]) -> (Option<u64>, Output) {
     let out_file = std::env::temp_dir().join(format!("elide-bench-cg.{}.out", std::process::id()));
     let mut c = child(Path::new("valgrind"));
-    c.arg("--tool=callgrind")
-        .arg(format!("--toggle-collect={toggle}"))
-        .arg(format!("--callgrind-out-file={}", out_file.display()))
+    c.arg("--tool=callgrind");
+    if let Some(toggle) = toggle {
+        c.arg(format!("--toggle-collect={toggle}"));
+    }
+    c.arg(format!("--callgrind-out-file={}", out_file.display()))
         .arg(bin)
         .args(args);
     let out = run(c);

@@ -254,7 +254,12 @@ fn collected(bin: &Path, name: &str, hot: &str, n: u64) -> Option<u64> {
     // its closures (`hot_x::{{closure}}`), toggling collection off inside a
     // site's cold path.
     let n = n.to_string();
-    subprocess::callgrind(bin, &format!("*::{hot}"), &["--child", "count", name, &n]).0
+    subprocess::callgrind(
+        bin,
+        Some(&format!("*::{hot}")),
+        &["--child", "count", name, &n],
+    )
+    .0
 }
 
 /// Instructions per iteration: the difference of two runs, so start-up,

@@ -11,13 +11,17 @@
 //!   collected, so the exporter's threads are not counted; two runs of
 //!   different lengths subtracted) and ns per call (median of `--rounds`
 //!   loops of `--calls` calls, queue emptied between rounds);
+//! - export cost: instructions per record of the whole child process, all
+//!   threads (caller, queue, conversion, encoding, HTTP), from callgrind
+//!   runs of two burst lengths subtracted;
 //! - export throughput: `--records` records sent as fast as the callers
 //!   go, by 1 and by 4 threads, counted at the receiver: records per second
-//!   from the first call to the arrival of the last record; and the mean
+//!   from the first call to the arrival of the last record, median of
+//!   `--bursts` bursts (the libraries alternate); and the mean
 //!   size of one encoded record (elide adds thread and code attributes).
 //!
 //! `cargo run --release --manifest-path benches/otlp/Cargo.toml -- [--calls N]
-//! [--rounds R] [--records N] [--no-callgrind]`
+//! [--rounds R] [--records N] [--bursts K] [--no-callgrind]`
 
 mod child;
 mod exporters;
@@ -37,12 +41,15 @@ use prost::Message;
 
 /// Loop lengths of the two callgrind runs; the difference is measured.
 const CG_CALLS: (u64, u64) = (2_000, 12_000);
+/// Burst lengths of the two whole-process callgrind runs.
+const CG_RECORDS: (u64, u64) = (10_000, 50_000);
 const LIBS: [(&str, &str); 2] = [("elide", "elide OtlpSink"), ("peer", "tracing + OTel SDK")];
 
 struct Options {
     calls: u64,
     rounds: u64,
     records: u64,
+    bursts: u64,
     callgrind: bool,
 }
 
@@ -74,20 +81,27 @@ fn main() {
     if callgrind {
         let ir = LIBS.map(|(lib, _)| {
             eprintln!("callgrind {lib}");
-            instructions(&me, lib, &endpoint, &got)
+            instructions(&me, lib, &endpoint, &got, false)
         });
         push("caller: instructions per call".into(), ir, |v| {
             format!("{v:.0}")
         });
+        let all = LIBS.map(|(lib, _)| {
+            eprintln!("callgrind {lib}, whole process");
+            instructions(&me, lib, &endpoint, &got, true)
+        });
+        push(
+            "export: instructions per record, all threads".into(),
+            all,
+            |v| format!("{v:.0}"),
+        );
     }
     let ns = LIBS.map(|(lib, _)| {
         eprintln!("timing    {lib}");
         let out = run_child(&me, &["caller", lib, &endpoint], &[opts.calls, opts.rounds]);
         let expected = child::WARM + opts.calls * opts.rounds;
         check_delivered(lib, &got, expected, &out);
-        let mut v: Vec<f64> = out.lines().filter_map(|l| l.parse().ok()).collect();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
+        median(out.lines().filter_map(|l| l.parse().ok()).collect())
     });
     push(
         format!(
@@ -100,21 +114,25 @@ fn main() {
     );
     let mut bytes = [0.0; 2];
     for threads in [1, 4] {
-        let mut i = 0;
-        let rate = LIBS.map(|(lib, _)| {
-            eprintln!("burst     {lib}, {threads} threads");
-            let (rate, b) = throughput(&me, lib, &endpoint, &got, opts.records, threads);
-            bytes[i] = b;
-            i += 1;
-            rate
-        });
+        // Bursts alternate between the libraries, so a change in machine
+        // load hits both; the median is shown.
+        let mut rates = [Vec::new(), Vec::new()];
+        for _ in 0..opts.bursts {
+            for (i, (lib, _)) in LIBS.iter().enumerate() {
+                eprintln!("burst     {lib}, {threads} threads");
+                let (rate, b) = throughput(&me, lib, &endpoint, &got, opts.records, threads);
+                rates[i].push(rate);
+                bytes[i] = b;
+            }
+        }
         push(
             format!(
-                "export: records/s end to end, {} records, {threads} thread{}",
+                "export: records/s end to end, {} records, {threads} thread{} (median of {})",
                 thousands(opts.records),
-                if threads == 1 { "" } else { "s" }
+                if threads == 1 { "" } else { "s" },
+                opts.bursts
             ),
-            rate,
+            rates.map(median),
             |v| thousands(v as u64),
         );
     }
@@ -135,11 +153,17 @@ fn main() {
     }
 }
 
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
 fn parse(args: &[String]) -> Options {
     let mut o = Options {
         calls: 10_000,
         rounds: 11,
         records: 100_000,
+        bursts: 5,
         callgrind: true,
     };
     let mut it = args.iter();
@@ -154,6 +178,7 @@ fn parse(args: &[String]) -> Options {
             "--calls" => o.calls = num(),
             "--rounds" => o.rounds = num(),
             "--records" => o.records = num(),
+            "--bursts" => o.bursts = num(),
             "--no-callgrind" => o.callgrind = false,
             other => usage(&format!("unknown flag {other}")),
         }
@@ -163,7 +188,7 @@ fn parse(args: &[String]) -> Options {
 
 fn usage(msg: &str) -> ! {
     eprintln!(
-        "{msg}\nusage: elide-bench-otlp [--calls N] [--rounds R] [--records N] [--no-callgrind]"
+        "{msg}\nusage: elide-bench-otlp [--calls N] [--rounds R] [--records N] [--bursts K] [--no-callgrind]"
     );
     std::process::exit(2)
 }
@@ -238,11 +263,28 @@ fn throughput(
     (rate, bytes as f64 / n as f64)
 }
 
-/// Instructions collected inside `lib`'s loop for `n` calls.
-fn collected(me: &Path, lib: &str, endpoint: &str, got: &Mutex<Received>, n: u64) -> u64 {
+/// Instructions of `lib` under callgrind for `n` calls: inside the loop
+/// function only (`count` mode), or of the whole process, all threads
+/// (`burst` mode, one calling thread).
+fn collected(
+    me: &Path,
+    lib: &str,
+    endpoint: &str,
+    got: &Mutex<Received>,
+    n: u64,
+    whole: bool,
+) -> u64 {
     let n_text = n.to_string();
-    let args = ["--child", "count", lib, endpoint, &n_text];
-    let (total, out) = subprocess::callgrind(me, &format!("*::hot_{lib}"), &args);
+    let (toggle, args) = if whole {
+        (None, vec!["--child", "burst", lib, endpoint, &n_text, "1"])
+    } else {
+        let toggle = format!("*::hot_{lib}");
+        (
+            Some(toggle),
+            vec!["--child", "count", lib, endpoint, &n_text],
+        )
+    };
+    let (total, out) = subprocess::callgrind(me, toggle.as_deref(), &args);
     check_delivered(
         lib,
         got,
@@ -253,8 +295,9 @@ fn collected(me: &Path, lib: &str, endpoint: &str, got: &Mutex<Received>, n: u64
 }
 
 /// Instructions per call: two runs subtracted, so set-up and warm-up cancel.
-fn instructions(me: &Path, lib: &str, endpoint: &str, got: &Mutex<Received>) -> f64 {
-    let b = collected(me, lib, endpoint, got, CG_CALLS.1);
-    let a = collected(me, lib, endpoint, got, CG_CALLS.0);
-    (b as f64 - a as f64) / (CG_CALLS.1 - CG_CALLS.0) as f64
+fn instructions(me: &Path, lib: &str, endpoint: &str, got: &Mutex<Received>, whole: bool) -> f64 {
+    let calls = if whole { CG_RECORDS } else { CG_CALLS };
+    let b = collected(me, lib, endpoint, got, calls.1, whole);
+    let a = collected(me, lib, endpoint, got, calls.0, whole);
+    (b as f64 - a as f64) / (calls.1 - calls.0) as f64
 }
