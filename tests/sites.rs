@@ -471,9 +471,19 @@ impl Sink for RawSeen {
     }
 }
 
-/// Copyable arguments with positional placeholders are offered raw (and
-/// each argument is evaluated once); a non-copyable argument, a named or
-/// captured argument keeps the rendered message only.
+/// A type whose `Display` honours the formatter's width.
+struct Padded;
+impl std::fmt::Display for Padded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad("[pad]")
+    }
+}
+
+/// Copyable arguments are offered raw, whether positional, named or
+/// captured from the surrounding scope (and each argument is evaluated
+/// once); a message with a non-copyable argument keeps the rendered message
+/// only, and so does an argument used with two formatting traits. The text
+/// is the site's `format_args!` text in every case.
 #[test]
 fn copyable_arguments_are_offered_raw_and_others_rendered() {
     let _s = serial();
@@ -490,6 +500,8 @@ fn copyable_arguments_are_offered_raw_and_others_rendered() {
     info!("{id}");
     info!("{} {x}", id, x = 3);
     info!("static");
+    info!("{{{}}} {:>6}|{:<4?}|", id, Padded, 'z');
+    info!("{0} {0:?}", "t");
     assert_eq!(evaluated.load(Ordering::SeqCst), 1, "evaluated once");
     let seen = seen.0.lock().unwrap().clone();
     let expect = [
@@ -497,10 +509,101 @@ fn copyable_arguments_are_offered_raw_and_others_rendered() {
         (" 2.5 0xff \"q\\\"\" c", true),
         ("n n", true),
         ("[1, 2]", false),
-        ("7", false),
-        ("7 3", false),
+        ("7", true),
+        ("7 3", true),
         ("static", false),
     ];
-    let expect: Vec<(String, bool)> = expect.iter().map(|(m, r)| (m.to_string(), *r)).collect();
+    let mut expect: Vec<(String, bool)> = expect.iter().map(|(m, r)| (m.to_string(), *r)).collect();
+    // What `format!` itself makes of the same format strings.
+    expect.push((format!("{{{}}} {:>6}|{:<4?}|", id, Padded, 'z'), false));
+    expect.push((format!("{0} {0:?}", "t"), false));
     assert_eq!(seen, expect);
+}
+
+/// Every shape of format string a site may hold gives the text `format!`
+/// gives, whether the format is kept as data (`{}` / `{:?}` only), as a
+/// per-site decoder (any other spec) or rendered on the caller (borrowed
+/// arguments), and the raw view (when there is one) gives it too.
+#[test]
+fn messages_match_format_for_every_shape() {
+    let _s = serial();
+    let seen = Arc::new(RawSeen::default());
+    elide::set_sinks([seen.clone() as Arc<dyn Sink>]);
+    elide::set_level(LevelFilter::Info);
+    let (n, s, f, c) = (-42i64, "a\"b\n\u{2028}é", 1.0e-7f64, '\'');
+    let big = u128::MAX;
+    let owned = String::from("own");
+    let mut expect = Vec::new();
+    macro_rules! both {
+        ($($t:tt)*) => {{
+            info!($($t)*);
+            expect.push(format!($($t)*));
+        }};
+    }
+    both!("{} {:?} {} {:?}", n, s, f, c);
+    both!("{{}} {{{}}} }}{{", n);
+    both!("{0} {0} {1} {0}", n, owned);
+    both!("{n} {s:?} {owned}");
+    both!("{a}-{b:?}-{a}", a = n, b = s);
+    both!("{:>8.3}|{:<+9e}|{:^7}|{:08.2}", f, f, c, f);
+    both!("{:#x} {:#X} {:o} {:#b} {:E}", n, big, 8u8, 5u16, 1234.5f32);
+    both!("{:#?} {:x?} {:5}|{:.2}", s, 255u8, s, s);
+    both!("{:?} {:?}", vec![1], Some(owned.as_str()));
+    both!("{:>6}|{:<6}|", n, owned);
+    both!("é{}→{}ü", 1u8, "€");
+    both!("line\nbreak {} {}\u{2028}{:?} {}", s, -7i8, s, true);
+    both!("{} {} {} {}", u8::MAX, i16::MIN, usize::MAX, isize::MIN);
+    let got: Vec<String> = seen
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(m, _)| m.clone())
+        .collect();
+    assert_eq!(got, expect);
+}
+
+/// Writes each record's line twice: as sinks do (the line writer takes a
+/// data format's pieces and integers directly) and from the record's
+/// `fmt::Arguments` alone.
+#[derive(Default)]
+struct TwoLines(Mutex<Vec<(String, String)>>);
+
+impl Sink for TwoLines {
+    fn emit(&self, r: &elide::Record<'_>) {
+        for format in [elide::format::Format::Radical, elide::format::Format::Json] {
+            let mut fast = String::new();
+            format.write(r, &mut fast);
+            let plain = elide::Record::new(r.metadata(), r.level(), *r.args(), r.fields())
+                .with_time(r.time())
+                .with_thread(r.thread_id());
+            let mut slow = String::new();
+            format.write(&plain, &mut slow);
+            self.0.lock().unwrap().push((fast, slow));
+        }
+    }
+}
+
+/// The direct path of the line writers writes the same bytes as formatting
+/// the message, escapes included (a line break or U+2028 in a literal piece
+/// or a string argument cannot forge a line).
+#[test]
+fn line_writers_take_pieces_directly_with_the_same_bytes() {
+    let _s = serial();
+    let lines = Arc::new(TwoLines::default());
+    elide::set_sinks([lines.clone() as Arc<dyn Sink>]);
+    elide::set_level(LevelFilter::Info);
+    let s = "x\ny\u{2028}z\"q";
+    info!("a\nb {} {:?} {} {} {}", s, s, -3i32, u64::MAX, 'c');
+    info!("{} {}", 1.5f64, false);
+    info!(k = 1, "tab\t{}", s);
+    let lines = lines.0.lock().unwrap();
+    assert_eq!(lines.len(), 6);
+    for (fast, slow) in lines.iter() {
+        assert_eq!(fast, slow);
+        assert!(
+            !fast.trim_end_matches('\n').contains(['\n', '\u{2028}']),
+            "{fast}"
+        );
+    }
 }

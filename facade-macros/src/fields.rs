@@ -128,6 +128,27 @@ pub(crate) fn with_field_slice(
     }
 }
 
+/// `&[(name, Option<Value>)]` of a site's fields, for the shared cold path
+/// that leaves the absent ones out (`&[]` for none).
+pub(crate) fn kv_slice(fields: &[Field]) -> TokenStream {
+    let items = fields.iter().map(|f| {
+        let name = &f.name;
+        let v = &f.value;
+        match f.sigil {
+            Sigil::Plain => quote_spanned! {v.span()=>
+                (#name, ::elide::__private::FieldValue::field_value(&(#v)))
+            },
+            Sigil::Display => {
+                quote!((#name, ::core::option::Option::Some(::elide::Value::Display(&(#v)))))
+            }
+            Sigil::Debug => {
+                quote!((#name, ::core::option::Option::Some(::elide::Value::Debug(&(#v)))))
+            }
+        }
+    });
+    quote!(&[#(#items),*])
+}
+
 /// Statements that type-check the fields without evaluating them at run
 /// time (used inside dead branches).
 pub(crate) fn fields_typecheck(fields: &[Field]) -> TokenStream {

@@ -42,14 +42,12 @@ impl LogArgs {
     /// The cold closure's body: builds the record (with the message's raw
     /// view where the format string allows one) and dispatches it.
     fn dispatch(&self, level: &TokenStream) -> TokenStream {
-        fields::with_field_slice(&self.fields, |fields| {
-            crate::raw_message::dispatch_record(
-                level,
-                self.format.as_ref(),
-                &self.format_args,
-                &fields,
-            )
-        })
+        crate::raw_message::dispatch_record(
+            level,
+            self.format.as_ref(),
+            &self.format_args,
+            &fields::kv_slice(&self.fields),
+        )
     }
 
     /// `format_args!(...)` for the message (empty when there is none).

@@ -1,10 +1,12 @@
-//! The record a log site builds on its cold path, with the message's raw
-//! view when the format string allows one: each argument bound once, offered
-//! raw through autoref specialisation (copyable kinds are captured, others
-//! make the site render as before), and a per-site decoder that runs the
-//! same `format_args!` over the raw arguments.
+//! The record a log site builds on its cold path, from its message
+//! format and its arguments: each argument bound once and offered raw
+//! through autoref specialisation (copyable kinds by value, the rest
+//! borrowed through the placeholder's formatting trait), the format as data
+//! when every placeholder is a plain `{}` or `{:?}`, else a per-site
+//! decoder. The site instantiates `format_args!` at most once (none for a
+//! data format), and one shared function builds and dispatches the record.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -13,87 +15,343 @@ use syn::{Expr, LitStr, Token};
 /// Most arguments a raw message carries (the record header keeps a byte).
 const MAX_RAW_ARGS: usize = 32;
 
-/// `dispatch(&Record::new(meta, level, message, fields)[.with_raw(..)])`.
+/// The call of the shared cold path that builds the site's record from
+/// `level`, the message and the fields (`kv`, a `&[(name, Option<Value>)]`
+/// expression) and dispatches it.
 pub(crate) fn dispatch_record(
     level: &TokenStream,
     format: Option<&LitStr>,
     rest: &TokenStream,
-    fields: &TokenStream,
+    kv: &TokenStream,
 ) -> TokenStream {
     let plain = |message: TokenStream| {
         quote! {
-            ::elide::__private::dispatch_to(__elide_route, &::elide::Record::new(
-                __elide_meta, #level, #message, #fields,
-            ))
+            ::elide::__private::dispatch_text(__elide_route, __elide_meta, #level, #kv, #message)
         }
     };
     let Some(lit) = format else {
         return plain(quote!(::core::format_args!("")));
     };
     // No arguments: the message is a `&'static str` already
-    // (`Arguments::as_str`), which sinks copy as a pointer.
-    let Some(args) = raw_args(lit, rest).filter(|a| !a.is_empty()) else {
+    // (`Arguments::as_str`), which sinks copy as a pointer. Anything the
+    // parser below does not take (argument-taken widths, `{:p}`, errors
+    // `format_args!` must report) keeps the rendered path too.
+    let Some(message) = Message::parse(lit, rest).filter(|m| !m.args.is_empty()) else {
         return plain(quote!(::core::format_args!(#lit #rest)));
     };
-    let names: Vec<_> = (0..args.len())
+    let names: Vec<_> = (0..message.args.len())
         .map(|i| format_ident!("__elide_a{}", i))
         .collect();
-    let idx = 0..args.len();
-    let somes = names
-        .iter()
-        .map(|n| quote!(::core::option::Option::Some(#n)));
-    let offers = names
-        .iter()
-        .map(|n| quote!((&::elide::__private::RawWrap(#n)).elide_raw()));
+    let exprs = &message.args;
+    let offers = names.iter().zip(&message.traits).map(|(n, t)| {
+        let method = format_ident!("elide_{}", t.method());
+        quote!((&&::elide::__private::RawWrap(&#n)).#method())
+    });
+    let (decoder, format_value) = match message.pieces() {
+        Some(pieces) => (
+            TokenStream::new(),
+            quote!(::elide::__private::MessageFormat::pieces(&[#(#pieces),*])),
+        ),
+        None => {
+            let positional = message.positional_literal(lit.span());
+            let idx = 0..message.args.len();
+            (
+                quote! {
+                    // A function item, not a closure: no per-site
+                    // `FnOnce::call_once` shim.
+                    fn __elide_decode(
+                        __elide_args: &[::elide::__private::RawArg<'_>],
+                        __elide_out: &mut dyn ::core::ops::FnMut(::core::fmt::Arguments<'_>),
+                    ) {
+                        __elide_out(::core::format_args!(#positional, #(__elide_args[#idx]),*))
+                    }
+                },
+                quote!(::elide::__private::MessageFormat::decode(__elide_decode)),
+            )
+        }
+    };
     quote! {
-        match (#(&(#args),)*) {
+        // The site's own `format_args!`, type-checked only (a dead branch
+        // generates no code): its errors are the ones a user expects.
+        if false {
+            let _ = ::core::format_args!(#lit #rest);
+        }
+        match (#(&(#exprs),)*) {
             (#(#names,)*) => {
                 #[allow(unused_imports)]
-                use ::elide::__private::{RawCapture as _, RawFallback as _};
-                let __elide_raw = match (#(#offers,)*) {
-                    (#(#somes,)*) => ::core::option::Option::Some([#(#names),*]),
-                    #[allow(unreachable_patterns)]
-                    _ => ::core::option::Option::None,
+                use ::elide::__private::{
+                    RawByBinary as _, RawByDebug as _, RawByDisplay as _, RawByLowerExp as _,
+                    RawByLowerHex as _, RawByOctal as _, RawByUpperExp as _, RawByUpperHex as _,
+                    RawCapture as _, RawUnformattable as _,
                 };
-                // A function item, not a closure coerced to a pointer: no
-                // per-site `FnOnce::call_once` shim.
-                fn __elide_decode(
-                    __elide_args: &[::elide::__private::RawArg<'_>],
-                    __elide_out: &mut dyn ::core::ops::FnMut(::core::fmt::Arguments<'_>),
-                ) {
-                    __elide_out(::core::format_args!(#lit, #(__elide_args[#idx]),*))
-                }
-                let __elide_decode: ::elide::__private::RawDecode = __elide_decode;
-                ::elide::__private::dispatch_to(__elide_route, &::elide::Record::new(
-                    __elide_meta, #level, ::core::format_args!(#lit, #(#names),*), #fields,
-                ).with_raw(match &__elide_raw {
-                    ::core::option::Option::Some(__elide_a) => ::core::option::Option::Some(
-                        ::elide::__private::RawMessage::new(__elide_decode, __elide_a),
-                    ),
-                    ::core::option::Option::None => ::core::option::Option::None,
-                }))
+                #decoder
+                static __ELIDE_FORMAT: ::elide::__private::MessageFormat = #format_value;
+                ::elide::__private::dispatch_message(
+                    __elide_route, __elide_meta, #level, #kv, &__ELIDE_FORMAT,
+                    &[#(#offers),*],
+                )
             }
         }
     }
 }
 
-/// The positional arguments after the format string, if the site can have
-/// a raw view: no named arguments, no implicit captures (`{name}`), no
-/// width or precision taken from an argument (`{:1$}`, `{:.*}`), no `{:p}`
-/// (it prints an address, which a copy would change), at most
-/// `MAX_RAW_ARGS`.
-fn raw_args(lit: &LitStr, rest: &TokenStream) -> Option<Vec<Expr>> {
-    if !placeholders_allow_raw(&lit.value()) {
-        return None;
+/// The formatting trait a placeholder uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trait {
+    Display,
+    Debug,
+    LowerHex,
+    UpperHex,
+    Octal,
+    Binary,
+    LowerExp,
+    UpperExp,
+}
+
+impl Trait {
+    /// From the placeholder's spec (after the `:`): its last character is
+    /// the type when it is one (a fill character is always followed by an
+    /// alignment, so it is never last).
+    fn of_spec(spec: &str) -> Trait {
+        match spec.chars().last() {
+            Some('?') => Trait::Debug,
+            Some('x') => Trait::LowerHex,
+            Some('X') => Trait::UpperHex,
+            Some('o') => Trait::Octal,
+            Some('b') => Trait::Binary,
+            Some('e') => Trait::LowerExp,
+            Some('E') => Trait::UpperExp,
+            _ => Trait::Display,
+        }
     }
-    let args = Punctuated::<Expr, Token![,]>::parse_terminated
-        .parse2(strip_leading_comma(rest)?)
-        .ok()?;
-    let args: Vec<Expr> = args.into_iter().collect();
-    if args.len() > MAX_RAW_ARGS || args.iter().any(|a| matches!(a, Expr::Assign(_))) {
-        return None;
+
+    /// The suffix of the specialisation method (`elide_<suffix>`).
+    fn method(self) -> &'static str {
+        match self {
+            Trait::Display => "display",
+            Trait::Debug => "debug",
+            Trait::LowerHex => "lower_hex",
+            Trait::UpperHex => "upper_hex",
+            Trait::Octal => "octal",
+            Trait::Binary => "binary",
+            Trait::LowerExp => "lower_exp",
+            Trait::UpperExp => "upper_exp",
+        }
     }
-    Some(args)
+}
+
+/// One part of a format string.
+#[derive(Debug, PartialEq)]
+enum Segment {
+    /// Literal text, escapes resolved.
+    Lit(String),
+    /// A placeholder: the index of its argument and its spec.
+    Arg(usize, String),
+}
+
+/// A message whose every placeholder names its argument by position, name
+/// or implicit capture, with no argument-taken width or precision and no
+/// `{:p}` (an address, which a copy would change).
+struct Message {
+    segments: Vec<Segment>,
+    /// Every argument, in evaluation order: positional, named (their
+    /// values), then implicitly captured variables.
+    args: Vec<Expr>,
+    /// The trait each argument is formatted with.
+    traits: Vec<Trait>,
+}
+
+/// How a placeholder names its argument.
+enum ArgRef {
+    Next,
+    Index(usize),
+    Name(String),
+}
+
+impl Message {
+    fn parse(lit: &LitStr, rest: &TokenStream) -> Option<Message> {
+        let list = Punctuated::<Expr, Token![,]>::parse_terminated
+            .parse2(strip_leading_comma(rest)?)
+            .ok()?;
+        let mut args: Vec<Expr> = Vec::new();
+        let mut names: Vec<String> = Vec::new();
+        for expr in list {
+            match expr {
+                Expr::Assign(a) => match &*a.left {
+                    Expr::Path(p) if p.path.get_ident().is_some() => {
+                        names.push(p.path.get_ident()?.to_string());
+                        args.push(*a.right);
+                    }
+                    _ => return None,
+                },
+                // A positional argument after a named one: an error
+                // `format_args!` reports.
+                _ if !names.is_empty() => return None,
+                e => args.push(e),
+            }
+        }
+        let positional = args.len() - names.len();
+        let explicit = args.len();
+        let mut next = 0;
+        let mut segments = Vec::new();
+        for part in parse_parts(&lit.value())? {
+            let (arg, spec) = match part {
+                Part::Lit(text) => {
+                    segments.push(Segment::Lit(text));
+                    continue;
+                }
+                Part::Placeholder(arg, spec) => (arg, spec),
+            };
+            let index = match arg {
+                ArgRef::Next => {
+                    next += 1;
+                    next - 1
+                }
+                ArgRef::Index(i) => i,
+                ArgRef::Name(name) => match names.iter().position(|n| *n == name) {
+                    Some(k) => positional + k,
+                    // An implicit capture: the variable of that name,
+                    // resolved where the format string is written; one
+                    // argument however often it appears.
+                    None => match args[explicit..]
+                        .iter()
+                        .position(|e| matches!(e, Expr::Path(p) if p.path.is_ident(&name)))
+                    {
+                        Some(k) => explicit + k,
+                        None => {
+                            let ident = Ident::new(&name, lit.span());
+                            args.push(syn::parse_quote!(#ident));
+                            args.len() - 1
+                        }
+                    },
+                },
+            };
+            if index >= args.len() {
+                return None;
+            }
+            segments.push(Segment::Arg(index, spec));
+        }
+        if args.len() > MAX_RAW_ARGS {
+            return None;
+        }
+        // Every argument used (else `format_args!` reports it), and with
+        // one trait only.
+        let mut traits: Vec<Option<Trait>> = vec![None; args.len()];
+        for s in &segments {
+            if let Segment::Arg(i, spec) = s {
+                let t = Trait::of_spec(spec);
+                match traits[*i] {
+                    Some(u) if u != t => return None,
+                    _ => traits[*i] = Some(t),
+                }
+            }
+        }
+        let traits = traits.into_iter().collect::<Option<Vec<_>>>()?;
+        Some(Message {
+            segments,
+            args,
+            traits,
+        })
+    }
+
+    /// The format as data, when every placeholder is `{}` or `{:?}`.
+    fn pieces(&self) -> Option<Vec<TokenStream>> {
+        self.segments
+            .iter()
+            .map(|s| match s {
+                Segment::Lit(text) => Some(quote!(::elide::__private::Piece::Lit(#text))),
+                Segment::Arg(i, spec) => {
+                    let i = u8::try_from(*i).ok()?;
+                    match spec.as_str() {
+                        "" => Some(quote!(::elide::__private::Piece::Display(#i))),
+                        "?" => Some(quote!(::elide::__private::Piece::Debug(#i))),
+                        _ => None,
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// The format string with every placeholder naming its argument by
+    /// index, for a decoder that gets the arguments as a list.
+    fn positional_literal(&self, span: Span) -> LitStr {
+        let mut out = String::new();
+        for s in &self.segments {
+            match s {
+                Segment::Lit(text) => out.push_str(&text.replace('{', "{{").replace('}', "}}")),
+                Segment::Arg(i, spec) if spec.is_empty() => out.push_str(&format!("{{{i}}}")),
+                Segment::Arg(i, spec) => out.push_str(&format!("{{{i}:{spec}}}")),
+            }
+        }
+        LitStr::new(&out, span)
+    }
+}
+
+/// A part of a format string as written.
+enum Part {
+    Lit(String),
+    Placeholder(ArgRef, String),
+}
+
+/// Splits `fmt` into literal text (escapes resolved) and placeholders (how
+/// each names its argument, and its spec); `None` for anything the raw path
+/// does not take: an argument-taken width or precision, `{:p}`, a stray
+/// brace.
+fn parse_parts(fmt: &str) -> Option<Vec<Part>> {
+    let mut parts = Vec::new();
+    let mut text = String::new();
+    let mut chars = fmt.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                text.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                text.push('}');
+            }
+            '}' => return None,
+            '{' => {
+                let mut inner = String::new();
+                loop {
+                    match chars.next()? {
+                        '}' => break,
+                        c => inner.push(c),
+                    }
+                }
+                let (arg, spec) = match inner.split_once(':') {
+                    Some((a, s)) => (a, s.to_string()),
+                    None => (inner.as_str(), String::new()),
+                };
+                if spec.contains(['$', '*', '{']) || spec.ends_with('p') {
+                    return None;
+                }
+                let arg = arg.trim();
+                let arg = if arg.is_empty() {
+                    ArgRef::Next
+                } else if arg.chars().all(|c| c.is_ascii_digit()) {
+                    ArgRef::Index(arg.parse().ok()?)
+                } else if arg.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                    && arg.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    && arg != "_"
+                {
+                    ArgRef::Name(arg.to_string())
+                } else {
+                    return None;
+                };
+                if !text.is_empty() {
+                    parts.push(Part::Lit(std::mem::take(&mut text)));
+                }
+                parts.push(Part::Placeholder(arg, spec));
+            }
+            c => text.push(c),
+        }
+    }
+    if !text.is_empty() {
+        parts.push(Part::Lit(text));
+    }
+    Some(parts)
 }
 
 /// `, a, b` -> `a, b`; an empty rest stays empty; anything else is `None`.
@@ -106,64 +364,66 @@ fn strip_leading_comma(rest: &TokenStream) -> Option<TokenStream> {
     }
 }
 
-/// Whether every `{..}` of the format string refers to its argument by
-/// position only, with no argument-taken width or precision and no `p`.
-fn placeholders_allow_raw(fmt: &str) -> bool {
-    let mut chars = fmt.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '{' if chars.peek() == Some(&'{') => {
-                chars.next();
-            }
-            '{' => {
-                let mut inner = String::new();
-                for c in chars.by_ref() {
-                    if c == '}' {
-                        break;
-                    }
-                    inner.push(c);
-                }
-                let (arg, spec) = inner.split_once(':').unwrap_or((&inner, ""));
-                let arg = arg.trim();
-                if !arg.chars().all(|c| c.is_ascii_digit())
-                    || spec.contains(['$', '*'])
-                    || spec.ends_with('p')
-                {
-                    return false;
-                }
-            }
-            _ => {}
-        }
-    }
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn only_positional_placeholders_allow_a_raw_view() {
-        assert!(placeholders_allow_raw("task {} done in {} us"));
-        assert!(placeholders_allow_raw(
-            "{0} {1:>8.3} {:#x} {{literal}} {:?}"
-        ));
-        assert!(!placeholders_allow_raw("hello {name}"));
-        assert!(!placeholders_allow_raw("{:1$}"));
-        assert!(!placeholders_allow_raw("{:.*}"));
-        assert!(!placeholders_allow_raw("{:p}"));
+    fn parse(fmt: &str, rest: TokenStream) -> Option<Message> {
+        Message::parse(&LitStr::new(fmt, Span::call_site()), &rest)
     }
 
     #[test]
-    fn named_arguments_keep_the_rendered_path() {
-        let lit: LitStr = syn::parse_quote!("{} {x}");
-        let rest: TokenStream = quote!(, a, x = 1);
-        assert!(raw_args(&lit, &rest).is_none());
-        let lit: LitStr = syn::parse_quote!("{} {}");
+    fn plain_placeholders_become_data() {
+        let m = parse("task {} done in {:?} us", quote!(, id, us)).unwrap();
+        assert_eq!(m.args.len(), 2);
+        assert_eq!(m.traits, [Trait::Display, Trait::Debug]);
         assert_eq!(
-            raw_args(&lit, &quote!(, a, b + 1)).map(|a| a.len()),
-            Some(2)
+            m.segments,
+            [
+                Segment::Lit("task ".into()),
+                Segment::Arg(0, String::new()),
+                Segment::Lit(" done in ".into()),
+                Segment::Arg(1, "?".into()),
+                Segment::Lit(" us".into()),
+            ]
         );
-        assert_eq!(raw_args(&lit, &quote!()).map(|a| a.len()), Some(0));
+        assert_eq!(m.pieces().map(|p| p.len()), Some(5));
+    }
+
+    #[test]
+    fn captures_and_named_arguments_are_taken() {
+        let m = parse("{} {x} {{{y}}} {y}", quote!(, a, x = 1)).unwrap();
+        // a, x's value, then the captured `y` once.
+        assert_eq!(m.args.len(), 3);
+        assert!(matches!(&m.args[2], Expr::Path(p) if p.path.is_ident("y")));
+        assert_eq!(
+            m.positional_literal(Span::call_site()).value(),
+            "{0} {1} {{{2}}} {2}"
+        );
+        let m = parse("{0:>8.3} {0:e}", quote!(, v));
+        assert!(m.is_none(), "one argument, two traits");
+        let m = parse("{:>8.3} {:#x} {:E}", quote!(, a, b, c)).unwrap();
+        assert_eq!(m.traits, [Trait::Display, Trait::LowerHex, Trait::UpperExp]);
+        assert!(m.pieces().is_none(), "specs need a decoder");
+        assert_eq!(
+            m.positional_literal(Span::call_site()).value(),
+            "{0:>8.3} {1:#x} {2:E}"
+        );
+    }
+
+    #[test]
+    fn what_format_args_must_judge_keeps_the_rendered_path() {
+        assert!(parse("{:1$}", quote!(, a, b)).is_none());
+        assert!(parse("{:.*}", quote!(, a, b)).is_none());
+        assert!(parse("{:p}", quote!(, a)).is_none());
+        assert!(parse("{} {}", quote!(, a)).is_none(), "missing argument");
+        assert!(parse("{}", quote!(, a, b)).is_none(), "unused argument");
+        assert!(
+            parse("{x}", quote!(, x = 1, a)).is_none(),
+            "positional after named"
+        );
+        assert!(parse("}", quote!()).is_none());
+        assert!(parse("{", quote!()).is_none());
+        assert_eq!(parse("no args", quote!()).map(|m| m.args.len()), Some(0));
     }
 }

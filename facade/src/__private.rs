@@ -9,7 +9,11 @@ pub use crate::checked::{
 pub use crate::counter::{Counter, ShardCell};
 pub use crate::dispatch::{dispatch, dispatch_to, Route};
 pub use crate::metadata::{Kind, Metadata};
-pub use crate::raw::{RawArg, RawCapture, RawDecode, RawFallback, RawMessage, RawWrap, ToRawArg};
+pub use crate::raw::{
+    MessageFormat, Piece, RawArg, RawByBinary, RawByDebug, RawByDisplay, RawByLowerExp,
+    RawByLowerHex, RawByOctal, RawByUpperExp, RawByUpperHex, RawCapture, RawDecode, RawMessage,
+    RawUnformattable, RawWrap, ToRawArg,
+};
 pub use crate::runtime_site::site as runtime_site;
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
 pub use crate::static_gate::{
@@ -17,7 +21,7 @@ pub use crate::static_gate::{
     LEVEL_TRACE, LEVEL_WARN,
 };
 pub use crate::telemetry::scope::{guard as scope_guard, open_scope, timed, timed_as};
-pub use crate::value::{present_fields, FieldValue, ToValue, NO_FIELD};
+pub use crate::value::{present_fields, with_present_fields, FieldValue, ToValue, NO_FIELD};
 
 /// Where the record of a site at level `needed` goes, if anywhere: the hot
 /// check (one load of the site's interest, a compare, a branch), then, on a
@@ -59,6 +63,82 @@ pub fn admit(cs: &'static Callsite, needed: u8) -> Option<Route> {
 #[inline(always)]
 pub fn enabled(cs: &'static Callsite, level: u8) -> bool {
     level <= cs.interest() && crate::runtime::route(cs, level).is_some()
+}
+
+/// The cold path of a log site with message arguments: the record, with
+/// its raw view when every argument is held by value, built from the
+/// site's message format, its present fields, and dispatched. Not generic
+/// and not inlined: one copy serves every site, which only builds its
+/// arguments and fields.
+#[inline(never)]
+pub fn dispatch_message(
+    route: Route,
+    meta: &'static Metadata,
+    level: crate::Level,
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    format: &'static MessageFormat,
+    args: &[RawArg<'_>],
+) {
+    if kv.is_empty() {
+        message_record(route, meta, level, &[], format, args)
+    } else {
+        with_present_fields(kv, &mut |fields| {
+            message_record(route, meta, level, fields, format, args)
+        })
+    }
+}
+
+/// The record of `dispatch_message`, built where the message is: straight
+/// in this frame for a data format (no closure, no indirect call), in the
+/// decoder's callback otherwise.
+#[inline(always)]
+fn message_record(
+    route: Route,
+    meta: &'static Metadata,
+    level: crate::Level,
+    fields: &[crate::Field<'_>],
+    format: &'static MessageFormat,
+    args: &[RawArg<'_>],
+) {
+    let raw = Some(RawMessage::new(format, args));
+    match format.split() {
+        Ok(pieces) => dispatch_to(
+            route,
+            &crate::Record::new(
+                meta,
+                level,
+                format_args!("{}", crate::raw::interpret(pieces, args)),
+                fields,
+            )
+            .with_raw(raw),
+        ),
+        Err(decode) => decode(args, &mut |message| {
+            dispatch_to(
+                route,
+                &crate::Record::new(meta, level, message, fields).with_raw(raw),
+            )
+        }),
+    }
+}
+
+/// The cold path of a log site whose message is rendered on the caller (no
+/// arguments, or a format the raw path does not take). Not generic.
+#[inline(never)]
+pub fn dispatch_text(
+    route: Route,
+    meta: &'static Metadata,
+    level: crate::Level,
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    message: core::fmt::Arguments<'_>,
+) {
+    let mut emit = |fields: &[crate::Field<'_>]| {
+        dispatch_to(route, &crate::Record::new(meta, level, message, fields))
+    };
+    if kv.is_empty() {
+        emit(&[])
+    } else {
+        with_present_fields(kv, &mut emit)
+    }
 }
 
 /// Type-checks `%x` in a statically disabled site.

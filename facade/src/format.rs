@@ -15,6 +15,7 @@ use std::fmt::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::process::pid;
+use crate::raw::{Piece, RawArg};
 use crate::record::Record;
 use crate::value::{Value, Visit};
 
@@ -156,10 +157,53 @@ impl Format {
 }
 
 fn write_message(record: &Record<'_>, out: &mut String) {
-    match record.args().as_str() {
-        Some(s) => escape::escape_text(s, out),
-        None => {
-            let _ = Escaped(out).write_fmt(*record.args());
+    if let Some(s) = record.args().as_str() {
+        return escape::escape_text(s, out);
+    }
+    // A data format: literal pieces and integers straight into the line,
+    // without the `fmt` machinery; the text is what `format_args!` makes.
+    if let Some((pieces, args)) = record
+        .message_parts()
+        .and_then(|m| Some((m.pieces()?, m.args())))
+    {
+        for piece in pieces {
+            match *piece {
+                Piece::Lit(s) => escape::escape_text(s, out),
+                Piece::Display(i) => {
+                    if let Some(a) = args.get(i as usize) {
+                        write_display_arg(a, out)
+                    }
+                }
+                Piece::Debug(i) => {
+                    if let Some(a) = args.get(i as usize) {
+                        let _ = write!(Escaped(out), "{a:?}");
+                    }
+                }
+            }
+        }
+        return;
+    }
+    let _ = Escaped(out).write_fmt(*record.args());
+}
+
+/// `{}` of one argument, escaped as message text.
+#[inline]
+fn write_display_arg(a: &RawArg<'_>, out: &mut String) {
+    match *a {
+        RawArg::U64(n) => drop(digits::push_u64(n, out)),
+        RawArg::Usize(n) => drop(digits::push_u64(n as u64, out)),
+        RawArg::U32(n) => drop(digits::push_u64(n.into(), out)),
+        RawArg::U16(n) => drop(digits::push_u64(n.into(), out)),
+        RawArg::U8(n) => drop(digits::push_u64(n.into(), out)),
+        RawArg::I64(n) => digits::push_i64(n, out),
+        RawArg::Isize(n) => digits::push_i64(n as i64, out),
+        RawArg::I32(n) => digits::push_i64(n.into(), out),
+        RawArg::I16(n) => digits::push_i64(n.into(), out),
+        RawArg::I8(n) => digits::push_i64(n.into(), out),
+        RawArg::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        RawArg::Str(s) => escape::escape_text(s, out),
+        _ => {
+            let _ = write!(Escaped(out), "{a}");
         }
     }
 }

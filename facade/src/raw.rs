@@ -1,25 +1,34 @@
 //! A message's arguments captured raw: copied as typed values, formatted
-//! later by a decoder the site generated for its own format string.
+//! later from the site's message format.
 //!
-//! A log site whose arguments are all of copyable kinds (integers, floats,
-//! `bool`, `char`, strings) hands sinks, besides the usual
-//! [`fmt::Arguments`], a [`RawMessage`]: the arguments as [`RawArg`]s and a
-//! per-site [`RawDecode`] function that runs the site's `format_args!` over
-//! them. An asynchronous sink copies the arguments into its per-thread
-//! buffer instead of rendering the message on the caller, and its writer
-//! calls the decoder. The decoder formats each argument with its original
-//! type's formatting trait, so the text is the same as the caller's.
+//! A log site hands sinks, besides the usual [`fmt::Arguments`], its
+//! arguments as [`RawArg`]s and its [`MessageFormat`]. When every argument
+//! is of a copyable kind (integers, floats, `bool`, `char`, strings), the
+//! record carries a [`RawMessage`]: an asynchronous sink copies the
+//! arguments into its per-thread buffer instead of rendering the message on
+//! the caller, and its writer formats them later. Each argument formats
+//! with its original type's formatting trait, so the text is the same as
+//! the caller's.
+//!
+//! The format is data when every placeholder is a plain `{}` or `{:?}` (the
+//! pieces of the string and which argument goes where, interpreted by one
+//! shared function): such a site generates no formatting code of its own.
+//! Other placeholders (`{:>8.3}`, `{:x}`) get a per-site decoder function
+//! that runs `format_args!` over the raw arguments. Either way the site
+//! instantiates formatting at most once.
 //!
 //! Which arguments are raw is decided at expansion without knowing their
-//! types, by autoref specialisation: `(&RawWrap(&arg)).elide_raw()` resolves
-//! to [`RawCapture`] when the type implements [`ToRawArg`], otherwise to
-//! [`RawFallback`], which answers `None`, and the site is rendered as
-//! before.
+//! types, by autoref specialisation over three levels: `(&&RawWrap(&arg))`
+//! resolves to [`RawCapture`] when the type implements [`ToRawArg`], else to
+//! the formatting trait the placeholder uses ([`RawByDisplay`], ...): the
+//! argument borrowed as a trait object, else to [`RawUnformattable`] (never
+//! run: the site's dead `format_args!` check reports the missing trait).
 
 use std::fmt;
 
-/// One argument of a raw message, with its exact original type kept so it
-/// formats the same (`{:x}` of an `i8` prints two digits, not sixteen).
+/// One argument of a message: by value with its exact original type kept,
+/// so it formats the same (`{:x}` of an `i8` prints two digits, not
+/// sixteen), or borrowed through the formatting trait its placeholder uses.
 #[derive(Clone, Copy)]
 #[allow(missing_docs)]
 pub enum RawArg<'a> {
@@ -40,36 +49,205 @@ pub enum RawArg<'a> {
     Bool(bool),
     Char(char),
     Str(&'a str),
+    /// Borrowed: only the caller can format it.
+    Display(&'a dyn fmt::Display),
+    /// Borrowed: only the caller can format it.
+    Debug(&'a dyn fmt::Debug),
+    /// Borrowed: only the caller can format it.
+    LowerHex(&'a dyn fmt::LowerHex),
+    /// Borrowed: only the caller can format it.
+    UpperHex(&'a dyn fmt::UpperHex),
+    /// Borrowed: only the caller can format it.
+    Octal(&'a dyn fmt::Octal),
+    /// Borrowed: only the caller can format it.
+    Binary(&'a dyn fmt::Binary),
+    /// Borrowed: only the caller can format it.
+    LowerExp(&'a dyn fmt::LowerExp),
+    /// Borrowed: only the caller can format it.
+    UpperExp(&'a dyn fmt::UpperExp),
+    /// Never built at run time: the placeholder's trait is missing, which
+    /// the site's compile-time check reports.
+    Unformattable,
 }
 
-/// The decoder of a site: formats the site's message from its raw
-/// arguments and hands the result to the callback.
+impl RawArg<'_> {
+    /// Whether the argument is held by value (a copy a writer thread can
+    /// format later), not borrowed from the caller.
+    #[inline]
+    pub fn is_owned(&self) -> bool {
+        !matches!(
+            self,
+            RawArg::Display(_)
+                | RawArg::Debug(_)
+                | RawArg::LowerHex(_)
+                | RawArg::UpperHex(_)
+                | RawArg::Octal(_)
+                | RawArg::Binary(_)
+                | RawArg::LowerExp(_)
+                | RawArg::UpperExp(_)
+                | RawArg::Unformattable
+        )
+    }
+}
+
+/// A per-site decoder: formats the site's message from its raw arguments
+/// and hands the result to the callback.
 pub type RawDecode = for<'a, 'b, 'c> fn(&'a [RawArg<'b>], &'c mut dyn FnMut(fmt::Arguments<'_>));
 
-/// A message as raw arguments plus the site's decoder.
+/// One piece of a message format held as data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece {
+    /// Literal text (escapes such as `{{` already resolved).
+    Lit(&'static str),
+    /// `{}` of the argument at this index.
+    Display(u8),
+    /// `{:?}` of the argument at this index.
+    Debug(u8),
+}
+
+/// How a site's message is made from its arguments: pieces interpreted by
+/// shared code, or the site's own decoder.
+#[derive(Clone, Copy)]
+pub struct MessageFormat {
+    kind: FormatKind,
+}
+
+#[derive(Clone, Copy)]
+enum FormatKind {
+    Pieces(&'static [Piece]),
+    Decode(RawDecode),
+}
+
+impl MessageFormat {
+    /// A format of plain `{}` / `{:?}` placeholders (the macros build it).
+    pub const fn pieces(pieces: &'static [Piece]) -> MessageFormat {
+        MessageFormat {
+            kind: FormatKind::Pieces(pieces),
+        }
+    }
+
+    /// A format with its own decoder (the macros build it).
+    pub const fn decode(decode: RawDecode) -> MessageFormat {
+        MessageFormat {
+            kind: FormatKind::Decode(decode),
+        }
+    }
+
+    /// The message formatted from `args`, handed to `f`.
+    #[inline]
+    pub fn with_arguments(&self, args: &[RawArg<'_>], f: &mut dyn FnMut(fmt::Arguments<'_>)) {
+        self.format_then(args, f)
+    }
+
+    /// [`with_arguments`](Self::with_arguments) without the indirect call
+    /// for a data format (the shared cold path of every site uses it).
+    #[inline(always)]
+    pub(crate) fn format_then<F: FnMut(fmt::Arguments<'_>)>(&self, args: &[RawArg<'_>], mut f: F) {
+        match self.kind {
+            FormatKind::Pieces(pieces) => f(format_args!("{}", Interpret { pieces, args })),
+            FormatKind::Decode(decode) => decode(args, &mut f),
+        }
+    }
+
+    /// The pieces of a data format, or the site's decoder.
+    #[inline(always)]
+    pub(crate) fn split(&self) -> Result<&'static [Piece], RawDecode> {
+        match self.kind {
+            FormatKind::Pieces(pieces) => Ok(pieces),
+            FormatKind::Decode(decode) => Err(decode),
+        }
+    }
+}
+
+/// `pieces` over `args` as one `Display` value, formatted as the site's
+/// `format_args!` would.
+#[inline(always)]
+pub(crate) fn interpret<'p, 'a>(
+    pieces: &'p [Piece],
+    args: &'p [RawArg<'a>],
+) -> impl fmt::Display + 'p
+where
+    'a: 'p,
+{
+    Interpret { pieces, args }
+}
+
+impl fmt::Debug for MessageFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            FormatKind::Pieces(p) => f.debug_tuple("Pieces").field(&p).finish(),
+            FormatKind::Decode(_) => f.write_str("Decode(..)"),
+        }
+    }
+}
+
+/// Pieces over arguments, formatted as the site's `format_args!` would.
+struct Interpret<'p, 'a> {
+    pieces: &'p [Piece],
+    args: &'p [RawArg<'a>],
+}
+
+impl fmt::Display for Interpret<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for piece in self.pieces {
+            match *piece {
+                Piece::Lit(s) => f.write_str(s)?,
+                // An index past the arguments cannot come from the macros;
+                // it writes nothing rather than panic in a logger.
+                Piece::Display(i) => {
+                    if let Some(a) = self.args.get(i as usize) {
+                        fmt::Display::fmt(a, f)?
+                    }
+                }
+                Piece::Debug(i) => {
+                    if let Some(a) = self.args.get(i as usize) {
+                        fmt::Debug::fmt(a, f)?
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A message as raw arguments plus the site's format.
 #[derive(Clone, Copy)]
 pub struct RawMessage<'a> {
-    decode: RawDecode,
+    format: &'static MessageFormat,
     args: &'a [RawArg<'a>],
 }
 
 impl<'a> RawMessage<'a> {
-    /// Pairs a site's decoder with its arguments (the macros call this).
+    /// Pairs a site's format with its arguments (the macros' shared path
+    /// calls this). [`Record::raw`](crate::Record::raw) offers it to sinks
+    /// only when [`is_owned`](Self::is_owned).
     #[inline]
-    pub fn new(decode: RawDecode, args: &'a [RawArg<'a>]) -> RawMessage<'a> {
-        RawMessage { decode, args }
+    pub fn new(format: &'static MessageFormat, args: &'a [RawArg<'a>]) -> RawMessage<'a> {
+        RawMessage { format, args }
+    }
+    /// Whether every argument is held by value, so a writer thread can
+    /// format the message later from a copy.
+    #[inline]
+    pub fn is_owned(&self) -> bool {
+        self.args.iter().all(RawArg::is_owned)
     }
     /// The arguments, in the order of the format string's arguments.
     pub fn args(&self) -> &'a [RawArg<'a>] {
         self.args
     }
-    /// The site's decoder.
-    pub fn decoder(&self) -> RawDecode {
-        self.decode
+    /// The site's format.
+    pub fn format(&self) -> &'static MessageFormat {
+        self.format
     }
     /// Formats the message (same text as the site's `format_args!`).
     pub fn with_arguments(&self, f: &mut dyn FnMut(fmt::Arguments<'_>)) {
-        (self.decode)(self.args, f)
+        self.format.with_arguments(self.args, f)
+    }
+    /// The pieces of a data format (plain `{}` / `{:?}` placeholders), for
+    /// a line writer that formats them without `fmt::Arguments`.
+    #[inline]
+    pub(crate) fn pieces(&self) -> Option<&'static [Piece]> {
+        self.format.split().ok()
     }
 }
 
@@ -131,40 +309,75 @@ impl<T: ?Sized> fmt::Debug for RawWrap<'_, T> {
     }
 }
 
-/// Chosen for types that implement [`ToRawArg`]: the argument, raw.
-pub trait RawCapture<'a> {
-    /// `Some` raw argument.
-    fn elide_raw(&self) -> Option<RawArg<'a>>;
+/// The method names, one per formatting trait a placeholder can use.
+macro_rules! specialise {
+    ($(($method:ident, $by:ident, $trait:ident)),* $(,)?) => {
+        /// First choice, for types that implement [`ToRawArg`]: the argument
+        /// by value, whatever the placeholder's trait.
+        pub trait RawCapture<'a> {
+            $(
+                /// The argument by value.
+                fn $method(&self) -> RawArg<'a>;
+            )*
+        }
+        impl<'a, 'b, T: ToRawArg + ?Sized> RawCapture<'a> for &'b RawWrap<'a, T> {
+            $(
+                #[inline(always)]
+                fn $method(&self) -> RawArg<'a> {
+                    self.0.to_raw()
+                }
+            )*
+        }
+        $(
+            /// Second choice: the argument borrowed through the
+            /// placeholder's formatting trait.
+            pub trait $by<'a> {
+                /// The argument as a trait object.
+                fn $method(&self) -> RawArg<'a>;
+            }
+            impl<'a, 'b, 'c, T: fmt::$trait> $by<'a> for &'c &'b RawWrap<'a, T> {
+                #[inline(always)]
+                fn $method(&self) -> RawArg<'a> {
+                    RawArg::$trait(self.0)
+                }
+            }
+        )*
+        /// Last choice, for a type without the placeholder's trait: never
+        /// run, since the site's compile-time `format_args!` check fails.
+        pub trait RawUnformattable<'a> {
+            $(
+                /// [`RawArg::Unformattable`].
+                #[inline(always)]
+                fn $method(&self) -> RawArg<'a> {
+                    RawArg::Unformattable
+                }
+            )*
+        }
+        impl<'a, T: ?Sized> RawUnformattable<'a> for RawWrap<'a, T> {}
+    };
 }
+specialise!(
+    (elide_display, RawByDisplay, Display),
+    (elide_debug, RawByDebug, Debug),
+    (elide_lower_hex, RawByLowerHex, LowerHex),
+    (elide_upper_hex, RawByUpperHex, UpperHex),
+    (elide_octal, RawByOctal, Octal),
+    (elide_binary, RawByBinary, Binary),
+    (elide_lower_exp, RawByLowerExp, LowerExp),
+    (elide_upper_exp, RawByUpperExp, UpperExp),
+);
 
-impl<'a, T: ToRawArg + ?Sized> RawCapture<'a> for RawWrap<'a, T> {
-    #[inline(always)]
-    fn elide_raw(&self) -> Option<RawArg<'a>> {
-        Some(self.0.to_raw())
-    }
-}
-
-/// Chosen for every other type (one `&` further): `None`, so the site's
-/// message is rendered on the caller.
-pub trait RawFallback<'a> {
-    /// `None`.
-    #[inline(always)]
-    fn elide_raw(&self) -> Option<RawArg<'a>> {
-        None
-    }
-}
-
-impl<'a, T: ?Sized> RawFallback<'a> for &RawWrap<'a, T> {}
-
-/// Forwards one formatting trait to the argument's original type; kinds
-/// that lack the trait write nothing (the site's own `format_args!` would
-/// not have compiled with them, so they never get here).
+/// Forwards one formatting trait to the argument's original type (or to
+/// its trait object); kinds that lack the trait write nothing (the site's
+/// own `format_args!` check would not have compiled with them, so they
+/// never get here).
 macro_rules! forward {
     ($trait:ident: $($v:ident),*) => {
         impl fmt::$trait for RawArg<'_> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
                     $(RawArg::$v(x) => fmt::$trait::fmt(x, f),)*
+                    RawArg::$trait(x) => x.fmt(f),
                     #[allow(unreachable_patterns)]
                     _ => Ok(()),
                 }
@@ -216,18 +429,48 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::needless_borrow)] // the `&` is what selects the impl
-    fn specialisation_picks_raw_for_copyable_kinds_only() {
+    #[allow(clippy::needless_borrow)] // the `&`s are what select the impl
+    fn specialisation_copies_copyable_kinds_and_borrows_the_rest() {
         #[allow(unused_imports)]
-        use super::{RawCapture as _, RawFallback as _};
+        use super::{RawByDebug as _, RawByDisplay as _, RawCapture as _, RawUnformattable as _};
         let n = 7u16;
         let s = String::from("x");
         let v = vec![1];
-        assert!(matches!((&RawWrap(&n)).elide_raw(), Some(RawArg::U16(7))));
+        struct Opaque;
+        assert!(matches!((&&RawWrap(&&n)).elide_display(), RawArg::U16(7)));
+        assert!(matches!((&&RawWrap(&&s)).elide_debug(), RawArg::Str("x")));
+        let v = &v;
+        let by_debug = (&&RawWrap(&v)).elide_debug();
+        assert!(matches!(by_debug, RawArg::Debug(_)) && !by_debug.is_owned());
+        assert_eq!(format!("{by_debug:?}"), "[1]");
         assert!(matches!(
-            (&RawWrap(&&s)).elide_raw(),
-            Some(RawArg::Str("x"))
+            (&&RawWrap(&&Opaque)).elide_display(),
+            RawArg::Unformattable
         ));
-        assert!((&RawWrap(&v)).elide_raw().is_none());
+    }
+
+    #[test]
+    fn pieces_format_like_format_args() {
+        static PIECES: [Piece; 5] = [
+            Piece::Lit("task "),
+            Piece::Display(0),
+            Piece::Lit(" {said} "),
+            Piece::Debug(1),
+            Piece::Display(0),
+        ];
+        static FORMAT: MessageFormat = MessageFormat::pieces(&PIECES);
+        let args = [RawArg::U64(42), RawArg::Str("a\"b")];
+        let mut out = String::new();
+        FORMAT.with_arguments(&args, &mut |m| out = m.to_string());
+        assert_eq!(out, format!("task {0} {{said}} {1:?}{0}", 42u64, "a\"b"));
+        assert!(RawMessage::new(&FORMAT, &args).is_owned());
+        let v = vec![1];
+        let borrowed = [RawArg::U64(1), RawArg::Debug(&v)];
+        FORMAT.with_arguments(&borrowed, &mut |m| out = m.to_string());
+        assert_eq!(out, "task 1 {said} [1]1");
+        assert!(
+            !RawMessage::new(&FORMAT, &borrowed).is_owned(),
+            "a borrowed argument cannot go to a writer thread"
+        );
     }
 }

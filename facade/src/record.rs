@@ -59,7 +59,7 @@ impl<'a> Record<'a> {
     }
 
     /// Attaches the message's raw view: the same text as
-    /// [`args`](Record::args), as typed arguments and the site's decoder, so
+    /// [`args`](Record::args), as typed arguments and the site's message format, so
     /// an asynchronous sink can copy them instead of formatting them on the
     /// caller. The macros call this; `None` leaves the record as it was.
     #[inline]
@@ -67,8 +67,17 @@ impl<'a> Record<'a> {
         self.raw = raw;
         self
     }
-    /// The message's raw view, if the site captured its arguments raw.
+    /// The message's raw view, if the site captured every argument by
+    /// value (a borrowed argument can only be formatted on the caller).
+    #[inline]
     pub fn raw(&self) -> Option<&RawMessage<'a>> {
+        self.raw.as_ref().filter(|r| r.is_owned())
+    }
+
+    /// The message's arguments and format whether or not they are all held
+    /// by value (a line writer on the caller may format borrowed ones).
+    #[inline]
+    pub(crate) fn message_parts(&self) -> Option<&RawMessage<'a>> {
         self.raw.as_ref()
     }
 

@@ -297,6 +297,34 @@ impl<T: ToValue> FieldValue for &Option<T> {
     }
 }
 
+/// Runs `f` on the present fields of `kv` (the absent `None`s left out),
+/// in order. Not public API; a log site's shared cold path calls it. Not
+/// generic: one copy for every site.
+#[doc(hidden)]
+pub fn with_present_fields(
+    kv: &[(&'static str, Option<Value<'_>>)],
+    f: &mut dyn FnMut(&[Field<'_>]),
+) {
+    const ON_STACK: usize = 16;
+    if kv.len() > ON_STACK {
+        let all: Vec<Field<'_>> = kv.iter().filter_map(|(k, v)| v.map(|v| (*k, v))).collect();
+        return f(&all);
+    }
+    // Uninitialised: a site with two fields writes two slots, not sixteen.
+    let mut buf = [const { std::mem::MaybeUninit::<Field<'_>>::uninit() }; ON_STACK];
+    let mut n = 0;
+    for (k, v) in kv {
+        if let Some(v) = v {
+            buf[n].write((k, *v));
+            n += 1;
+        }
+    }
+    // SAFETY: slots `..n` were written just above (n <= kv.len() <= 16), and
+    // `Field` is `Copy`, so nothing is left to drop.
+    let present = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<Field<'_>>(), n) };
+    f(present)
+}
+
 /// A placeholder for the slots [`present_fields`] fills. Not public API.
 #[doc(hidden)]
 pub const NO_FIELD: Field<'static> = ("", Value::Bool(false));
@@ -317,4 +345,42 @@ pub fn present_fields<'a, 'b>(
         }
     }
     &out[..n]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn present(kv: &[(&'static str, Option<Value<'_>>)]) -> Vec<String> {
+        let mut out = Vec::new();
+        with_present_fields(kv, &mut |fields| {
+            out = fields.iter().map(|(k, v)| format!("{k}={v}")).collect()
+        });
+        out
+    }
+
+    #[test]
+    fn absent_fields_are_left_out_in_order() {
+        let kv = [
+            ("a", Some(Value::U64(1))),
+            ("b", None),
+            ("c", Some(Value::Str("x"))),
+        ];
+        assert_eq!(present(&kv), ["a=1", "c=x"]);
+        assert!(present(&[]).is_empty());
+        assert!(present(&[("z", None)]).is_empty());
+    }
+
+    #[test]
+    fn more_fields_than_the_stack_holds_all_arrive() {
+        let kv: Vec<(&'static str, Option<Value<'_>>)> = (0..40u64)
+            .map(|i| ("k", (i % 3 != 0).then_some(Value::U64(i))))
+            .collect();
+        let want: Vec<String> = (0..40u64)
+            .filter(|i| i % 3 != 0)
+            .map(|i| format!("k={i}"))
+            .collect();
+        assert_eq!(present(&kv), want);
+        assert_eq!(present(&kv[..16]).len(), 10, "exactly the stack's size");
+    }
 }

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use crate::format::Format;
 use crate::metadata::Metadata;
-use crate::raw::{RawArg, RawDecode};
+use crate::raw::{MessageFormat, RawArg, RawMessage};
 use crate::record::Record;
 use crate::sink::captured::{relifetime, Verbatim};
 use crate::sink::r#async::{on_writer, Overflow, DROPPED_META};
@@ -276,7 +276,7 @@ impl RingQueue {
                 let head = header(len, record, args.len(), RAW, thread);
                 let enc = |w: &mut [u64]| {
                     let mut at = start(w, head, record.metadata(), time, thread);
-                    w[3] = raw.decoder() as usize as u64;
+                    w[3] = raw.format() as *const MessageFormat as usize as u64;
                     for a in args {
                         at = put_arg(w, at, a);
                     }
@@ -653,6 +653,7 @@ fn arg_len(a: &RawArg<'_>) -> usize {
     match a {
         RawArg::I128(_) | RawArg::U128(_) => 3,
         RawArg::Str(s) => text_words(s.len()),
+        _ if !a.is_owned() => text_words(0),
         _ => 2,
     }
 }
@@ -708,6 +709,8 @@ fn put_arg(w: &mut [u64], at: usize, a: &RawArg<'_>) -> usize {
         RawArg::Bool(b) => (14, u64::from(b)),
         RawArg::Char(c) => (15, u64::from(c)),
         RawArg::Str(s) => return put_text(w, at, 16, s),
+        // Not pushed: a message with a borrowed argument has no raw view.
+        _ => return put_text(w, at, 16, ""),
     };
     w[at] = tag;
     w[at + 1] = word;
@@ -932,8 +935,8 @@ impl RingWriter {
                 args.push(a);
                 at = next;
             }
-            // SAFETY: written from a `RawDecode` by `push`.
-            Some(unsafe { std::mem::transmute::<usize, RawDecode>(w[3] as usize) })
+            // SAFETY: written from a `&'static MessageFormat` by `push`.
+            Some(unsafe { &*(w[3] as usize as *const MessageFormat) })
         } else {
             let (a, next) = read_item(w, at, &mut owned);
             args.push(a);
@@ -981,14 +984,18 @@ impl RingWriter {
         }
         let format = self.format;
         let batch = &mut self.batch;
+        // The raw view goes along, so the line writer formats a data
+        // format's pieces directly.
+        let raw = decoder.map(|f| RawMessage::new(f, &args));
         let mut write = |m: std::fmt::Arguments<'_>| {
             let record = Record::new(meta, level, m, &fields)
                 .with_time(time)
-                .with_thread(thread);
+                .with_thread(thread)
+                .with_raw(raw);
             format.write(&record, batch);
         };
         match decoder {
-            Some(decode) => decode(&args, &mut write),
+            Some(format) => format.with_arguments(&args, &mut write),
             None => match args.first() {
                 Some(RawArg::Str(s)) => write(format_args!("{s}")),
                 _ => write(format_args!("")),
