@@ -1,160 +1,25 @@
-//! `OtlpSink` against a real OTLP/HTTP receiver on loopback, started here:
-//! a std `TcpListener` that decodes each request with the official
-//! protocol's prost types (`opentelemetry-proto`). Run with
+//! `OtlpSink` against a real OTLP/HTTP receiver on loopback, started here
+//! (`otlp_receiver.rs`: decodes each request with the official protocol's
+//! prost types, `opentelemetry-proto`). Run with
 //! `cargo test -p elide-tests --features otlp --test otlp`. Tests replace
 //! the global sinks, so they run one at a time.
 
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+mod otlp_receiver;
+
+use std::net::TcpListener;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use elide::sink::{OtlpSink, Overflow};
 use elide::{LevelFilter, Sink};
-use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
-use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
-use opentelemetry_proto::tonic::logs::v1::LogRecord;
-use opentelemetry_proto::tonic::metrics::v1::{metric, number_data_point};
 use opentelemetry_proto::tonic::trace::v1::Span;
-use prost::Message;
+use otlp_receiver::{Received, Receiver};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// What the receiver got: log records with their scope (target), spans,
-/// and each counter's last exported value.
-#[derive(Default)]
-struct Received {
-    logs: Vec<(String, LogRecord)>,
-    spans: Vec<Span>,
-    counters: HashMap<String, i64>,
-    resource: Vec<KeyValue>,
-}
-
-struct Receiver {
-    port: u16,
-    got: Arc<Mutex<Received>>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Receiver {
-    fn start(port: u16, got: Arc<Mutex<Received>>) -> Receiver {
-        let listener = TcpListener::bind(("127.0.0.1", port)).unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let stop = Arc::new(AtomicBool::new(false));
-        let (s, g) = (stop.clone(), got.clone());
-        let thread = std::thread::spawn(move || {
-            for conn in listener.incoming() {
-                if s.load(Ordering::Relaxed) {
-                    break;
-                }
-                if let Ok(c) = conn {
-                    serve(c, &g);
-                }
-            }
-        });
-        Receiver {
-            port,
-            got,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    /// Stops listening (the port refuses connections until a restart).
-    fn stop(mut self) -> (u16, Arc<Mutex<Received>>) {
-        self.stop.store(true, Ordering::Relaxed);
-        let _ = TcpStream::connect(("127.0.0.1", self.port));
-        if let Some(t) = self.thread.take() {
-            t.join().unwrap();
-        }
-        (self.port, self.got.clone())
-    }
-}
-
-fn serve(c: TcpStream, got: &Mutex<Received>) {
-    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut r = BufReader::new(c);
-    let mut line = String::new();
-    if r.read_line(&mut line).is_err() || line.is_empty() {
-        return;
-    }
-    let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
-    let mut len = 0usize;
-    loop {
-        let mut h = String::new();
-        r.read_line(&mut h).unwrap();
-        let h = h.trim_end();
-        if h.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':') {
-            if k.eq_ignore_ascii_case("content-length") {
-                len = v.trim().parse().unwrap();
-            }
-        }
-    }
-    let mut body = vec![0; len];
-    r.read_exact(&mut body).unwrap();
-    {
-        let mut g = got.lock().unwrap();
-        match path.as_str() {
-            "/v1/logs" => {
-                let req = ExportLogsServiceRequest::decode(&body[..]).unwrap();
-                for rl in req.resource_logs {
-                    g.resource = rl.resource.unwrap_or_default().attributes;
-                    for sl in rl.scope_logs {
-                        let scope = sl.scope.unwrap_or_default().name;
-                        g.logs
-                            .extend(sl.log_records.into_iter().map(|l| (scope.clone(), l)));
-                    }
-                }
-            }
-            "/v1/traces" => {
-                let req = ExportTraceServiceRequest::decode(&body[..]).unwrap();
-                for rs in req.resource_spans {
-                    for ss in rs.scope_spans {
-                        g.spans.extend(ss.spans);
-                    }
-                }
-            }
-            "/v1/metrics" => {
-                let req = ExportMetricsServiceRequest::decode(&body[..]).unwrap();
-                for rm in req.resource_metrics {
-                    for sm in rm.scope_metrics {
-                        for m in sm.metrics {
-                            let Some(metric::Data::Sum(sum)) = m.data else {
-                                panic!("{} is not a Sum", m.name)
-                            };
-                            assert!(sum.is_monotonic);
-                            assert_eq!(sum.aggregation_temporality, 2, "cumulative");
-                            let p = &sum.data_points[0];
-                            let Some(number_data_point::Value::AsInt(v)) = p.value else {
-                                panic!("not an int")
-                            };
-                            g.counters.insert(m.name, v);
-                        }
-                    }
-                }
-            }
-            other => panic!("unexpected path {other}"),
-        }
-    }
-    let mut c = r.into_inner();
-    let _ = c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
 }
 
 fn attr<'a>(attrs: &'a [KeyValue], key: &str) -> Option<&'a any_value::Value> {
@@ -450,4 +315,54 @@ fn malformed_endpoint_is_an_error_not_a_panic() {
     let t = Instant::now();
     drop(sink);
     assert!(t.elapsed() < Duration::from_secs(5));
+}
+
+/// The `service.name` an `otlp` LOG_TGT entry sends from a real program
+/// (env-probe) run with `vars` and `args`; the child has 30 s.
+fn service_name_of(vars: &[(&str, &str)], args: &[&str]) -> String {
+    let rx = Receiver::start(0, Arc::default());
+    let target = format!("otlp://127.0.0.1:{}", rx.port);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_env-probe"))
+        .env_clear()
+        .env("RADICAL_LOG_TGT", &target)
+        .envs(vars.iter().copied())
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run env-probe");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("env-probe {args:?} with {vars:?} hung for 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?} {vars:?}: {stderr}");
+    let (_, got) = rx.stop();
+    let got = got.lock().unwrap();
+    assert!(
+        !got.logs.is_empty(),
+        "{args:?} {vars:?}: nothing arrived; {stderr}"
+    );
+    text(&got.resource, "service.name").to_owned()
+}
+
+#[test]
+fn default_service_name_is_otel_service_name_else_root_namespace_else_executable() {
+    let root = ["ns:radical.asyncflow", "emit"];
+    let no_root = ["init", "emit"];
+    let named = [("OTEL_SERVICE_NAME", "checkout")];
+    assert_eq!(service_name_of(&named, &root), "checkout");
+    assert_eq!(service_name_of(&named, &no_root), "checkout");
+    assert_eq!(service_name_of(&[], &root), "radical.asyncflow");
+    assert_eq!(service_name_of(&[], &no_root), "env-probe");
+    // A blank variable is not set.
+    assert_eq!(
+        service_name_of(&[("OTEL_SERVICE_NAME", " ")], &no_root),
+        "env-probe"
+    );
 }

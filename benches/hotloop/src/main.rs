@@ -24,15 +24,18 @@ mod consumers;
 mod report;
 mod sites;
 mod spdlog_peer;
+#[path = "../../subprocess.rs"]
+mod subprocess;
 #[path = "../../svg.rs"]
 mod svg;
 mod variants;
 mod workload;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use report::Measured;
+use subprocess::{child, run, valgrind_available};
 
 /// Iteration counts of the two callgrind runs; the difference is measured.
 const CG_ITERS: (u64, u64) = (2_000, 12_000);
@@ -221,36 +224,6 @@ fn build_static_off() -> Vec<PathBuf> {
     out
 }
 
-/// A child command with a clean environment: no `RUST_LOG`, no RADICAL
-/// variables, nothing of the caller's configuration leaks into a row.
-fn child(program: &Path) -> Command {
-    let mut c = Command::new(program);
-    c.env_clear();
-    for keep in ["PATH", "HOME", "TMPDIR", "VALGRIND_LIB"] {
-        if let Some(v) = std::env::var_os(keep) {
-            c.env(keep, v);
-        }
-    }
-    c.stdin(Stdio::null());
-    c
-}
-
-fn run(mut c: Command) -> std::process::Output {
-    let out = c.output().unwrap_or_else(|e| {
-        eprintln!("cannot run {c:?}: {e}");
-        std::process::exit(1)
-    });
-    if !out.status.success() {
-        eprintln!(
-            "{c:?} failed ({}):\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        std::process::exit(1)
-    }
-    out
-}
-
 fn list(bin: &Path) -> Vec<(String, String, String, String)> {
     let mut c = child(bin);
     c.arg("--list");
@@ -278,39 +251,18 @@ fn time(bin: &Path, name: &str, o: &Options) -> (Vec<f64>, Vec<f64>) {
         .unzip()
 }
 
-fn valgrind_available() -> bool {
-    Command::new("valgrind")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// Instructions collected inside the loop function for `n` iterations.
 fn collected(bin: &Path, name: &str, hot: &str, n: u64) -> Option<u64> {
-    let out_file = std::env::temp_dir().join(format!("elide-bench-cg.{}.out", std::process::id()));
-    let mut c = child(Path::new("valgrind"));
-    c.arg("--tool=callgrind")
-        // Exactly the loop function: a pattern like `*::hot_*` would also
-        // match its closures (`hot_x::{{closure}}`), toggling collection off
-        // inside a site's cold path.
-        .arg(format!("--toggle-collect=*::{hot}"))
-        .arg(format!("--callgrind-out-file={}", out_file.display()))
-        .arg(bin)
-        .args(["--child", "count", name])
-        .arg(n.to_string());
-    let out = run(c);
-    let _ = std::fs::remove_file(&out_file);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let total = stderr
-        .lines()
-        .find_map(|l| l.split("Collected :").nth(1))
-        .and_then(|v| v.trim().parse().ok());
-    if total.is_none() {
-        eprintln!("no callgrind total for {name}:\n{stderr}");
-    }
-    total
+    // Exactly the loop function: a pattern like `*::hot_*` would also match
+    // its closures (`hot_x::{{closure}}`), toggling collection off inside a
+    // site's cold path.
+    let n = n.to_string();
+    subprocess::callgrind(
+        bin,
+        Some(&format!("*::{hot}")),
+        &["--child", "count", name, &n],
+    )
+    .0
 }
 
 /// Instructions per iteration: the difference of two runs, so start-up,
