@@ -8,7 +8,7 @@
 //! waits (at most as long as the retries of the batches ahead), `Drop`
 //! drops and counts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
@@ -51,8 +51,10 @@ pub(crate) struct Counts {
 
 #[derive(Default)]
 struct Pending {
-    logs: Vec<(&'static str, LogRecord)>,
-    spans: Vec<(&'static str, Span)>,
+    // Deques: a batch taken from the front does not move the rest (a
+    // `Vec::drain(..k)` did, under the lock, for every batch).
+    logs: VecDeque<(&'static str, LogRecord)>,
+    spans: VecDeque<(&'static str, Span)>,
     /// Items taken by the thread and not yet sent or failed.
     in_flight: usize,
     /// A flush asked for everything now.
@@ -130,8 +132,8 @@ impl Exporter {
             p = self.room.wait(p).unwrap_or_else(|e| e.into_inner());
         }
         match item {
-            Item::Log(t, l) => p.logs.push((t, l)),
-            Item::Span(t, s) => p.spans.push((t, s)),
+            Item::Log(t, l) => p.logs.push_back((t, l)),
+            Item::Span(t, s) => p.spans.push_back((t, s)),
             Item::Skip => return,
         }
         if p.len() >= self.settings.batch {
