@@ -47,6 +47,15 @@ pub(crate) fn dispatch_record(
         let method = format_ident!("elide_{}", t.method());
         quote!((&&::elide::__private::RawWrap(&#n)).#method())
     });
+    // Only the traits the placeholders use: fewer names for every site to
+    // resolve.
+    let mut by: Vec<Ident> = Vec::new();
+    for t in &message.traits {
+        let name = format_ident!("RawBy{}", t.name());
+        if !by.contains(&name) {
+            by.push(name);
+        }
+    }
     let (decoder, format_value) = match message.pieces() {
         Some(pieces) => (
             TokenStream::new(),
@@ -79,11 +88,7 @@ pub(crate) fn dispatch_record(
         match (#(&(#exprs),)*) {
             (#(#names,)*) => {
                 #[allow(unused_imports)]
-                use ::elide::__private::{
-                    RawByBinary as _, RawByDebug as _, RawByDisplay as _, RawByLowerExp as _,
-                    RawByLowerHex as _, RawByOctal as _, RawByUpperExp as _, RawByUpperHex as _,
-                    RawCapture as _, RawUnformattable as _,
-                };
+                use ::elide::__private::{RawCapture as _, RawUnformattable as _, #(#by as _),*};
                 #decoder
                 static __ELIDE_FORMAT: ::elide::__private::MessageFormat = #format_value;
                 ::elide::__private::dispatch_message(
@@ -122,6 +127,20 @@ impl Trait {
             Some('e') => Trait::LowerExp,
             Some('E') => Trait::UpperExp,
             _ => Trait::Display,
+        }
+    }
+
+    /// The trait's name (`RawBy<name>` is its specialisation trait).
+    fn name(self) -> &'static str {
+        match self {
+            Trait::Display => "Display",
+            Trait::Debug => "Debug",
+            Trait::LowerHex => "LowerHex",
+            Trait::UpperHex => "UpperHex",
+            Trait::Octal => "Octal",
+            Trait::Binary => "Binary",
+            Trait::LowerExp => "LowerExp",
+            Trait::UpperExp => "UpperExp",
         }
     }
 
