@@ -560,6 +560,18 @@ fn messages_match_format_for_every_shape() {
     both!("é{}→{}ü", 1u8, "€");
     both!("line\nbreak {} {}\u{2028}{:?} {}", s, -7i8, s, true);
     both!("{} {} {} {}", u8::MAX, i16::MIN, usize::MAX, isize::MIN);
+    // Reborrows, trait objects and a site inside a generic function.
+    let text: &str = "deref";
+    let shown: &dyn std::fmt::Display = &n;
+    both!("{} {} {:?}", &*text, shown, &&&c);
+    fn generic<T: std::fmt::Display + std::fmt::Debug>(t: T, expect: &mut Vec<String>) {
+        info!("{} {:?}", t, t);
+        expect.push(format!("{} {:?}", t, t));
+        info!("<{}>", t);
+        expect.push(format!("<{}>", t));
+    }
+    generic(5u32, &mut expect);
+    generic("gen", &mut expect);
     let got: Vec<String> = seen
         .0
         .lock()
