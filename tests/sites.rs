@@ -532,6 +532,7 @@ fn copyable_arguments_are_offered_raw_and_others_rendered() {
 /// per-site decoder (any other spec) or rendered on the caller (borrowed
 /// arguments), and the raw view (when there is one) gives it too.
 #[test]
+#[allow(clippy::borrow_deref_ref)] // `&*text` is the reborrow under test
 fn messages_match_format_for_every_shape() {
     let _s = serial();
     let seen = Arc::new(RawSeen::default());
