@@ -349,6 +349,42 @@ mod tests {
         assert_eq!(json, "\\u2028\\u0085");
     }
 
+    /// JSON strings: `"` and `\\` escaped, everything else that breaks no
+    /// line copied as it is.
+    #[test]
+    fn json_escapes_quotes_and_backslashes_only_besides_breaks() {
+        for (s, want) in [
+            ("say \"hi\"", "say \\\"hi\\\""),
+            ("C:\\dir", "C:\\\\dir"),
+            ("plain é = ü © → ok", "plain é = ü © → ok"),
+            ("\"\\\n", "\\\"\\\\\\n"),
+        ] {
+            let mut out = String::new();
+            JsonEscaped(&mut out).write_str(s).unwrap();
+            assert_eq!(out, want, "{s:?}");
+        }
+    }
+
+    /// The escape names the character exactly: shortest lower-case hex,
+    /// one digit for U+0001 as for U+000F, six for the last plane.
+    #[test]
+    fn escapes_spell_the_code_point_in_hex() {
+        for (c, want) in [
+            ('\u{1}', "\\u{1}"),
+            ('\u{0}', "\\u{0}"),
+            ('\u{f}', "\\u{f}"),
+            ('\u{10}', "\\u{10}"),
+            ('\u{7f}', "\\u{7f}"),
+            ('\u{85}', "\\u{85}"),
+            ('\u{2028}', "\\u{2028}"),
+            ('\u{10ffff}', "\\u{10ffff}"),
+        ] {
+            let mut out = String::new();
+            push_escape(c, &mut out);
+            assert_eq!(out, want, "{c:?}");
+        }
+    }
+
     #[test]
     fn harmless_text_is_copied_whole() {
         for s in ["plain", "é ü ©°", "\u{2030}\u{2000}", "a=b \"c\" \\"] {
@@ -376,6 +412,10 @@ mod tests {
             ("k=v", "\"k=v\""),
             ("say \"hi\"", "\"say \\\"hi\\\"\""),
             ("back\\slash", "\"back\\\\slash\""),
+            // Characters whose first byte the scan looks at closer (0xC2,
+            // 0xE2) but which break nothing stay as they are.
+            ("5€ ©→", "\"5€ ©→\""),
+            ("°", "°"),
             ("line\nbreak", "\"line\\nbreak\""),
             ("sep\u{2028}", "\"sep\\u{2028}\""),
             ("é", "é"),
