@@ -627,6 +627,7 @@ numeric!(LowerHex, UpperHex, Octal, Binary, LowerExp, UpperExp);
 /// per-site decoder (any other spec) or rendered on the caller (borrowed
 /// arguments), and the raw view (when there is one) gives it too.
 #[test]
+#[allow(clippy::borrow_deref_ref)] // `&*text` is the reborrow under test
 fn messages_match_format_for_every_shape() {
     let _s = serial();
     let seen = Arc::new(RawSeen::default());
@@ -659,6 +660,18 @@ fn messages_match_format_for_every_shape() {
     both!("{:x} {:X} {:o} {:#b} {:e} {:E}", h, h, h, h, h, h);
     // Captures after a positional argument, each used twice.
     both!("{} {s:?} {n} {n} {s:?}", c);
+    // Reborrows, trait objects and a site inside a generic function.
+    let text: &str = "deref";
+    let shown: &dyn std::fmt::Display = &n;
+    both!("{} {} {:?}", &*text, shown, &&&c);
+    fn generic<T: std::fmt::Display + std::fmt::Debug>(t: T, expect: &mut Vec<String>) {
+        info!("{} {:?}", t, t);
+        expect.push(format!("{} {:?}", t, t));
+        info!("<{}>", t);
+        expect.push(format!("<{}>", t));
+    }
+    generic(5u32, &mut expect);
+    generic("gen", &mut expect);
     let got: Vec<String> = seen
         .0
         .lock()
