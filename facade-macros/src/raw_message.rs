@@ -437,10 +437,12 @@ mod tests {
         assert!(parse("{:p}", quote!(, a)).is_none());
         assert!(parse("{} {}", quote!(, a)).is_none(), "missing argument");
         assert!(parse("{}", quote!(, a, b)).is_none(), "unused argument");
-        assert!(
-            parse("{x}", quote!(, x = 1, a)).is_none(),
-            "positional after named"
-        );
+        for fmt in ["{x}", "{x} {}"] {
+            assert!(
+                parse(fmt, quote!(, x = 1, a)).is_none(),
+                "positional after named: {fmt}"
+            );
+        }
         assert!(parse("}", quote!()).is_none());
         assert!(parse("{", quote!()).is_none());
         assert_eq!(parse("no args", quote!()).map(|m| m.args.len()), Some(0));
