@@ -509,6 +509,83 @@ fn copyable_arguments_are_offered_raw_and_others_rendered() {
     info!("static");
     info!("{{{}}} {:>6}|{:<4?}|", id, Padded, 'z');
     info!("{0} {0:?}", "t");
+    // One argument used twice with the same trait is still one raw value.
+    info!("{0}-{0}", id);
+    // A captured variable whose name starts with `_` is captured like any.
+    let _v = 5u8;
+    info!("{_v}");
+    // Up to 32 arguments go raw; a longer message is rendered.
+    info!(
+        "{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}",
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        0,
+        1
+    );
+    info!(
+        "{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}",
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        0,
+        1,
+        2
+    );
     assert_eq!(evaluated.load(Ordering::SeqCst), 1, "evaluated once");
     let seen = seen.0.lock().unwrap().clone();
     let expect = [
@@ -524,8 +601,26 @@ fn copyable_arguments_are_offered_raw_and_others_rendered() {
     // What `format!` itself makes of the same format strings.
     expect.push((format!("{{{}}} {:>6}|{:<4?}|", id, Padded, 'z'), false));
     expect.push((format!("{0} {0:?}", "t"), false));
+    expect.push(("7-7".to_string(), true));
+    expect.push(("5".to_string(), true));
+    expect.push(("01234567890123456789012345678901".to_string(), true));
+    expect.push(("012345678901234567890123456789012".to_string(), false));
     assert_eq!(seen, expect);
 }
+
+/// A type with every numeric formatting trait but `Display` and `Debug`:
+/// each placeholder must reach the trait its spec names.
+struct Numeric(u32);
+macro_rules! numeric {
+    ($($t:ident),*) => {$(
+        impl std::fmt::$t for Numeric {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::$t::fmt(&self.0, f)
+            }
+        }
+    )*};
+}
+numeric!(LowerHex, UpperHex, Octal, Binary, LowerExp, UpperExp);
 
 /// Every shape of format string a site may hold gives the text `format!`
 /// gives, whether the format is kept as data (`{}` / `{:?}` only), as a
@@ -561,6 +656,10 @@ fn messages_match_format_for_every_shape() {
     both!("é{}→{}ü", 1u8, "€");
     both!("line\nbreak {} {}\u{2028}{:?} {}", s, -7i8, s, true);
     both!("{} {} {} {}", u8::MAX, i16::MIN, usize::MAX, isize::MIN);
+    let h = Numeric(0xbeef);
+    both!("{:x} {:X} {:o} {:#b} {:e} {:E}", h, h, h, h, h, h);
+    // Captures after a positional argument, each used twice.
+    both!("{} {s:?} {n} {n} {s:?}", c);
     // Reborrows, trait objects and a site inside a generic function.
     let text: &str = "deref";
     let shown: &dyn std::fmt::Display = &n;

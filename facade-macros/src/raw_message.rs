@@ -437,12 +437,39 @@ mod tests {
         assert!(parse("{:p}", quote!(, a)).is_none());
         assert!(parse("{} {}", quote!(, a)).is_none(), "missing argument");
         assert!(parse("{}", quote!(, a, b)).is_none(), "unused argument");
-        assert!(
-            parse("{x}", quote!(, x = 1, a)).is_none(),
-            "positional after named"
-        );
+        for fmt in ["{x}", "{x} {}"] {
+            assert!(
+                parse(fmt, quote!(, x = 1, a)).is_none(),
+                "positional after named: {fmt}"
+            );
+        }
         assert!(parse("}", quote!()).is_none());
         assert!(parse("{", quote!()).is_none());
         assert_eq!(parse("no args", quote!()).map(|m| m.args.len()), Some(0));
+    }
+
+    #[test]
+    fn names_that_are_not_identifiers_are_left_to_format_args() {
+        // `format_args!` reports these; the parser must decline, not panic
+        // making an identifier of them.
+        for fmt in ["{1a}", "{a-b}", "{_}", "{a b}", "{-}"] {
+            assert!(parse(fmt, quote!()).is_none(), "{fmt}");
+        }
+        let m = parse("{_v} {v_1}", quote!()).unwrap();
+        assert_eq!(m.args.len(), 2, "`_v` and `v_1` are captured");
+    }
+
+    #[test]
+    fn each_spec_selects_its_trait() {
+        let m = parse(
+            "{:?} {:x} {:X} {:o} {:b} {:e} {:E} {:>4}",
+            quote!(, a, b, c, d, e, f, g, h),
+        )
+        .unwrap();
+        use Trait::*;
+        let all = [
+            Debug, LowerHex, UpperHex, Octal, Binary, LowerExp, UpperExp, Display,
+        ];
+        assert_eq!(m.traits, all);
     }
 }

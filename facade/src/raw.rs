@@ -541,4 +541,37 @@ mod tests {
             "a borrowed argument cannot go to a writer thread"
         );
     }
+
+    #[test]
+    fn debug_shows_the_format_and_the_arguments() {
+        static PIECES: [Piece; 2] = [Piece::Lit("n="), Piece::Debug(0)];
+        static FORMAT: MessageFormat = MessageFormat::pieces(&PIECES);
+        assert_eq!(format!("{FORMAT:?}"), r#"Pieces([Lit("n="), Debug(0)])"#);
+        fn decode(_: &[RawArg<'_>], _: &mut dyn FnMut(fmt::Arguments<'_>)) {}
+        assert_eq!(format!("{:?}", MessageFormat::decode(decode)), "Decode(..)");
+        let args = [RawArg::I8(-1), RawArg::Str("s")];
+        assert_eq!(
+            format!("{:?}", RawMessage::new(&FORMAT, &args)),
+            r#"RawMessage { args: [-1, "s"], .. }"#
+        );
+        assert_eq!(format!("{:?}", RawWrap(&args)), "RawWrap");
+    }
+
+    #[test]
+    fn the_reservation_covers_literals_and_short_numbers() {
+        static PIECES: [Piece; 4] = [
+            Piece::Lit("a literal longer than eight bytes: "),
+            Piece::Display(0),
+            Piece::Lit(" and "),
+            Piece::Debug(1),
+        ];
+        let args = [RawArg::U32(12_345_678), RawArg::I16(-1234)];
+        let mut out = String::new();
+        write_pieces(&PIECES, &args, &mut out, |s, out| out.push_str(s));
+        assert_eq!(out, "a literal longer than eight bytes: 12345678 and -1234");
+        assert!(
+            pieces_len(&PIECES) >= out.len(),
+            "one allocation for the message"
+        );
+    }
 }
