@@ -12,28 +12,12 @@
 //! reaches its destination.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
+
+use elide_tests::run_with_deadline;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
-
-/// Runs a command with a deadline, so a hung build or run fails the test.
-fn run(mut cmd: Command, limit: Duration) -> Output {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let start = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("{cmd:?} did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("output")
-}
+use std::time::Duration;
 
 /// The fixture's binary, built once per test process.
 fn app() -> &'static Path {
@@ -45,7 +29,7 @@ fn app() -> &'static Path {
         cmd.current_dir(&fixture)
             .args(["build", "--quiet", "--target-dir"])
             .arg(&target);
-        let out = run(cmd, Duration::from_secs(600));
+        let out = run_with_deadline(cmd, Duration::from_secs(600));
         assert!(
             out.status.success(),
             "fixture build failed:\n{}",
@@ -74,7 +58,7 @@ fn scratch() -> PathBuf {
 fn run_app(dir: &Path, vars: &[(&str, &str)]) -> String {
     let mut cmd = Command::new(app());
     cmd.env_clear().envs(vars.iter().copied()).current_dir(dir);
-    let out = run(cmd, Duration::from_secs(60));
+    let out = run_with_deadline(cmd, Duration::from_secs(60));
     assert!(out.status.success(), "fixture run failed: {out:?}");
     String::from_utf8_lossy(&out.stderr).into_owned()
 }

@@ -16,7 +16,9 @@
 //! every one of them fresh instead of rebuilding four times per profile.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
+
+use elide_tests::run_with_deadline;
 use std::time::{Duration, Instant};
 
 /// Markers of sites that the `gate` features remove.
@@ -143,24 +145,6 @@ fn target_dir(b: &Build) -> PathBuf {
         .join(vars)
 }
 
-/// Runs a command with a deadline, so a hung build fails the test.
-fn run(mut cmd: Command, limit: Duration) -> Output {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let start = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("{cmd:?} did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().expect("output")
-}
-
 fn cargo(b: &Build) -> Output {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(fixture())
@@ -182,7 +166,7 @@ fn cargo(b: &Build) -> Output {
     for (k, v) in b.config_env {
         cmd.arg("--config").arg(format!("env.{k}={v:?}"));
     }
-    run(cmd, Duration::from_secs(600))
+    run_with_deadline(cmd, Duration::from_secs(600))
 }
 
 fn build(b: &Build) -> Built {
@@ -205,7 +189,7 @@ fn build(b: &Build) -> Built {
         .join(if b.release { "release" } else { "debug" })
         .join(format!("app{}", std::env::consts::EXE_SUFFIX));
     let bytes = std::fs::read(&exe).unwrap_or_else(|e| panic!("read {}: {e}", exe.display()));
-    let ran = run(Command::new(&exe), Duration::from_secs(60));
+    let ran = run_with_deadline(Command::new(&exe), Duration::from_secs(60));
     assert!(ran.status.success(), "fixture run failed: {ran:?}");
     Built {
         bytes,

@@ -96,21 +96,7 @@ pub(crate) fn with_field_slice(
         });
         return body(quote!(&[#(#items),*]));
     }
-    let items = fields.iter().map(|f| {
-        let name = &f.name;
-        let v = &f.value;
-        match f.sigil {
-            Sigil::Plain => quote_spanned! {v.span()=>
-                (#name, ::elide::__private::FieldValue::field_value(&(#v)))
-            },
-            Sigil::Display => {
-                quote!((#name, ::core::option::Option::Some(::elide::Value::Display(&(#v)))))
-            }
-            Sigil::Debug => {
-                quote!((#name, ::core::option::Option::Some(::elide::Value::Debug(&(#v)))))
-            }
-        }
-    });
+    let items = kv_items(fields);
     let n = fields.len();
     let body = body(quote!(__elide_fields));
     // Not generic: no per-site copy of a shared function (a closure-taking
@@ -128,10 +114,11 @@ pub(crate) fn with_field_slice(
     }
 }
 
-/// `&[(name, Option<Value>)]` of a site's fields, for the shared cold path
-/// that leaves the absent ones out (`&[]` for none).
-pub(crate) fn kv_slice(fields: &[Field]) -> TokenStream {
-    let items = fields.iter().map(|f| {
+/// Each field as `(name, Option<Value>)`: plain `key = expr` fields through
+/// `FieldValue` (an `Option` that is `None` is absent), `%`/`?` fields
+/// always present.
+fn kv_items(fields: &[Field]) -> impl Iterator<Item = TokenStream> + '_ {
+    fields.iter().map(|f| {
         let name = &f.name;
         let v = &f.value;
         match f.sigil {
@@ -145,7 +132,13 @@ pub(crate) fn kv_slice(fields: &[Field]) -> TokenStream {
                 quote!((#name, ::core::option::Option::Some(::elide::Value::Debug(&(#v)))))
             }
         }
-    });
+    })
+}
+
+/// `&[(name, Option<Value>)]` of a site's fields, for the shared cold path
+/// that leaves the absent ones out (`&[]` for none).
+pub(crate) fn kv_slice(fields: &[Field]) -> TokenStream {
+    let items = kv_items(fields);
     quote!(&[#(#items),*])
 }
 
