@@ -75,8 +75,21 @@ mod tests {
         let fifo = dir.join("fifo");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         if made.map(|s| s.success()).unwrap_or(false) {
-            // Without the check this open blocks forever (no reader).
-            let err = open_append(&fifo).unwrap_err();
+            // Without the check this open blocks forever (no reader): it
+            // runs on a thread with a deadline, so the test fails instead
+            // of hanging, and a reader then releases the stuck open.
+            let (tx, rx) = std::sync::mpsc::channel();
+            let path = fifo.clone();
+            std::thread::spawn(move || {
+                let _ = tx.send(open_append(&path).map(drop));
+            });
+            let err = match rx.recv_timeout(std::time::Duration::from_secs(10)) {
+                Ok(result) => result.unwrap_err(),
+                Err(_) => {
+                    let _reader = std::fs::File::open(&fifo);
+                    panic!("open_append blocked on a FIFO with no reader");
+                }
+            };
             assert!(err.to_string().contains("FIFO"), "{err}");
         } else {
             eprintln!("skipped the FIFO case: mkfifo is not available");
