@@ -79,13 +79,9 @@ pub fn dispatch_message(
     format: &'static MessageFormat,
     args: &[RawArg<'_>],
 ) {
-    if kv.is_empty() {
-        message_record(route, meta, level, &[], format, args)
-    } else {
-        with_present_fields(kv, &mut |fields| {
-            message_record(route, meta, level, fields, format, args)
-        })
-    }
+    with_fields(kv, |fields| {
+        message_record(route, meta, level, fields, format, args)
+    })
 }
 
 /// The record of `dispatch_message`, built where the message is: straight
@@ -131,9 +127,18 @@ pub fn dispatch_text(
     kv: &[(&'static str, Option<crate::Value<'_>>)],
     message: core::fmt::Arguments<'_>,
 ) {
-    let mut emit = |fields: &[crate::Field<'_>]| {
+    with_fields(kv, |fields| {
         dispatch_to(route, &crate::Record::new(meta, level, message, fields))
-    };
+    })
+}
+
+/// Runs `emit` on the present fields of `kv`: directly when the site has
+/// none (no indirect call), else through [`with_present_fields`].
+#[inline(always)]
+fn with_fields(
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    mut emit: impl FnMut(&[crate::Field<'_>]),
+) {
     if kv.is_empty() {
         emit(&[])
     } else {

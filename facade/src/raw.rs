@@ -136,16 +136,9 @@ impl MessageFormat {
     /// The message formatted from `args`, handed to `f`.
     #[inline]
     pub fn with_arguments(&self, args: &[RawArg<'_>], f: &mut dyn FnMut(fmt::Arguments<'_>)) {
-        self.format_then(args, f)
-    }
-
-    /// [`with_arguments`](Self::with_arguments) without the indirect call
-    /// for a data format (the shared cold path of every site uses it).
-    #[inline(always)]
-    pub(crate) fn format_then<F: FnMut(fmt::Arguments<'_>)>(&self, args: &[RawArg<'_>], mut f: F) {
         match self.kind {
             FormatKind::Pieces(pieces) => f(format_args!("{}", Interpret { pieces, args })),
-            FormatKind::Decode(decode) => decode(args, &mut f),
+            FormatKind::Decode(decode) => decode(args, f),
         }
     }
 
