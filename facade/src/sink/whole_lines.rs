@@ -190,4 +190,96 @@ mod tests {
         assert_eq!(out.out, b"aaa\nbbbb\nee\n");
         assert!(w.rest.is_empty());
     }
+
+    fn full(budget: usize) -> Full {
+        Full {
+            out: Vec::new(),
+            budget,
+        }
+    }
+
+    #[test]
+    fn a_failure_at_a_line_boundary_tears_nothing() {
+        let mut w = WholeLines::default();
+        let mut out = full(4);
+        let t = w.write_records(&mut out, "aaa\nbbb\n", 2, &[]);
+        assert_eq!((t.written, t.failed, t.revived), (1, 1, 0));
+        assert!(w.rest.is_empty(), "nothing of bbb was written: {:?}", w.rest);
+        out.budget = 100;
+        let t = w.write_records(&mut out, "ccc\n", 1, &[]);
+        assert_eq!((t.written, t.failed, t.revived), (1, 0, 0));
+        assert_eq!(out.out, b"aaa\nccc\n", "the failed record is not written late");
+    }
+
+    #[test]
+    fn a_notice_not_yet_written_is_not_counted_as_written() {
+        let mut w = WholeLines::default();
+        // A record, then a writer's notice at offset 4, then a record; the
+        // writer takes exactly the first line.
+        let t = w.write_records(&mut full(4), "rec\nnote\nrec\n", 2, &[4]);
+        assert_eq!((t.written, t.failed), (1, 1));
+    }
+
+    #[test]
+    fn an_interrupted_write_is_retried() {
+        struct Interrupts(Vec<u8>, bool);
+        impl Write for Interrupts {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                if std::mem::take(&mut self.1) {
+                    return Err(io::ErrorKind::Interrupted.into());
+                }
+                self.0.extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut out = Interrupts(Vec::new(), true);
+        let t = WholeLines::default().write_records(&mut out, "a\nb\n", 2, &[]);
+        assert_eq!((t.written, t.failed, t.error.is_none()), (2, 0, true));
+        assert_eq!(out.0, b"a\nb\n");
+    }
+
+    #[test]
+    fn a_writer_that_claims_more_than_it_was_given_is_held_to_the_buffer() {
+        // Over-reports by 5 bytes: io::Write forbids it, a logger must
+        // survive it.
+        struct Boasts(Vec<u8>);
+        impl Write for Boasts {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                self.0.extend_from_slice(buf);
+                Ok(buf.len() + 5)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut w = WholeLines::default();
+        let mut torn = full(2);
+        w.write(&mut torn, b"abcd\n");
+        assert_eq!(w.rest, b"cd\n");
+        let mut out = Boasts(Vec::new());
+        let o = w.write(&mut out, b"ef\n");
+        assert!(o.completed_torn && o.error.is_none());
+        assert!(w.rest.is_empty());
+        assert_eq!(out.0, b"cd\nef\n");
+    }
+
+    #[test]
+    fn a_torn_notice_completed_later_revives_no_record() {
+        let mut w = WholeLines::default();
+        let mut out = full(6);
+        // "rec\n" whole, the notice at 4 torn after "no".
+        let t = w.write_records(&mut out, "rec\nnote\n", 1, &[4]);
+        assert_eq!((t.written, t.failed), (1, 0));
+        // The next batch (a record first) fails while the notice's rest is
+        // being written: still nothing torn of it.
+        let t = w.write_records(&mut out, "r2\n", 1, &[]);
+        assert_eq!((t.written, t.failed, t.revived), (0, 1, 0));
+        out.budget = 100;
+        let t = w.write_records(&mut out, "r3\n", 1, &[]);
+        assert_eq!((t.written, t.failed, t.revived), (1, 0, 0), "the notice is no record");
+        assert_eq!(out.out, b"rec\nnote\nr3\n");
+    }
 }
