@@ -204,11 +204,18 @@ mod tests {
         let mut out = full(4);
         let t = w.write_records(&mut out, "aaa\nbbb\n", 2, &[]);
         assert_eq!((t.written, t.failed, t.revived), (1, 1, 0));
-        assert!(w.rest.is_empty(), "nothing of bbb was written: {:?}", w.rest);
+        assert!(
+            w.rest.is_empty(),
+            "nothing of bbb was written: {:?}",
+            w.rest
+        );
         out.budget = 100;
         let t = w.write_records(&mut out, "ccc\n", 1, &[]);
         assert_eq!((t.written, t.failed, t.revived), (1, 0, 0));
-        assert_eq!(out.out, b"aaa\nccc\n", "the failed record is not written late");
+        assert_eq!(
+            out.out, b"aaa\nccc\n",
+            "the failed record is not written late"
+        );
     }
 
     #[test]
@@ -218,6 +225,25 @@ mod tests {
         // writer takes exactly the first line.
         let t = w.write_records(&mut full(4), "rec\nnote\nrec\n", 2, &[4]);
         assert_eq!((t.written, t.failed), (1, 1));
+    }
+
+    #[test]
+    fn a_torn_record_completed_later_counts_as_written_then() {
+        let mut w = WholeLines::default();
+        let mut out = full(6);
+        let t = w.write_records(&mut out, "rec\nrecord\n", 2, &[]);
+        assert_eq!((t.written, t.failed, t.revived), (1, 1, 0));
+        out.budget = 100;
+        let t = w.write_records(&mut out, "r3\n", 1, &[]);
+        assert_eq!((t.written, t.failed, t.revived), (2, 0, 1));
+        assert_eq!(out.out, b"rec\nrecord\nr3\n");
+    }
+
+    #[test]
+    fn written_notices_are_not_counted_as_records() {
+        let mut out = full(100);
+        let t = WholeLines::default().write_records(&mut out, "note\nrec\n", 1, &[0]);
+        assert_eq!((t.written, t.failed), (1, 0));
     }
 
     #[test]
@@ -279,7 +305,11 @@ mod tests {
         assert_eq!((t.written, t.failed, t.revived), (0, 1, 0));
         out.budget = 100;
         let t = w.write_records(&mut out, "r3\n", 1, &[]);
-        assert_eq!((t.written, t.failed, t.revived), (1, 0, 0), "the notice is no record");
+        assert_eq!(
+            (t.written, t.failed, t.revived),
+            (1, 0, 0),
+            "the notice is no record"
+        );
         assert_eq!(out.out, b"rec\nnote\nr3\n");
     }
 }
