@@ -75,12 +75,12 @@ pub enum RawArg<'a> {
 /// A float argument together with the function that formats it.
 ///
 /// Why not the bare float: the formatting traits of [`RawArg`] match on the
-/// kind, and a match arm that formats a float directly would link core's
-/// float formatting (about 20 KB of code: Grisu, Dragon, big integers, the
-/// `f32` and `f64` instances of every layout) into every program that logs
-/// at all. Held as a pointer, the code is linked only where a float is
-/// captured ([`RawFloat::new`], inlined at the site that formats one), and
-/// no `RawFloat` exists without it, so every float prints exactly as its
+/// kind, and a match arm that formats a float directly links core's float
+/// formatting for it (the `f32` instances of every layout, the `f64` `Debug`
+/// and exponential ones: about 4 KB) into every program that logs at all.
+/// Held as a pointer, that code is linked only where a float argument is
+/// captured ([`RawFloat::new`], inlined into the site that captures one),
+/// and no `RawFloat` exists without it, so every float prints exactly as its
 /// type's own formatting traits print it.
 #[derive(Clone, Copy)]
 pub struct RawFloat<T> {
@@ -127,7 +127,7 @@ impl<T: Copy> RawFloat<T> {
 
     /// Writes the float as its type's trait of `style` writes it.
     #[inline]
-    pub fn fmt(&self, style: FloatStyle, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    pub fn write(&self, style: FloatStyle, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         (self.format)(&self.value, style, f)
     }
 }
@@ -146,7 +146,7 @@ where
 
 impl<T: Copy> fmt::Debug for RawFloat<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.fmt(FloatStyle::Debug, f)
+        self.write(FloatStyle::Debug, f)
     }
 }
 
@@ -538,7 +538,7 @@ macro_rules! forward {
                 match self {
                     $(RawArg::$v(x) => fmt::$trait::fmt(x, f),)*
                     // Through the float's own pointer: see `RawFloat`.
-                    $(RawArg::$float(x) => x.fmt(FloatStyle::$trait, f),)*
+                    $(RawArg::$float(x) => x.write(FloatStyle::$trait, f),)*
                     RawArg::$trait(x) => x.fmt(f),
                     #[allow(unreachable_patterns)]
                     _ => Ok(()),

@@ -180,8 +180,9 @@ pub(crate) fn from_env() -> bool {
 }
 
 /// The line format this build can write for `format`, which the variable
-/// `origin` asked for: without the cargo feature `json`, `json` falls back
-/// to the RADICAL layout, with one warning.
+/// `origin` asked for: without the cargo feature `json` (the only format
+/// behind a feature), `json` falls back to the RADICAL layout, with one
+/// warning.
 fn format_available(format: Format, origin: &env::Origin, snap: &env::EnvSnapshot) -> Format {
     if format.is_available() {
         return format;
@@ -190,11 +191,8 @@ fn format_available(format: Format, origin: &env::Origin, snap: &env::EnvSnapsho
     env::warn_once(&Warning {
         raw: snap.get(&var).unwrap_or_default().to_owned(),
         var,
-        reason: format!(
-            "the {} line format needs elide's cargo feature `{}`, which this build lacks",
-            format.as_str(),
-            format.as_str()
-        ),
+        reason: "the json line format needs elide's cargo feature `json`, which this build lacks"
+            .to_owned(),
         fallback: Format::Radical.as_str().to_owned(),
     });
     Format::Radical
@@ -238,8 +236,9 @@ pub(crate) fn build(
     let mut sinks: Vec<Arc<dyn Sink>> = Vec::new();
     #[cfg(feature = "file")]
     let mut failed: Vec<String> = Vec::new();
+    // Without `file` no file is written, in any mode.
     #[cfg(not(feature = "file"))]
-    let mut files = false;
+    let (mut files, _) = (false, mode);
     let mut stderr = false;
     let mut add_stderr = |sinks: &mut Vec<Arc<dyn Sink>>| {
         if !std::mem::replace(&mut stderr, true) {
@@ -261,7 +260,6 @@ pub(crate) fn build(
             },
             #[cfg(not(feature = "file"))]
             Target::File(_) => {
-                let _ = mode;
                 files = true;
                 add_stderr(&mut sinks);
             }
