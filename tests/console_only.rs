@@ -1,15 +1,17 @@
 //! elide built without its default features (`default-features = false`),
-//! as a program that logs only to the console or to plain files builds it.
-//! The fixture `fixtures/console-only` is built once, in its own target
-//! directory under `CARGO_TARGET_TMPDIR` (features unify within a build, so
-//! it cannot be a member of this workspace), and run with a cleared
-//! environment and chosen variables.
+//! as a program that logs only to the console builds it, and with only the
+//! feature `file`, as one that also writes plain log files. The fixture
+//! `fixtures/console-only` is built once per feature set, each in its own
+//! target directory under `CARGO_TARGET_TMPDIR` (features unify within a
+//! build, so it cannot be a member of this workspace), and run with a
+//! cleared environment and chosen variables.
 //!
-//! What a user relies on: the asynchronous machinery and the `.prof` sink
-//! are not linked at all; an environment that asks for them (`LOG_MODE=async`
-//! or `durable`, `PROFILE=1`) gets one warning naming the variable, the
-//! value, the missing feature and the fallback, and every record still
-//! reaches its destination.
+//! What a user relies on: the parts left out (the asynchronous machinery,
+//! the `.prof` sink, file sinks, the JSON layout, `RUST_LOG` parsing) are
+//! not linked at all; an environment that asks for one (`LOG_MODE=async` or
+//! `durable`, `PROFILE=1`, a file in `LOG_TGT`, `LOG_FMT=json`, `RUST_LOG`)
+//! gets one warning naming the variable, the value, the missing feature and
+//! the fallback, and every record still reaches its destination.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,15 +21,29 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-/// The fixture's binary, built once per test process.
-fn app() -> &'static Path {
-    static APP: OnceLock<PathBuf> = OnceLock::new();
-    APP.get_or_init(|| {
+/// Which build of the fixture a test runs.
+#[derive(Clone, Copy)]
+enum Build {
+    /// No feature of elide: the console only.
+    Console,
+    /// Only the feature `file`: plain log files besides the console.
+    File,
+}
+
+/// The fixture's binary for `build`, built once per test process.
+fn app(build: Build) -> &'static Path {
+    static CONSOLE: OnceLock<PathBuf> = OnceLock::new();
+    static FILE: OnceLock<PathBuf> = OnceLock::new();
+    let (cell, dir, features) = match build {
+        Build::Console => (&CONSOLE, "console-only", ""),
+        Build::File => (&FILE, "console-only-file", "file"),
+    };
+    cell.get_or_init(|| {
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/console-only");
-        let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("console-only");
+        let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
         let mut cmd = Command::new(env!("CARGO"));
         cmd.current_dir(&fixture)
-            .args(["build", "--quiet", "--target-dir"])
+            .args(["build", "--quiet", "--features", features, "--target-dir"])
             .arg(&target);
         let out = run_with_deadline(cmd, Duration::from_secs(600));
         assert!(
@@ -54,9 +70,10 @@ fn scratch() -> PathBuf {
     dir
 }
 
-/// One run of the fixture with only `vars` set, in `dir`; its stderr.
-fn run_app(dir: &Path, vars: &[(&str, &str)]) -> String {
-    let mut cmd = Command::new(app());
+/// One run of the fixture's `build` with only `vars` set, in `dir`; its
+/// stderr.
+fn run_app(build: Build, dir: &Path, vars: &[(&str, &str)]) -> String {
+    let mut cmd = Command::new(app(build));
     cmd.env_clear().envs(vars.iter().copied()).current_dir(dir);
     let out = run_with_deadline(cmd, Duration::from_secs(60));
     assert!(out.status.success(), "fixture run failed: {out:?}");
@@ -83,6 +100,7 @@ fn warnings(stderr: &str) -> Vec<&str> {
 fn log_mode_async_falls_back_to_buffered_writes_with_one_warning() {
     let dir = scratch();
     let stderr = run_app(
+        Build::File,
         &dir,
         &[
             ("RADICAL_LOG_TGT", "app.log"),
@@ -105,6 +123,7 @@ fn log_mode_async_falls_back_to_buffered_writes_with_one_warning() {
 fn log_mode_durable_falls_back_to_sync_durable_with_one_warning() {
     let dir = scratch();
     let stderr = run_app(
+        Build::File,
         &dir,
         &[
             ("RADICAL_LOG_TGT", "app.log"),
@@ -128,6 +147,7 @@ fn log_mode_durable_falls_back_to_sync_durable_with_one_warning() {
 fn console_and_synchronous_modes_need_no_warning() {
     let dir = scratch();
     let stderr = run_app(
+        Build::File,
         &dir,
         &[
             ("RADICAL_LOG_TGT", "stderr,app.log"),
@@ -140,13 +160,20 @@ fn console_and_synchronous_modes_need_no_warning() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The symbol table of the binary names no part of the asynchronous
-/// machinery or the `.prof` sink: they are not linked, not merely unused.
+/// Whether the binary of `build` holds `text` (its symbol table names
+/// every function linked).
+fn links(build: Build) -> impl Fn(&str) -> bool {
+    let bytes = std::fs::read(app(build)).expect("read the fixture binary");
+    move |s: &str| bytes.windows(s.len()).any(|w| w == s.as_bytes())
+}
+
+/// The symbol table of the console-only binary names no part of the
+/// asynchronous machinery, the `.prof` sink, the file sinks, the JSON
+/// layout or the `RUST_LOG` parser: they are not linked, not merely unused.
 #[test]
-fn links_no_asynchronous_machinery() {
-    let bytes = std::fs::read(app()).expect("read the fixture binary");
-    let has = |s: &str| bytes.windows(s.len()).any(|w| w == s.as_bytes());
-    // The control: the program does link elide's synchronous sinks.
+fn links_no_asynchronous_machinery_files_json_or_rust_log() {
+    let has = links(Build::Console);
+    // The control: the program does link elide's console sink.
     assert!(has("ConsoleSink"), "symbols of the binary are not readable");
     for absent in [
         "crossbeam_channel",
@@ -154,15 +181,102 @@ fn links_no_asynchronous_machinery() {
         "async_rings",
         "RingQueue",
         "ProfSink",
+        "FileSink",
+        "DurableFile",
+        "open_append",
+        "JsonEscaped",
+        "json_fields",
+        "Directives",
     ] {
         assert!(!has(absent), "{absent} is linked");
     }
+    // With `file`, the file sinks are there, and still nothing asynchronous.
+    let has = links(Build::File);
+    assert!(has("FileSink"), "the file build links no FileSink");
+    assert!(!has("AsyncSink"), "the file build links AsyncSink");
+}
+
+#[test]
+fn file_target_falls_back_to_stderr_with_one_warning() {
+    let dir = scratch();
+    let stderr = run_app(
+        Build::Console,
+        &dir,
+        &[
+            ("RADICAL_LOG_TGT", "app.log, sub/b.log"),
+            // Not read without `file`: no warning of its own.
+            ("RADICAL_LOG_MODE", "durable"),
+        ],
+    );
+    assert_eq!(
+        warnings(&stderr),
+        [
+            "elide: ignoring RADICAL_LOG_TGT=\"app.log, sub/b.log\": a file target needs \
+             elide's cargo feature `file`, which this build lacks; using stderr for the file \
+             targets"
+        ],
+        "stderr:\n{stderr}"
+    );
+    // Each record once on stderr (one console sink for both files).
+    for line in ["console-only first", "console-only second"] {
+        assert_eq!(stderr.matches(line).count(), 1, "{line:?} in:\n{stderr}");
+    }
+    assert!(!dir.join("app.log").exists(), "a log file was created");
+    assert!(!dir.join("sub").exists(), "a log directory was created");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn log_fmt_json_falls_back_to_the_radical_layout_with_one_warning() {
+    let dir = scratch();
+    let stderr = run_app(Build::Console, &dir, &[("RADICAL_LOG_FMT", " JSON ")]);
+    assert_eq!(
+        warnings(&stderr),
+        [
+            "elide: ignoring RADICAL_LOG_FMT=\" JSON \": the json line format needs elide's \
+             cargo feature `json`, which this build lacks; using radical"
+        ],
+        "stderr:\n{stderr}"
+    );
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("console-only first"))
+        .unwrap_or_else(|| panic!("no record in:\n{stderr}"));
+    assert!(
+        line.contains(" : ERROR    : console-only first"),
+        "not the RADICAL layout: {line:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rust_log_is_not_read_and_warns_once() {
+    let dir = scratch();
+    // Read, `off` would silence both records.
+    let stderr = run_app(Build::Console, &dir, &[("RUST_LOG", "off")]);
+    assert_eq!(
+        warnings(&stderr),
+        [
+            "elide: ignoring RUST_LOG=\"off\": RUST_LOG directives need elide's cargo feature \
+             `rust-log`, which this build lacks; using the LOG_LVL variables and the built-in \
+             default"
+        ],
+        "stderr:\n{stderr}"
+    );
+    for line in ["console-only first", "console-only second"] {
+        assert_eq!(stderr.matches(line).count(), 1, "{line:?} in:\n{stderr}");
+    }
+    // An empty RUST_LOG asks for nothing: no warning.
+    let stderr = run_app(Build::Console, &dir, &[("RUST_LOG", " ")]);
+    assert_eq!(warnings(&stderr), Vec::<&str>::new(), "stderr:\n{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn profile_on_turns_telemetry_on_without_a_prof_file_and_warns_once() {
     let dir = scratch();
     let stderr = run_app(
+        Build::Console,
         &dir,
         &[
             ("RADICAL_PROFILE", "yes"),

@@ -10,9 +10,9 @@ pub use crate::counter::{Counter, ShardCell};
 pub use crate::dispatch::{dispatch, dispatch_to, Route};
 pub use crate::metadata::{Kind, Metadata};
 pub use crate::raw::{
-    MessageFormat, Piece, RawArg, RawByBinary, RawByDebug, RawByDisplay, RawByLowerExp,
-    RawByLowerHex, RawByOctal, RawByUpperExp, RawByUpperHex, RawCapture, RawDecode, RawMessage,
-    RawUnformattable, RawWrap, ToRawArg,
+    FloatStyle, MessageFormat, Piece, RawArg, RawByBinary, RawByDebug, RawByDisplay, RawByLowerExp,
+    RawByLowerHex, RawByOctal, RawByUpperExp, RawByUpperHex, RawCapture, RawDecode, RawFloat,
+    RawMessage, RawUnformattable, RawWrap, ToRawArg,
 };
 pub use crate::runtime_site::site as runtime_site;
 pub use crate::sample::{sample_nth, sample_undo, Every, First};

@@ -23,6 +23,7 @@
 
 pub(crate) mod lookup;
 pub(crate) mod parse;
+#[cfg(feature = "rust-log")]
 pub(crate) mod rust_log;
 
 use std::ffi::{OsStr, OsString};
@@ -32,6 +33,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::LevelFilter;
+#[cfg(feature = "file")]
 pub(crate) use lookup::clip;
 use lookup::{cascade, default_var, resolve, Decided, Warning};
 use parse::{
@@ -64,6 +66,7 @@ pub(crate) struct EnvSnapshot {
     /// The executable's file stem, for `LOG_TGT=.` without a root.
     exe_name: String,
     /// `RUST_LOG`, parsed once: the last fallback of a level.
+    #[cfg(feature = "rust-log")]
     rust_log: Option<rust_log::Directives>,
 }
 
@@ -93,9 +96,12 @@ impl EnvSnapshot {
                 Err(i) => snap.vars.insert(i, (k, v)),
             }
         }
-        snap.rust_log = snap
-            .get(RUST_LOG)
-            .map(|v| rust_log::Directives::parse(&v.to_string_lossy()));
+        #[cfg(feature = "rust-log")]
+        {
+            snap.rust_log = snap
+                .get(RUST_LOG)
+                .map(|v| rust_log::Directives::parse(&v.to_string_lossy()));
+        }
         snap
     }
 
@@ -123,12 +129,14 @@ impl EnvSnapshot {
     /// namespace, or the default one) sets, ignoring bad values: an upper
     /// bound of what the cascade can give a namespace.
     pub(crate) fn max_level_var(&self) -> Option<LevelFilter> {
-        self.vars
+        let vars = self
+            .vars
             .iter()
             .filter(|(k, _)| is_for_key(k, "LOG_LVL") || is_for_key(k, "VERBOSE"))
-            .filter_map(|(_, v)| parse::parse_level(v.to_str()?).ok())
-            .chain(self.rust_log.as_ref().and_then(|d| d.max_level()))
-            .max()
+            .filter_map(|(_, v)| parse::parse_level(v.to_str()?).ok());
+        #[cfg(feature = "rust-log")]
+        let vars = vars.chain(self.rust_log.as_ref().and_then(|d| d.max_level()));
+        vars.max()
     }
 
     /// The raw value of one variable.
@@ -212,7 +220,7 @@ pub(crate) fn level(
 ) -> Decided<LevelFilter> {
     let root = root.map(|r| r.prefix.as_str());
     warn_near_misses(snap);
-    let mut d = resolve(
+    let d = resolve(
         snap,
         &[
             cascade(prefix, root, "LOG_LVL"),
@@ -222,7 +230,16 @@ pub(crate) fn level(
         parse_level,
         builtin,
     );
-    // No RADICAL-style variable decided: `RUST_LOG`, then the default.
+    with_rust_log(snap, prefix, d)
+}
+
+/// When no RADICAL-style variable decided: `RUST_LOG`, then the default.
+#[cfg(feature = "rust-log")]
+fn with_rust_log(
+    snap: &EnvSnapshot,
+    prefix: &str,
+    mut d: Decided<LevelFilter>,
+) -> Decided<LevelFilter> {
     if let Some(directives) = &snap.rust_log {
         d.searched.push(RUST_LOG.to_owned());
         warn_ignored_directives(snap, directives);
@@ -236,7 +253,28 @@ pub(crate) fn level(
     d
 }
 
+/// Without the cargo feature `rust-log`, a set `RUST_LOG` is not read: one
+/// warning, so a user who set it learns why it has no effect.
+#[cfg(not(feature = "rust-log"))]
+fn with_rust_log(snap: &EnvSnapshot, _: &str, d: Decided<LevelFilter>) -> Decided<LevelFilter> {
+    if let Some(raw) = snap
+        .get(RUST_LOG)
+        .filter(|v| !v.to_string_lossy().trim().is_empty())
+    {
+        warn_once(&Warning {
+            var: RUST_LOG.to_owned(),
+            raw: raw.to_owned(),
+            reason: "RUST_LOG directives need elide's cargo feature `rust-log`, which this \
+                     build lacks"
+                .to_owned(),
+            fallback: "the LOG_LVL variables and the built-in default".to_owned(),
+        });
+    }
+    d
+}
+
 /// One warning per `RUST_LOG` directive that was ignored.
+#[cfg(feature = "rust-log")]
 fn warn_ignored_directives(snap: &EnvSnapshot, d: &rust_log::Directives) {
     let raw = snap.get(RUST_LOG).unwrap_or_default();
     for (directive, reason) in &d.ignored {
@@ -316,8 +354,12 @@ pub(crate) fn process_name(snap: &EnvSnapshot, root: Option<&Root>) -> String {
 /// `<log dir>/<name>.log`, the name being the root namespace in lower case
 /// (`::` written as `.`) or, without a root, the executable's file stem.
 pub(crate) fn log_targets(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Targets> {
-    let dir = log_dir(snap).value.0;
-    let name = process_name(snap, root);
+    #[cfg(feature = "file")]
+    let (dir, name) = (log_dir(snap).value.0, process_name(snap, root));
+    // Without `file` no file is opened (a file target is replaced by
+    // stderr, with a warning), so its name needs no `LOG_DIR` lookup.
+    #[cfg(not(feature = "file"))]
+    let (dir, name) = (snap.cwd.clone(), snap.exe_name.clone());
     resolve(
         snap,
         &[cascade(process_prefix(root), None, "LOG_TGT")],
@@ -446,6 +488,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "rust-log")]
     #[test]
     fn rust_log_decides_only_when_no_radical_variable_does() {
         let rust_log = ("RUST_LOG", "warn,my_app::db=trace,hyper=off");
@@ -503,22 +546,36 @@ mod tests {
             "/run/probe.log"
         );
         let root = Root::new("Radical.AsyncFlow");
-        assert_eq!(
-            t(&[("RADICAL_LOG_TGT", ".")], Some(&root))
-                .value
-                .to_string(),
-            "/run/radical.asyncflow.log"
-        );
-        // The root's own variable beats RADICAL's; LOG_DIR moves relative files.
+        // Without `file` no file is opened, so `.` and `LOG_DIR` are not
+        // resolved (the target is replaced by stderr, with a warning).
+        #[cfg(feature = "file")]
+        {
+            assert_eq!(
+                t(&[("RADICAL_LOG_TGT", ".")], Some(&root))
+                    .value
+                    .to_string(),
+                "/run/radical.asyncflow.log"
+            );
+            // The root's own variable beats RADICAL's; LOG_DIR moves relative files.
+            let d = t(
+                &[
+                    ("RADICAL_LOG_TGT", "stdout"),
+                    ("RADICAL_ASYNCFLOW_LOG_TGT", "stdout, x.log ,2"),
+                    ("RADICAL_DEFAULT_LOG_DIR", "logs"),
+                ],
+                Some(&root),
+            );
+            assert_eq!(d.value.to_string(), "stdout,/run/logs/x.log,stderr");
+        }
+        // The root's own variable beats RADICAL's.
         let d = t(
             &[
                 ("RADICAL_LOG_TGT", "stdout"),
-                ("RADICAL_ASYNCFLOW_LOG_TGT", "stdout, x.log ,2"),
-                ("RADICAL_DEFAULT_LOG_DIR", "logs"),
+                ("RADICAL_ASYNCFLOW_LOG_TGT", "stdout,2"),
             ],
             Some(&root),
         );
-        assert_eq!(d.value.to_string(), "stdout,/run/logs/x.log,stderr");
+        assert_eq!(d.value.to_string(), "stdout,stderr");
         // Without a root, only RADICAL's variables count.
         let d = t(
             &[

@@ -21,11 +21,14 @@ use crate::value::{Value, Visit};
 mod compact;
 mod digits;
 mod escape;
+#[cfg(feature = "json")]
 mod json;
 mod radical;
 
+#[cfg(any(feature = "json", feature = "prof"))]
 pub(crate) use digits::push_epoch_7;
 pub use escape::Escaped;
+#[cfg(feature = "json")]
 pub use json::{json_fields, json_str, json_value};
 pub use radical::{set_name_style, NameStyle};
 
@@ -55,7 +58,10 @@ pub enum Format {
     #[default]
     Radical,
     /// One JSON object per line: `time`, `level`, `target`, `pid`, `tid`,
-    /// `msg`, `fields` (typed), `file`, `line`.
+    /// `msg`, `fields` (typed), `file`, `line`. Needs the cargo feature
+    /// `json` (on by default); without it lines are written in the
+    /// [`Radical`](Format::Radical) layout (see
+    /// [`is_available`](Format::is_available)).
     Json,
     /// `HH:MM:SS.mmm LEVEL target: message key=value` (UTC).
     Compact,
@@ -81,6 +87,19 @@ impl Format {
             "compact" => Some(Format::Compact),
             _ => None,
         }
+    }
+
+    /// Whether this build of elide writes the format: [`Json`](Format::Json)
+    /// needs the cargo feature `json`; a format this build lacks is written
+    /// in the [`Radical`](Format::Radical) layout.
+    ///
+    /// ```
+    /// use elide::format::Format;
+    /// assert!(Format::Compact.is_available());
+    /// assert_eq!(Format::Json.is_available(), cfg!(feature = "json"));
+    /// ```
+    pub fn is_available(self) -> bool {
+        cfg!(feature = "json") || self != Format::Json
     }
 }
 
@@ -133,7 +152,11 @@ impl Format {
     pub fn write(self, record: &Record<'_>, out: &mut String) {
         match self {
             Format::Radical => radical::write(record, out),
+            #[cfg(feature = "json")]
             Format::Json => json::write(record, out),
+            // Documented on the variant: the RADICAL layout instead.
+            #[cfg(not(feature = "json"))]
+            Format::Json => radical::write(record, out),
             Format::Compact => compact::write(record, out),
         }
         out.push('\n');
@@ -149,7 +172,10 @@ impl Format {
             Format::Radical => line.match_indices(" : ").nth(3)?.0 + 3,
             // HH:MM:SS.mmm LEVEL
             Format::Compact => line.find(' ')? + 1,
+            #[cfg(feature = "json")]
             Format::Json => return None,
+            #[cfg(not(feature = "json"))]
+            Format::Json => line.match_indices(" : ").nth(3)?.0 + 3,
         };
         let len = line[start..].find(' ')?;
         Some(start..start + len)

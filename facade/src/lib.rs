@@ -50,11 +50,13 @@
 //! ## Cargo features
 //!
 //! - On by default: `async` (the asynchronous sinks, their writer threads
-//!   and `crossbeam-channel`; `LOG_MODE=async`/`durable`) and `prof` (the
+//!   and `crossbeam-channel`; `LOG_MODE=async`/`durable`), `prof` (the
 //!   `.prof` telemetry file, `telemetry::enable`, `PROFILE`'s start-up
-//!   file). A program that logs only to the console or to plain files sets
-//!   `default-features = false` and links neither; the environment then
-//!   falls back to the synchronous path with one warning (see
+//!   file), `file` (the file sinks and the file targets of `LOG_TGT`),
+//!   `json` (the JSON line layout, `LOG_FMT=json`) and `rust-log`
+//!   (`RUST_LOG` directives). A program that logs only to the console sets
+//!   `default-features = false` and links none of them; an environment
+//!   that asks for one gets one warning and a fallback (see
 //!   [`guide::features`]).
 //! - Off by default: `log` and `tracing` (the bridges), `otlp`
 //!   (OpenTelemetry export).

@@ -44,8 +44,10 @@ pub enum RawArg<'a> {
     U64(u64),
     Usize(usize),
     U128(u128),
-    F32(f32),
-    F64(f64),
+    /// A float with the code that formats it (see [`RawFloat`]).
+    F32(RawFloat<f32>),
+    /// A float with the code that formats it (see [`RawFloat`]).
+    F64(RawFloat<f64>),
     Bool(bool),
     Char(char),
     Str(&'a str),
@@ -68,6 +70,84 @@ pub enum RawArg<'a> {
     /// Never built at run time: the placeholder's trait is missing, which
     /// the site's compile-time check reports.
     Unformattable,
+}
+
+/// A float argument together with the function that formats it.
+///
+/// Why not the bare float: the formatting traits of [`RawArg`] match on the
+/// kind, and a match arm that formats a float directly links core's float
+/// formatting for it (the `f32` instances of every layout, the `f64` `Debug`
+/// and exponential ones: about 4 KB) into every program that logs at all.
+/// Held as a pointer, that code is linked only where a float argument is
+/// captured ([`RawFloat::new`], inlined into the site that captures one),
+/// and no `RawFloat` exists without it, so every float prints exactly as its
+/// type's own formatting traits print it.
+#[derive(Clone, Copy)]
+pub struct RawFloat<T> {
+    value: T,
+    format: FloatFormat<T>,
+}
+
+/// Formats a float through the formatting trait of a [`FloatStyle`].
+type FloatFormat<T> = fn(&T, FloatStyle, &mut fmt::Formatter<'_>) -> fmt::Result;
+
+/// The formatting traits a float implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatStyle {
+    /// `{}`.
+    Display,
+    /// `{:?}`.
+    Debug,
+    /// `{:e}`.
+    LowerExp,
+    /// `{:E}`.
+    UpperExp,
+}
+
+impl<T> RawFloat<T>
+where
+    T: Copy + fmt::Display + fmt::Debug + fmt::LowerExp + fmt::UpperExp,
+{
+    /// The float `value`, with its formatting.
+    #[inline(always)]
+    pub fn new(value: T) -> RawFloat<T> {
+        RawFloat {
+            value,
+            format: format_float::<T>,
+        }
+    }
+}
+
+impl<T: Copy> RawFloat<T> {
+    /// The float.
+    #[inline]
+    pub fn get(self) -> T {
+        self.value
+    }
+
+    /// Writes the float as its type's trait of `style` writes it.
+    #[inline]
+    pub fn write(&self, style: FloatStyle, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (self.format)(&self.value, style, f)
+    }
+}
+
+fn format_float<T>(v: &T, style: FloatStyle, f: &mut fmt::Formatter<'_>) -> fmt::Result
+where
+    T: fmt::Display + fmt::Debug + fmt::LowerExp + fmt::UpperExp,
+{
+    match style {
+        FloatStyle::Display => fmt::Display::fmt(v, f),
+        FloatStyle::Debug => fmt::Debug::fmt(v, f),
+        FloatStyle::LowerExp => fmt::LowerExp::fmt(v, f),
+        FloatStyle::UpperExp => fmt::UpperExp::fmt(v, f),
+    }
+}
+
+impl<T: Copy> fmt::Debug for RawFloat<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(FloatStyle::Debug, f)
+    }
 }
 
 impl RawArg<'_> {
@@ -339,8 +419,21 @@ macro_rules! to_raw {
 to_raw!(
     i8 => I8, i16 => I16, i32 => I32, i64 => I64, isize => Isize, i128 => I128,
     u8 => U8, u16 => U16, u32 => U32, u64 => U64, usize => Usize, u128 => U128,
-    f32 => F32, f64 => F64, bool => Bool, char => Char,
+    bool => Bool, char => Char,
 );
+
+impl ToRawArg for f32 {
+    #[inline(always)]
+    fn to_raw(&self) -> RawArg<'_> {
+        RawArg::F32(RawFloat::new(*self))
+    }
+}
+impl ToRawArg for f64 {
+    #[inline(always)]
+    fn to_raw(&self) -> RawArg<'_> {
+        RawArg::F64(RawFloat::new(*self))
+    }
+}
 
 impl ToRawArg for str {
     #[inline(always)]
@@ -434,10 +527,18 @@ specialise!(
 /// never get here).
 macro_rules! forward {
     ($trait:ident: $($v:ident),*) => {
+        forward!(@impl $trait: $($v),*;);
+    };
+    ($trait:ident: $($v:ident),*; floats) => {
+        forward!(@impl $trait: $($v),*; F32 F64);
+    };
+    (@impl $trait:ident: $($v:ident),*; $($float:ident)*) => {
         impl fmt::$trait for RawArg<'_> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
                     $(RawArg::$v(x) => fmt::$trait::fmt(x, f),)*
+                    // Through the float's own pointer: see `RawFloat`.
+                    $(RawArg::$float(x) => x.write(FloatStyle::$trait, f),)*
                     RawArg::$trait(x) => x.fmt(f),
                     #[allow(unreachable_patterns)]
                     _ => Ok(()),
@@ -447,16 +548,16 @@ macro_rules! forward {
     };
 }
 forward!(Display: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128,
-    F32, F64, Bool, Char, Str);
+    Bool, Char, Str; floats);
 // `{:?}` is the original type's `Debug`: strings and chars quoted.
 forward!(Debug: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128,
-    F32, F64, Bool, Char, Str);
+    Bool, Char, Str; floats);
 forward!(LowerHex: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128);
 forward!(UpperHex: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128);
 forward!(Octal: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128);
 forward!(Binary: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128);
-forward!(LowerExp: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128, F32, F64);
-forward!(UpperExp: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128, F32, F64);
+forward!(LowerExp: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128; floats);
+forward!(UpperExp: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128; floats);
 
 #[cfg(test)]
 mod tests {
@@ -487,6 +588,48 @@ mod tests {
         assert_eq!(format!("{:<6}|", "ab".to_raw()), "ab    |");
         assert_eq!(format!("{:?}", "a\"b".to_raw()), format!("{:?}", "a\"b"));
         assert_eq!(format!("{:#x?}", 255u8.to_raw()), format!("{:#x?}", 255u8));
+    }
+
+    /// A float formats through its own pointer exactly as the float does,
+    /// in every trait and with every flag.
+    #[test]
+    fn floats_format_byte_for_byte_like_the_float() {
+        fn same<T: ToRawArg + Copy + fmt::Display + fmt::Debug + fmt::LowerExp + fmt::UpperExp>(
+            v: T,
+        ) {
+            let r = v.to_raw();
+            assert!(r.is_owned());
+            let pairs = [
+                (format!("{r}"), format!("{v}")),
+                (format!("{r:?}"), format!("{v:?}")),
+                (format!("{r:e}"), format!("{v:e}")),
+                (format!("{r:E}"), format!("{v:E}")),
+                (format!("{r:+12.3}"), format!("{v:+12.3}")),
+                (format!("{r:<14?}|"), format!("{v:<14?}|")),
+                (format!("{r:^+016.2e}"), format!("{v:^+016.2e}")),
+            ];
+            for (got, want) in pairs {
+                assert_eq!(got, want);
+            }
+        }
+        for v in [
+            0.1,
+            -0.0,
+            1e300,
+            1.0e-7,
+            2.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::MIN_POSITIVE,
+        ] {
+            same(v);
+        }
+        for v in [0.1f32, -1.5, f32::MAX, 1.0e-7, f32::NEG_INFINITY] {
+            same(v);
+        }
+        let kept = RawFloat::new(1.25f64);
+        assert_eq!(kept.get(), 1.25);
+        assert_eq!(format!("{kept:?}"), "1.25");
     }
 
     #[test]

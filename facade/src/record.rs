@@ -228,6 +228,7 @@ impl<'a> Record<'a> {
     }
     /// Writes the emitting thread's label: its name, or its number if it
     /// has none. Allocation-free, for sinks that print it on every line.
+    #[cfg(any(feature = "json", feature = "prof"))]
     pub(crate) fn write_thread_label(&self, out: &mut impl fmt::Write) {
         let _ = self.with_thread_name_str(|name| match name {
             Some(name) => out.write_str(name),

@@ -112,6 +112,7 @@ fn float_rounds_up(x: f64, k: u64) -> bool {
 
 /// Writes `t` as epoch seconds with exactly seven decimals (`%.7f`), from
 /// the integer parts so no float rounding creeps into the last digits.
+#[cfg(any(feature = "json", feature = "prof"))]
 pub(crate) fn push_epoch_7(t: SystemTime, out: &mut String) {
     let (sign, d) = match t.duration_since(UNIX_EPOCH) {
         Ok(d) => ("", d),

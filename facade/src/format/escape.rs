@@ -288,8 +288,10 @@ pub(crate) fn quoted_str(s: &str, out: &mut String) {
 /// Escapes for the inside of a JSON string: `"`, `\`, every control
 /// character, and U+2028 / U+2029 (valid JSON raw, but line breaks for
 /// `splitlines()` and for JavaScript before ES2019).
+#[cfg(feature = "json")]
 pub(crate) struct JsonEscaped<'a>(pub(crate) &'a mut String);
 
+#[cfg(feature = "json")]
 impl fmt::Write for JsonEscaped<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         copy_escaping(
@@ -337,20 +339,26 @@ mod tests {
             escape_name(&s, &mut name);
             let mut value = String::new();
             quoted_str(&s, &mut value);
+            #[allow(unused_mut)]
             let mut json = String::new();
+            #[cfg(feature = "json")]
             JsonEscaped(&mut json).write_str(&s).unwrap();
             for out in [&text, &name, &value, &json] {
                 assert!(!out.contains(c), "{c:?} left raw in {out:?}");
                 assert!(out.is_ascii(), "{out:?}");
             }
         }
-        let mut json = String::new();
-        JsonEscaped(&mut json).write_str("\u{2028}\u{85}").unwrap();
-        assert_eq!(json, "\\u2028\\u0085");
+        #[cfg(feature = "json")]
+        {
+            let mut json = String::new();
+            JsonEscaped(&mut json).write_str("\u{2028}\u{85}").unwrap();
+            assert_eq!(json, "\\u2028\\u0085");
+        }
     }
 
     /// JSON strings: `"` and `\\` escaped, everything else that breaks no
     /// line copied as it is.
+    #[cfg(feature = "json")]
     #[test]
     fn json_escapes_quotes_and_backslashes_only_besides_breaks() {
         for (s, want) in [

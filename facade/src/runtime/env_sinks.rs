@@ -11,17 +11,22 @@
 //!
 //! Statics owned here: `ENV_SINKS`.
 
-use std::ffi::{OsStr, OsString};
+#[cfg(feature = "file")]
+use std::ffi::OsStr;
+use std::ffi::OsString;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::config;
 use crate::env::lookup::Warning;
-use crate::env::parse::{LogMode, Target};
+#[cfg(feature = "file")]
+use crate::env::parse::LogMode;
+use crate::env::parse::Target;
 use crate::env::{self};
 use crate::format::Format;
 use crate::interest;
-use crate::sink::{ConsoleSink, FileMode, FileSink, Sink};
-use crate::LevelFilter;
+use crate::sink::{ConsoleSink, FileMode, Sink};
+#[cfg(feature = "file")]
+use crate::{sink::FileSink, LevelFilter};
 
 /// The sinks installed from `LOG_TGT`, so a later change of root or a
 /// reload can replace exactly those and leave sinks added through the API.
@@ -64,13 +69,21 @@ impl Wanted {
     /// `LOG_TGT` and `LOG_MODE` resolved for the current configuration.
     fn now() -> Wanted {
         let cfg = config::read();
-        let mode = env::log_mode(cfg.snapshot(), cfg.root.as_ref());
-        env::report(&mode);
-        let mode_var = mode.origin.to_string();
-        let mode_raw = cfg.snapshot().get(&mode_var).unwrap_or_default();
-        let mode = available(mode.value.0, &mode_var, mode_raw);
+        // `LOG_MODE` says how files are written: without `file` there are
+        // none (a file target gets its own warning in `build`).
+        #[cfg(feature = "file")]
+        let mode = {
+            let mode = env::log_mode(cfg.snapshot(), cfg.root.as_ref());
+            env::report(&mode);
+            let mode_var = mode.origin.to_string();
+            let mode_raw = cfg.snapshot().get(&mode_var).unwrap_or_default();
+            available(mode.value.0, &mode_var, mode_raw)
+        };
+        #[cfg(not(feature = "file"))]
+        let mode = None;
         let format = env::log_format(cfg.snapshot(), cfg.root.as_ref());
         env::report(&format);
+        let format = format_available(format.value.0, &format.origin, cfg.snapshot());
         let d = env::log_targets(cfg.snapshot(), cfg.root.as_ref());
         env::report(&d);
         let var = d.origin.to_string();
@@ -82,7 +95,7 @@ impl Wanted {
         Wanted {
             targets: d.value.0,
             mode,
-            format: format.value.0,
+            format,
             var,
             raw,
             root: cfg.root.as_ref().map(|r| r.name.clone()),
@@ -166,10 +179,30 @@ pub(crate) fn from_env() -> bool {
     env_sinks().active
 }
 
+/// The line format this build can write for `format`, which the variable
+/// `origin` asked for: without the cargo feature `json` (the only format
+/// behind a feature), `json` falls back to the RADICAL layout, with one
+/// warning.
+fn format_available(format: Format, origin: &env::Origin, snap: &env::EnvSnapshot) -> Format {
+    if format.is_available() {
+        return format;
+    }
+    let var = origin.to_string();
+    env::warn_once(&Warning {
+        raw: snap.get(&var).unwrap_or_default().to_owned(),
+        var,
+        reason: "the json line format needs elide's cargo feature `json`, which this build lacks"
+            .to_owned(),
+        fallback: Format::Radical.as_str().to_owned(),
+    });
+    Format::Radical
+}
+
 /// The file mode this build can open for `mode`, which `var` (holding
 /// `raw`) asked for: without the cargo feature `async`, `async` falls back
 /// to buffered synchronous writes and `durable` to `sync-durable` (the
 /// synchronous mode with the same promise), with one warning.
+#[cfg(feature = "file")]
 fn available(mode: Option<FileMode>, var: &str, raw: &OsStr) -> Option<FileMode> {
     let wanted = match mode {
         Some(m) if !m.is_available() => m,
@@ -201,7 +234,11 @@ pub(crate) fn build(
     raw: &OsString,
 ) -> Vec<Arc<dyn Sink>> {
     let mut sinks: Vec<Arc<dyn Sink>> = Vec::new();
+    #[cfg(feature = "file")]
     let mut failed: Vec<String> = Vec::new();
+    // Without `file` no file is written, in any mode.
+    #[cfg(not(feature = "file"))]
+    let (mut files, _) = (false, mode);
     let mut stderr = false;
     let mut add_stderr = |sinks: &mut Vec<Arc<dyn Sink>>| {
         if !std::mem::replace(&mut stderr, true) {
@@ -213,6 +250,7 @@ pub(crate) fn build(
             Target::Stdout => sinks.push(Arc::new(ConsoleSink::stdout().with_format(format))),
             Target::Stderr => add_stderr(&mut sinks),
             Target::Null | Target::Otlp(_) => {}
+            #[cfg(feature = "file")]
             Target::File(path) => match open(path, mode, format) {
                 Ok(f) => sinks.push(f),
                 Err(e) => {
@@ -220,8 +258,24 @@ pub(crate) fn build(
                     add_stderr(&mut sinks);
                 }
             },
+            #[cfg(not(feature = "file"))]
+            Target::File(_) => {
+                files = true;
+                add_stderr(&mut sinks);
+            }
         }
     }
+    #[cfg(not(feature = "file"))]
+    if files {
+        env::warn_once(&Warning {
+            var: var.to_owned(),
+            raw: raw.clone(),
+            reason: "a file target needs elide's cargo feature `file`, which this build lacks"
+                .to_owned(),
+            fallback: "stderr for the file targets".to_owned(),
+        });
+    }
+    #[cfg(feature = "file")]
     if !failed.is_empty() {
         env::warn_once(&Warning {
             var: var.to_owned(),
@@ -235,6 +289,7 @@ pub(crate) fn build(
 
 /// One reason for every target that could not be opened: the first few
 /// (each clipped), then how many more.
+#[cfg(feature = "file")]
 fn cannot_open(failed: &[String]) -> String {
     const SHOWN: usize = 3;
     let shown: Vec<_> = failed.iter().take(SHOWN).map(|f| env::clip(f)).collect();
@@ -273,6 +328,7 @@ fn otlp(_: Option<&str>, _: Option<&str>, var: &str) -> Option<Arc<dyn Sink>> {
     None
 }
 
+#[cfg(feature = "file")]
 fn open(
     path: &std::path::Path,
     mode: Option<FileMode>,

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use crate::format::Format;
 use crate::metadata::Metadata;
-use crate::raw::{MessageFormat, RawArg, RawMessage};
+use crate::raw::{MessageFormat, RawArg, RawFloat, RawMessage};
 use crate::record::Record;
 use crate::sink::captured::{relifetime, Verbatim};
 use crate::sink::r#async::{on_writer, Overflow, DROPPED_META};
@@ -681,7 +681,7 @@ fn value_arg<'a>(v: &Value<'a>) -> Option<RawArg<'a>> {
         Value::U64(n) => RawArg::U64(n),
         Value::I128(n) => RawArg::I128(n),
         Value::U128(n) => RawArg::U128(n),
-        Value::F64(n) => RawArg::F64(n),
+        Value::F64(n) => RawArg::F64(RawFloat::new(n)),
         Value::Bool(b) => RawArg::Bool(b),
         Value::Char(c) => RawArg::Char(c),
         Value::Str(s) => RawArg::Str(s),
@@ -704,8 +704,8 @@ fn put_arg(w: &mut [u64], at: usize, a: &RawArg<'_>) -> usize {
         RawArg::U64(n) => (9, n),
         RawArg::Usize(n) => (10, n as u64),
         RawArg::U128(n) => return put_wide(w, at, 11, n),
-        RawArg::F32(n) => (12, u64::from(n.to_bits())),
-        RawArg::F64(n) => (13, n.to_bits()),
+        RawArg::F32(n) => (12, u64::from(n.get().to_bits())),
+        RawArg::F64(n) => (13, n.get().to_bits()),
         RawArg::Bool(b) => (14, u64::from(b)),
         RawArg::Char(c) => (15, u64::from(c)),
         RawArg::Str(s) => return put_text(w, at, 16, s),
@@ -1106,8 +1106,8 @@ fn read_item<'r>(w: &'r [u64], at: usize, owned: &mut Vec<Box<str>>) -> (RawArg<
         9 => RawArg::U64(x),
         10 => RawArg::Usize(x as usize),
         11 => return (RawArg::U128(wide()), at + 3),
-        12 => RawArg::F32(f32::from_bits(x as u32)),
-        13 => RawArg::F64(f64::from_bits(x)),
+        12 => RawArg::F32(RawFloat::new(f32::from_bits(x as u32))),
+        13 => RawArg::F64(RawFloat::new(f64::from_bits(x))),
         14 => RawArg::Bool(x != 0),
         15 => RawArg::Char(char::from_u32(x as u32).unwrap_or('\u{fffd}')),
         _ => return read_text(w, at, tag, owned),
@@ -1172,7 +1172,7 @@ fn arg_value<'a>(a: &RawArg<'a>) -> Value<'a> {
         RawArg::U64(n) => Value::U64(n),
         RawArg::I128(n) => Value::I128(n),
         RawArg::U128(n) => Value::U128(n),
-        RawArg::F64(n) => Value::F64(n),
+        RawArg::F64(n) => Value::F64(n.get()),
         RawArg::Bool(b) => Value::Bool(b),
         RawArg::Char(c) => Value::Char(c),
         RawArg::Str(s) => Value::Str(s),

@@ -94,17 +94,18 @@ impl ConsoleSink {
         out.clear();
         self.format.write(record, out);
         if self.color {
-            let code = match record.level() {
-                Level::Error => "31",
-                Level::Warn => "33",
-                Level::Info => "32",
-                Level::Debug => "36",
-                Level::Trace => "90",
+            let colour = match record.level() {
+                Level::Error => "\x1b[31m",
+                Level::Warn => "\x1b[33m",
+                Level::Info => "\x1b[32m",
+                Level::Debug => "\x1b[36m",
+                Level::Trace => "\x1b[90m",
             };
+            // Two insertions, the end first so the start stays put: no
+            // temporary string, and no splice code linked for it.
             if let Some(span) = self.format.level_span(out) {
-                let name = &out[span.clone()];
-                let coloured = format!("\x1b[{code}m{name}\x1b[0m");
-                out.replace_range(span, &coloured);
+                out.insert_str(span.end, "\x1b[0m");
+                out.insert_str(span.start, colour);
             }
         }
     }

@@ -7,14 +7,17 @@ use std::sync::Arc;
 use crate::format::Format;
 #[cfg(feature = "async")]
 use crate::sink::AsyncSink;
-use crate::sink::{DurableFileSink, Sink};
+#[cfg(feature = "file")]
+use crate::sink::DurableFileSink;
+use crate::sink::Sink;
 use crate::LevelFilter;
 
 /// The ways elide can write a log file, for code (or configuration) that
 /// picks one at run time.
 ///
-/// `Async` and `Durable` need the cargo feature `async` (on by default);
-/// without it [`open`](FileMode::open) refuses them and
+/// `Async` and `Durable` need the cargo feature `async`, and every mode the
+/// cargo feature `file` (both on by default); without them
+/// [`open`](FileMode::open) refuses the mode and
 /// [`is_available`](FileMode::is_available) says so.
 ///
 /// | mode | caller waits for | on disk when |
@@ -64,21 +67,23 @@ impl FileMode {
     }
 
     /// Whether this build of elide can open the mode: `Async` and `Durable`
-    /// need the cargo feature `async`; `SyncDurable` is always there.
+    /// need the cargo feature `async`, `SyncDurable` the feature `file`
+    /// (which `async` turns on).
     ///
     /// ```
     /// use elide::sink::FileMode;
-    /// assert!(FileMode::SyncDurable.is_available());
+    /// assert_eq!(FileMode::SyncDurable.is_available(), cfg!(feature = "file"));
     /// assert_eq!(FileMode::Async.is_available(), cfg!(feature = "async"));
     /// ```
     pub fn is_available(self) -> bool {
-        cfg!(feature = "async") || self == FileMode::SyncDurable
+        cfg!(feature = "async") || (cfg!(feature = "file") && self == FileMode::SyncDurable)
     }
 
     /// The synchronous way of writing a file that keeps this mode's promise,
     /// for a build without the `async` feature: `None` (the buffered
     /// [`FileSink`](crate::sink::FileSink)) for `Async`, `SyncDurable` for
     /// the durable modes.
+    #[cfg(feature = "file")]
     pub(crate) fn synchronous(self) -> Option<FileMode> {
         match self {
             FileMode::Async => None,
@@ -98,6 +103,15 @@ impl FileMode {
         level: LevelFilter,
     ) -> io::Result<Arc<dyn Sink>> {
         let path = path.as_ref();
+        #[cfg(not(feature = "file"))]
+        {
+            let _ = (path, format, level);
+            Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!("log mode {} needs elide's `file` feature", self.as_str()),
+            ))
+        }
+        #[cfg(feature = "file")]
         Ok(match self {
             #[cfg(not(feature = "async"))]
             FileMode::Async | FileMode::Durable => {
@@ -133,6 +147,7 @@ impl FileMode {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "file")]
     #[test]
     fn synchronous_fallback_keeps_the_durability_promise() {
         assert_eq!(FileMode::Async.synchronous(), None);
@@ -145,7 +160,7 @@ mod tests {
 
     /// Without `async`, the queued modes are refused (not silently opened
     /// as something else) and say which feature they need.
-    #[cfg(not(feature = "async"))]
+    #[cfg(all(feature = "file", not(feature = "async")))]
     #[test]
     fn queued_modes_need_the_async_feature() {
         let dir = std::env::temp_dir().join(format!("elide-file-mode-{}", std::process::id()));
@@ -159,6 +174,24 @@ mod tests {
             assert!(err.to_string().contains("`async`"), "{err}");
         }
         assert!(FileMode::SyncDurable.is_available());
+        assert!(!dir.exists(), "a refused mode created its directory");
+    }
+
+    /// Without `file`, every mode is refused, naming that feature, and
+    /// nothing is created.
+    #[cfg(not(feature = "file"))]
+    #[test]
+    fn every_mode_needs_the_file_feature() {
+        let dir = std::env::temp_dir().join(format!("elide-file-mode-nf-{}", std::process::id()));
+        for mode in [FileMode::Async, FileMode::Durable, FileMode::SyncDurable] {
+            assert!(!mode.is_available());
+            let err = match mode.open(dir.join("x.log"), Format::Radical, LevelFilter::Info) {
+                Err(e) => e,
+                Ok(_) => panic!("{mode:?} opened without the file feature"),
+            };
+            assert_eq!(err.kind(), io::ErrorKind::Unsupported);
+            assert!(err.to_string().contains("`file`"), "{err}");
+        }
         assert!(!dir.exists(), "a refused mode created its directory");
     }
 }

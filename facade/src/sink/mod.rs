@@ -7,12 +7,16 @@ mod async_rings;
 #[cfg(feature = "async")]
 mod captured;
 mod console;
+#[cfg(feature = "file")]
 mod durable;
+#[cfg(feature = "file")]
 mod file;
 mod file_mode;
+#[cfg(feature = "json")]
 mod json;
 mod memory;
 mod null;
+#[cfg(any(feature = "file", feature = "json", feature = "prof"))]
 mod open;
 #[cfg(feature = "otlp")]
 mod otlp;
@@ -22,15 +26,20 @@ mod prof;
 pub(crate) mod profiles;
 #[cfg(feature = "async")]
 mod ring;
+#[cfg(feature = "file")]
 mod whole_lines;
 
 pub use console::{ConsoleSink, Stream};
+#[cfg(feature = "file")]
 pub use durable::{DurableFile, DurableFileSink};
+#[cfg(feature = "file")]
 pub use file::FileSink;
 pub use file_mode::FileMode;
+#[cfg(feature = "json")]
 pub use json::JsonSink;
 pub use memory::{MemorySink, OwnedRecord, OwnedValue};
 pub use null::NullSink;
+#[cfg(any(feature = "file", feature = "json", feature = "prof"))]
 pub(crate) use open::open_append;
 #[cfg(feature = "otlp")]
 pub use otlp::{OtlpSink, OtlpSinkBuilder, OtlpStats, DEFAULT_ENDPOINT as OTLP_DEFAULT_ENDPOINT};

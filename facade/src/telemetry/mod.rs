@@ -8,8 +8,9 @@
 //! `Off`), so installing one never turns a log site on.
 //!
 //! - [`ProfSink`]: the radical.utils `.prof` CSV layout, readable by
-//!   radical.analytics.
-//! - [`JsonSink`]: one JSON object per event, fields typed.
+//!   radical.analytics (cargo feature `prof`).
+//! - [`JsonSink`]: one JSON object per event, fields typed (cargo feature
+//!   `json`).
 //! - [`scope!`](crate::scope) and [`#[timed]`](crate::timed): timed scopes,
 //!   a `<name>_start`/`<name>_stop` event pair with ids, parent and duration
 //!   (see [`Scope`]).
@@ -29,6 +30,7 @@ pub(crate) mod scope;
 
 #[cfg(feature = "prof")]
 pub use crate::sink::profiles::close;
+#[cfg(feature = "json")]
 pub use crate::sink::JsonSink;
 #[cfg(feature = "prof")]
 pub use crate::sink::ProfSink;
