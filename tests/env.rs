@@ -661,6 +661,89 @@ fn describe_names_the_deciding_variable() {
 }
 
 #[test]
+fn description_accessors_give_what_the_table_shows() {
+    let r = probe(
+        &[
+            ("RADICAL_ASYNCFLOW_LOG_LVL", "debug"),
+            ("RADICAL_PROFILE", "sometimes"),
+        ],
+        &[
+            "init",
+            "describe:radical_asyncflow::engine",
+            "entries:radical_asyncflow::engine",
+        ],
+    );
+    let entry = |key: &str| {
+        r.stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("entry {key}=")))
+            .unwrap_or_else(|| panic!("{key} missing:\n{}", r.stdout))
+            .to_owned()
+    };
+    let keys: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("entry "))
+        .map(|l| l.split('=').next().unwrap())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "LOG_LVL",
+            "DEBUG",
+            "PROFILE",
+            "LOG_TGT",
+            "LOG_MODE",
+            "LOG_FMT",
+            "LOG_DIR",
+            "PROFILE_DIR"
+        ],
+        "{}",
+        r.stdout
+    );
+    let lvl = entry("LOG_LVL");
+    assert!(
+        lvl.starts_with(
+            "entry LOG_LVL=debug origin=RADICAL_ASYNCFLOW_LOG_LVL \
+             searched=[RADICAL_ASYNCFLOW_ENGINE_LOG_LVL,RADICAL_ASYNCFLOW_LOG_LVL,"
+        ) && lvl.ends_with("] ignored=[]"),
+        "{lvl}"
+    );
+    let profile = entry("PROFILE");
+    assert!(
+        profile.starts_with("entry PROFILE=false origin=built-in default searched=[")
+            && profile.contains("ignored=[RADICAL_PROFILE=\"sometimes\": not a flag"),
+        "{profile}"
+    );
+    // Every variable the accessor lists is on the table's "looked at" line,
+    // in the same order.
+    let searched = |l: &str| -> String {
+        let from = l.find("searched=[").unwrap() + "searched=[".len();
+        l[from..from + l[from..].find(']').unwrap()].replace(',', ", ")
+    };
+    assert!(
+        r.stdout
+            .contains(&format!("looked at {}\n", searched(&lvl))),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains(&format!("looked at {}\n", searched(&profile))),
+        "{}",
+        r.stdout
+    );
+    // The level the sites emit: LOG_LVL capped by the default sink's level.
+    assert!(
+        r.stdout.contains(
+            "entries effective=debug static=trace checks=true telemetry=true lvl-by-entry=debug"
+        ),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
 fn describe_without_root_describes_the_executable() {
     let r = probe(&[("ENV_PROBE_LOG_LVL", "debug")], &["init", "describe"]);
     assert!(

@@ -6,7 +6,8 @@
 //! `burst:<n>` (n info lines `burst seq=<i>` under `radical_asyncflow::engine`),
 //! `set:<VAR>=<value>` (changes this process's environment),
 //! `reload`, `api-level:<level>` (set_level), `describe:<namespace>`
-//! (`describe` alone: the application),
+//! (`describe` alone: the application), `entries:<namespace>` (the same
+//! through `Description`'s accessors, one `entry` line per key),
 //! `telemetry` (one event under `radical_asyncflow::engine`), `api-no-sinks`
 //! (`set_sinks([])`), `count-sinks`.
 
@@ -130,6 +131,27 @@ fn main() {
             "count-sinks" => println!("probe sinks={}", elide::sinks().len()),
             "describe" if param.is_empty() => print!("{}", elide::describe()),
             "describe" => print!("{}", elide::describe_for(param)),
+            "entries" => {
+                let d = elide::describe_for(param);
+                for e in d.entries() {
+                    println!(
+                        "entry {}={} origin={} searched=[{}] ignored=[{}]",
+                        e.key(),
+                        e.value(),
+                        e.origin(),
+                        e.searched().join(","),
+                        e.ignored().join(",")
+                    );
+                }
+                println!(
+                    "entries effective={} static={} checks={} telemetry={} lvl-by-entry={}",
+                    d.effective_level(),
+                    d.static_level(),
+                    d.static_checks(),
+                    d.static_telemetry(),
+                    d.entry("LOG_LVL").map_or("none", |e| e.value())
+                );
+            }
             other => panic!("unknown probe command {other:?}"),
         }
     }
