@@ -33,6 +33,15 @@ pub fn route(cs: &'static Callsite, needed: u8) -> Option<Route> {
     if needed > cs.interest() {
         return None;
     }
+    routed(cs, needed)
+}
+
+/// The route of a site whose hot check passed. `#[inline]`, not
+/// `#[inline(always)]`: an optimised build inlines it, so the enabled path
+/// is one more load and compare; an unoptimised one calls this one copy
+/// instead of repeating the compare chain in every site.
+#[inline]
+pub fn routed(cs: &'static Callsite, needed: u8) -> Option<Route> {
     // Levels are 0..=5 and `UNRESOLVED` is 255, -1 as an `i8`: one signed
     // compare says "resolved, and the configuration wants this level".
     if cs.configured() as i8 >= needed as i8 {
