@@ -65,12 +65,10 @@ pub(crate) fn guarded(
     };
     match filter {
         None => quote! {
-            if #needed <= ::elide::__private::Callsite::interest(#cs) {
-                if let ::core::option::Option::Some(__elide_route) =
-                    ::elide::__private::routed(#cs, #needed)
-                {
-                    #run
-                }
+            if let ::core::option::Option::Some(__elide_route) =
+                ::elide::__private::route(#cs, #needed)
+            {
+                #run
             }
         },
         Some((setup, pass, undo)) => quote! {

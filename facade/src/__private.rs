@@ -39,7 +39,9 @@ pub fn route(cs: &'static Callsite, needed: u8) -> Option<Route> {
 /// The route of a site whose hot check passed. `#[inline]`, not
 /// `#[inline(always)]`: an optimised build inlines it, so the enabled path
 /// is one more load and compare; an unoptimised one calls this one copy
-/// instead of repeating the compare chain in every site.
+/// instead of repeating the compare chain in every site (a site's code is
+/// then the call of [`route`], and after the always-inliner its load,
+/// compare and branch and this call).
 #[inline]
 pub fn routed(cs: &'static Callsite, needed: u8) -> Option<Route> {
     // Levels are 0..=5 and `UNRESOLVED` is 255, -1 as an `i8`: one signed
