@@ -74,8 +74,50 @@ pub struct Counter {
 /// Every counter site hit so far.
 static COUNTERS: Registry<Counter> = Registry::new();
 
-/// Bit i set: slot i is owned by a live thread.
-static USED: AtomicU64 = AtomicU64::new(0);
+/// The claimed slots.
+static USED: Slots = Slots::new();
+
+/// Which slots are owned by a live thread: bit i set, slot i is taken.
+struct Slots(AtomicU64);
+
+impl Slots {
+    const fn new() -> Slots {
+        Slots(AtomicU64::new(0))
+    }
+
+    /// Claims the lowest free slot; `None` if all are taken.
+    fn claim(&self) -> Option<usize> {
+        let mut used = self.0.load(Ordering::Relaxed);
+        loop {
+            let free = !used;
+            if free == 0 {
+                return None;
+            }
+            let i = free.trailing_zeros() as usize;
+            match self.0.compare_exchange_weak(
+                used,
+                used | (1 << i),
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Some(i),
+                Err(u) => used = u,
+            }
+        }
+    }
+
+    /// Gives slot `i` back (release: its next owner sees the shard's count).
+    fn release(&self, i: usize) {
+        self.0.fetch_and(!(1u64 << i), Ordering::Release);
+    }
+
+    /// Frees every slot but `mine` (a forked child's only thread).
+    /// Async-signal-safe: one atomic store.
+    fn keep_only(&self, mine: Option<usize>) {
+        self.0
+            .store(mine.map_or(0, |i| 1u64 << i), Ordering::Relaxed);
+    }
+}
 
 /// Cells pointing into this thread's slot; released at thread exit.
 struct Owner {
@@ -95,41 +137,21 @@ impl Drop for Owner {
         for cell in self.cells.get_mut().drain(..) {
             let _ = cell.try_with(|c| c.set(ptr::null()));
         }
-        if let Ok(mine) = MY_SLOT.try_with(|s| s.replace(0)) {
-            if mine != 0 {
-                USED.fetch_and(!(1u64 << (mine - 1)), Ordering::Release);
-            }
+        if let Ok(Some(mine)) = MY_SLOT.try_with(|s| slot_of(s.replace(0))) {
+            USED.release(mine);
         }
     }
 }
 
-/// Claims a free slot for this thread; `None` if all are taken.
-fn claim() -> Option<usize> {
-    let mut used = USED.load(Ordering::Relaxed);
-    loop {
-        let free = !used;
-        if free == 0 {
-            return None;
-        }
-        let i = free.trailing_zeros() as usize;
-        match USED.compare_exchange_weak(
-            used,
-            used | (1 << i),
-            Ordering::Acquire,
-            Ordering::Relaxed,
-        ) {
-            Ok(_) => return Some(i),
-            Err(u) => used = u,
-        }
-    }
+/// The slot a `MY_SLOT` value names (it holds the slot plus one, 0 = none).
+fn slot_of(my_slot: usize) -> Option<usize> {
+    my_slot.checked_sub(1)
 }
 
 /// In a forked child: only the forking thread survives, so every other
 /// slot is free. Async-signal-safe (a thread-local read, one atomic store).
 pub(crate) fn after_fork_in_child() {
-    let mine = MY_SLOT.try_with(Cell::get).unwrap_or(0);
-    let keep = if mine == 0 { 0 } else { 1u64 << (mine - 1) };
-    USED.store(keep, Ordering::Relaxed);
+    USED.keep_only(slot_of(MY_SLOT.try_with(Cell::get).unwrap_or(0)));
 }
 
 impl std::fmt::Debug for Counter {
@@ -190,13 +212,13 @@ impl Counter {
         let shards = self.shards_or_init();
         let own = OWNER
             .try_with(|o| {
-                let mine = match MY_SLOT.with(Cell::get) {
-                    0 => {
-                        let i = claim()?;
+                let mine = match slot_of(MY_SLOT.with(Cell::get)) {
+                    Some(i) => i,
+                    None => {
+                        let i = USED.claim()?;
                         MY_SLOT.with(|s| s.set(i + 1));
                         i
                     }
-                    m => m - 1,
                 };
                 let shard = &shards.owned[mine].0;
                 cell.with(|c| c.set(shard));
@@ -389,5 +411,90 @@ mod tests {
         C.add(&CELL, u64::MAX);
         std::thread::spawn(|| C.add(&CELL, 2)).join().unwrap();
         assert_eq!(C.value(), 1);
+    }
+
+    #[test]
+    fn slots_are_claimed_lowest_first_and_released_one_by_one() {
+        let slots = Slots::new();
+        assert_eq!(
+            (slots.claim(), slots.claim(), slots.claim()),
+            (Some(0), Some(1), Some(2))
+        );
+        slots.release(1);
+        assert_eq!(
+            slots.0.load(Ordering::Relaxed),
+            0b101,
+            "only slot 1 is free again"
+        );
+        assert_eq!(slots.claim(), Some(1));
+        for i in 3..SLOTS {
+            assert_eq!(slots.claim(), Some(i));
+        }
+        assert_eq!(slots.claim(), None, "all {SLOTS} taken");
+        slots.release(SLOTS - 1);
+        assert_eq!(slots.claim(), Some(SLOTS - 1));
+    }
+
+    #[test]
+    fn a_forked_child_keeps_only_the_forking_threads_slot() {
+        let slots = Slots::new();
+        for _ in 0..5 {
+            let _ = slots.claim();
+        }
+        slots.keep_only(Some(3));
+        assert_eq!(slots.0.load(Ordering::Relaxed), 1 << 3);
+        assert_eq!(slots.claim(), Some(0));
+        slots.keep_only(None);
+        assert_eq!(slots.0.load(Ordering::Relaxed), 0);
+        assert_eq!(slot_of(0), None);
+        assert_eq!(slot_of(1), Some(0));
+    }
+
+    /// A thread's shard of every site is the one of its slot: it never
+    /// writes another thread's shard (which would lose counts, the adds
+    /// being unlocked).
+    #[test]
+    fn a_thread_adds_to_its_own_slot_at_every_site() {
+        let _one = SLOT_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        site!(A, CELL_A);
+        site!(B, CELL_B);
+        std::thread::spawn(|| {
+            A.add(&CELL_A, 1);
+            B.add(&CELL_B, 1);
+            A.add(&CELL_A, 1);
+            B.add(&CELL_B, 1);
+        })
+        .join()
+        .unwrap();
+        let counted = |c: &Counter| {
+            // SAFETY: non-null after a hit, never freed.
+            let shards = unsafe { &*c.shards.load(Ordering::Acquire) };
+            let owned: Vec<(usize, u64)> = (0..SLOTS)
+                .map(|i| (i, shards.owned[i].0.load(Ordering::Relaxed)))
+                .filter(|&(_, v)| v != 0)
+                .collect();
+            (owned, shards.shared.0.load(Ordering::Relaxed))
+        };
+        let (a, b) = (counted(&A), counted(&B));
+        assert_eq!(a.0.len(), 1, "one slot: {a:?}");
+        assert_eq!(a, b, "the same slot at both sites");
+        assert_eq!(a.0[0].1, 2);
+    }
+
+    #[test]
+    fn a_counter_describes_itself() {
+        static C: Counter = Counter::new("jobs.done", "my_app::queue", "src/queue.rs", 42);
+        thread_local! {
+            static CELL: ShardCell = const { Cell::new(ptr::null()) };
+        }
+        C.add(&CELL, 5);
+        assert_eq!(C.name(), "jobs.done");
+        assert_eq!(C.module_path(), "my_app::queue");
+        assert_eq!(C.location(), ("src/queue.rs", 42));
+        let debug = format!("{C:?}");
+        assert!(
+            debug.starts_with("Counter { name: \"jobs.done\", value: 5"),
+            "{debug}"
+        );
     }
 }
