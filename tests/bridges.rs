@@ -160,5 +160,8 @@ fn both_directions_of_both_bridges_do_not_loop() {
     assert_eq!(lines_with(&out, "log: connection reset").len(), 1, "{out}");
     // The tracing event: once from the fmt layer, once re-emitted by elide.
     assert_eq!(lines_with(&out, "tracing: response sent").len(), 2, "{out}");
+    // The inbound bridges left alone what the outbound sinks forwarded:
+    // nothing reached elide's dispatch again.
+    assert!(out.contains("nested_dropped=0\n"), "{out}");
     let _ = std::fs::remove_file(&path);
 }

@@ -63,6 +63,9 @@ fn main() {
             elide::add_sink(Arc::new(LogSink::new()));
             elide::warn!(target: "chatty_dep::app", "elide: both ways");
             chatty_dep::work(1);
+            // Nothing an outbound sink forwarded came back in (it would be
+            // dropped as nested).
+            println!("nested_dropped={}", elide::stats().nested_dropped);
         }
         other => panic!("unknown mode {other:?}"),
     }
