@@ -700,6 +700,8 @@ mod tests {
         set_sinks([old.clone() as Arc<dyn Sink>]);
         let (go_tx, worker) = idle_thread_holding_the_current_set();
         set_sinks(Vec::<Arc<dyn Sink>>::new());
+        // A later replacement keeps the list of the held set.
+        set_sinks(Vec::<Arc<dyn Sink>>::new());
         let after_replace = old.0.load(Ordering::Relaxed);
         assert!(after_replace >= 1, "replacing flushes the old sinks");
         flush_all(Reach::AlsoRetired);
@@ -712,5 +714,12 @@ mod tests {
             after_replace + 1,
             "a set nobody holds is not flushed again"
         );
+        // ...and the next replacement forgets it: the list keeps only sets
+        // still alive (and the one it just retired), so it does not grow
+        // with every replacement.
+        set_sinks(Vec::<Arc<dyn Sink>>::new());
+        let retired = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
+        let dead = retired.iter().filter(|w| w.strong_count() == 0).count();
+        assert!(dead <= 1, "{dead} of {} entries dead", retired.len());
     }
 }
