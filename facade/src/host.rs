@@ -35,23 +35,25 @@ fn fqdn_from_hosts(host: &str, hosts: &str) -> Option<String> {
 }
 
 fn short_hostname() -> String {
-    for file in ["/proc/sys/kernel/hostname", "/etc/hostname"] {
-        if let Ok(text) = fs::read_to_string(file) {
-            let name: String = text
-                .lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty() && !l.starts_with('#'))
-                .unwrap_or("")
-                .chars()
-                // The sync_abs message is split on `:`; keep it parseable.
-                .filter(|c| !matches!(c, ',' | ':') && !c.is_control())
-                .collect();
-            if !name.is_empty() {
-                return name;
-            }
-        }
-    }
-    "localhost".to_owned()
+    ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .into_iter()
+        .find_map(|file| hostname_in(&fs::read_to_string(file).ok()?))
+        .unwrap_or_else(|| "localhost".to_owned())
+}
+
+/// The host name a hostname file gives: its first line that is neither
+/// empty nor a comment, trimmed, without the characters that would break
+/// the sync_abs message (`,`, `:`, control characters); `None` if that
+/// leaves nothing.
+fn hostname_in(text: &str) -> Option<String> {
+    let name: String = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))?
+        .chars()
+        .filter(|c| !matches!(c, ',' | ':') && !c.is_control())
+        .collect();
+    (!name.is_empty()).then_some(name)
 }
 
 /// The local address of a UDP socket connected towards a documentation
@@ -92,5 +94,48 @@ mod tests {
         );
         let hosts = "10.0.0.7 n7 n7-alias\n";
         assert_eq!(fqdn_from_hosts("n7-alias", hosts).as_deref(), Some("n7"));
+    }
+
+    #[test]
+    fn a_hostname_file_gives_its_first_real_line_cleaned() {
+        assert_eq!(hostname_in("node01\n").as_deref(), Some("node01"));
+        assert_eq!(
+            hostname_in("\n# set by cloud-init\n  node02  \nother\n").as_deref(),
+            Some("node02")
+        );
+        assert_eq!(hostname_in("no,de:03\u{7}\n").as_deref(), Some("node03"));
+        assert_eq!(hostname_in(",:\n"), None, "nothing left");
+        assert_eq!(hostname_in("# only a comment\n\n"), None);
+    }
+
+    /// This machine's names, as the files say.
+    #[test]
+    fn the_hostname_is_the_kernels_completed_from_etc_hosts() {
+        let kernel = fs::read_to_string("/proc/sys/kernel/hostname").ok();
+        let Some(short) = kernel.as_deref().and_then(hostname_in) else {
+            return; // not Linux: nothing to compare against
+        };
+        assert_eq!(short_hostname(), short);
+        let hosts = fs::read_to_string("/etc/hosts").unwrap_or_default();
+        assert_eq!(hostname(), fqdn_from_hosts(&short, &hosts).unwrap_or(short));
+    }
+
+    /// With a default route (this machine's `/proc/net/route` lists one),
+    /// the outbound address is a specified one this host can bind.
+    #[cfg(feature = "prof")]
+    #[test]
+    fn the_outbound_address_is_a_local_one_when_there_is_a_route() {
+        let routes = fs::read_to_string("/proc/net/route").unwrap_or_default();
+        let default_route = routes
+            .lines()
+            .skip(1)
+            .any(|l| l.split_whitespace().nth(1) == Some("00000000"));
+        match outbound_ipv4() {
+            Some(ip) => {
+                assert!(!ip.is_unspecified());
+                assert!(UdpSocket::bind((ip, 0)).is_ok(), "{ip} is not local");
+            }
+            None => assert!(!default_route, "a default route, but no address"),
+        }
     }
 }
