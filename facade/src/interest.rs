@@ -179,3 +179,29 @@ pub(crate) fn replace_sinks(
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Level;
+
+    /// Raising sites for a capture sends every hit of a disabled level to
+    /// the cold path; without a capture a log site caches exactly what the
+    /// configuration and the sinks allow, so a disabled level stays one
+    /// branch. (No unit test enters a capture.)
+    #[test]
+    fn without_a_capture_log_sites_are_not_raised() {
+        static META: Metadata = Metadata::new(
+            Kind::Log,
+            Level::Trace,
+            "interest_unit",
+            "interest_unit",
+            file!(),
+            line!(),
+            "",
+        );
+        assert!(!dispatch::captures_anywhere());
+        let i = decide(&META);
+        assert_eq!(i.hot, i.configured);
+    }
+}
