@@ -726,3 +726,17 @@ fn line_writers_take_pieces_directly_with_the_same_bytes() {
         );
     }
 }
+
+#[test]
+fn a_record_names_its_site() {
+    let _s = serial();
+    let capture = Capture::start();
+    let line = line!() + 1;
+    warn!(target: "sites::described", "where am I");
+    let records = capture.finish();
+    let r = records.assert_logged(Level::Warn, "where am I");
+    assert_eq!(
+        (r.target, r.module_path, r.file, r.line, r.name),
+        ("sites::described", module_path!(), file!(), line, "")
+    );
+}
