@@ -572,6 +572,24 @@ fn api_beats_environment() {
 }
 
 #[test]
+fn the_default_level_applies_only_where_nothing_else_decides() {
+    let r = probe(&[], &["init", "report", "api-default:info", "report"]);
+    assert_eq!(r.all("engine.level"), ["error", "info"]);
+    // A variable, or the API, still decides over the default.
+    let r = probe(
+        &[("RADICAL_ASYNCFLOW_LOG_LVL", "warn")],
+        &[
+            "init",
+            "api-default:trace",
+            "report",
+            "api-level:debug",
+            "report",
+        ],
+    );
+    assert_eq!(r.all("engine.level"), ["warn", "debug"]);
+}
+
+#[test]
 fn profile_flag_and_dir() {
     let r = report(&[("RADICAL_PROFILE", "true"), ("RADICAL_PROFILE_DIR", "prof")]);
     assert_eq!(r.get("engine.profile"), "true");

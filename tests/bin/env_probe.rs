@@ -5,7 +5,8 @@
 //! Commands: `init`, `ns:<root>` (init_ns), `report`, `emit`,
 //! `burst:<n>` (n info lines `burst seq=<i>` under `radical_asyncflow::engine`),
 //! `set:<VAR>=<value>` (changes this process's environment),
-//! `reload`, `api-level:<level>` (set_level), `describe:<namespace>`
+//! `reload`, `api-level:<level>` (set_level), `api-default:<level>`
+//! (set_default_level), `describe:<namespace>`
 //! (`describe` alone: the application), `entries:<namespace>` (the same
 //! through `Description`'s accessors, one `entry` line per key),
 //! `telemetry` (one event under `radical_asyncflow::engine`), `api-no-sinks`
@@ -127,6 +128,9 @@ fn main() {
             }
             "reload" => elide::reload_from_env(),
             "api-level" => elide::set_level(param.parse::<LevelFilter>().expect("a level")),
+            "api-default" => {
+                elide::set_default_level(param.parse::<LevelFilter>().expect("a level"))
+            }
             "api-no-sinks" => elide::set_sinks(Vec::<std::sync::Arc<dyn elide::Sink>>::new()),
             "count-sinks" => println!("probe sinks={}", elide::sinks().len()),
             "describe" if param.is_empty() => print!("{}", elide::describe()),
