@@ -592,7 +592,7 @@ fn sink_panicked(payload: Box<dyn std::any::Any + Send>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::metadata::Metadata;
     use crate::{Kind, Level};
@@ -621,8 +621,9 @@ mod tests {
         }
     }
 
-    /// The tests swap the process-wide sinks: one at a time.
-    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    /// The tests swap the process-wide sinks or enter captures: one at a
+    /// time (the interest tests take it too).
+    pub(crate) static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
     static META: Metadata = Metadata::new(
         Kind::Log,
@@ -721,5 +722,75 @@ mod tests {
         let retired = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
         let dead = retired.iter().filter(|w| w.strong_count() == 0).count();
         assert!(dead <= 1, "{dead} of {} entries dead", retired.len());
+    }
+
+    /// The thread that replaces the sinks lets go of the old set at once
+    /// (a replaced file sink is closed then, not at this thread's next
+    /// record).
+    #[test]
+    fn the_replacing_thread_lets_go_of_the_old_set_at_once() {
+        let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let old = Arc::new(Counting(AtomicUsize::new(0)));
+        set_sinks([old.clone() as Arc<dyn Sink>]);
+        emit_one();
+        let weak_old: Weak<Counting> = Arc::downgrade(&old);
+        drop(old);
+        set_sinks(Vec::<Arc<dyn Sink>>::new());
+        assert!(weak_old.upgrade().is_none(), "still held after the swap");
+    }
+
+    /// Captures nest on a thread; the process counts them, so the first
+    /// raises the sites and the last lowers them.
+    #[test]
+    fn captures_nest_per_thread_and_are_counted_per_process() {
+        let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let flags = || LOCAL.with(|l| (l.captures.get(), l.state.get() & FLAGS));
+        let a: Arc<dyn Sink> = Arc::new(Flushes::default());
+        let b: Arc<dyn Sink> = Arc::new(Flushes::default());
+        assert!(!captures_anywhere() && !capturing_here());
+        assert!(enter_capture(a.clone()), "the first in the process");
+        assert!(!enter_capture(b.clone()), "nested: not the first");
+        assert_eq!(flags(), (2, IN_CAPTURE));
+        assert!(captures_anywhere() && capturing_here());
+        assert_eq!(captures_here().len(), 2);
+        assert!(!leave_capture(&a), "b is still open");
+        assert_eq!(flags(), (1, IN_CAPTURE));
+        assert!(!leave_capture(&a), "a has left already");
+        assert_eq!(flags(), (1, IN_CAPTURE));
+        assert!(leave_capture(&b), "the last in the process");
+        assert_eq!(flags(), (0, 0));
+        assert!(!captures_anywhere() && !capturing_here());
+        assert!(captures_here().is_empty());
+    }
+
+    /// A thread-local destructor that runs after the thread let go of its
+    /// set (at exit) still delivers its record: it is not taken for a
+    /// record from inside a sink.
+    #[test]
+    fn a_record_from_a_late_thread_local_destructor_is_delivered() {
+        let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let sink = Arc::new(Counting(AtomicUsize::new(0)));
+        set_sinks([sink.clone() as Arc<dyn Sink>]);
+        struct EmitOnDrop;
+        impl Drop for EmitOnDrop {
+            fn drop(&mut self) {
+                emit_one();
+            }
+        }
+        thread_local! {
+            static LATE: EmitOnDrop = const { EmitOnDrop };
+        }
+        let nested = stats::NESTED_DROPPED.load(Ordering::Relaxed);
+        std::thread::spawn(|| {
+            // Registered before the first record registers the thread's
+            // release: destructors run last registered first.
+            LATE.with(|_| ());
+            emit_one();
+        })
+        .join()
+        .unwrap();
+        assert_eq!(sink.0.load(Ordering::Relaxed), 2);
+        assert_eq!(stats::NESTED_DROPPED.load(Ordering::Relaxed), nested);
+        set_sinks(Vec::<Arc<dyn Sink>>::new());
     }
 }

@@ -188,9 +188,12 @@ mod tests {
     /// Raising sites for a capture sends every hit of a disabled level to
     /// the cold path; without a capture a log site caches exactly what the
     /// configuration and the sinks allow, so a disabled level stays one
-    /// branch. (No unit test enters a capture.)
+    /// branch.
     #[test]
     fn without_a_capture_log_sites_are_not_raised() {
+        let _one = dispatch::tests::SERIAL
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         static META: Metadata = Metadata::new(
             Kind::Log,
             Level::Trace,
