@@ -216,13 +216,7 @@ fn store(set: Option<Arc<SinkSet>>) -> Option<Arc<SinkSet>> {
     if let Some(old) = &old {
         retire(old);
     }
-    let mut generation = SINKS_GENERATION.fetch_add(GENERATION_STEP, Ordering::Release);
-    generation = generation.wrapping_add(GENERATION_STEP);
-    if generation == NONE {
-        // After 2^63 replacements: skip the value that means "nothing cached".
-        generation =
-            SINKS_GENERATION.fetch_add(GENERATION_STEP, Ordering::Release) + GENERATION_STEP;
-    }
+    let generation = next_generation();
     // The replacing thread lets go of the old set at once; other threads do
     // when they next emit (or exit).
     let _ = LOCAL.try_with(|l| {
@@ -231,6 +225,21 @@ fn store(set: Option<Arc<SinkSet>>) -> Option<Arc<SinkSet>> {
         }
     });
     old
+}
+
+/// Bumps [`SINKS_GENERATION`] after a store; the new value. Never [`NONE`]:
+/// after 2^62 replacements the counter wraps to it, and that value means
+/// "nothing cached", so it is skipped.
+fn next_generation() -> usize {
+    let generation = SINKS_GENERATION
+        .fetch_add(GENERATION_STEP, Ordering::Release)
+        .wrapping_add(GENERATION_STEP);
+    if generation != NONE {
+        return generation;
+    }
+    SINKS_GENERATION
+        .fetch_add(GENERATION_STEP, Ordering::Release)
+        .wrapping_add(GENERATION_STEP)
 }
 
 /// The installed sinks; `None` if no set was ever installed.
