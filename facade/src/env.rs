@@ -523,6 +523,50 @@ mod tests {
     }
 
     #[test]
+    fn a_key_needs_a_namespace_before_its_underscore() {
+        assert!(is_for_key("RADICAL_LOG_LVL", "LOG_LVL"));
+        assert!(is_for_key("A_LOG_LVL", "LOG_LVL"));
+        assert!(!is_for_key("_LOG_LVL", "LOG_LVL"), "an empty namespace");
+        assert!(!is_for_key("LOG_LVL", "LOG_LVL"));
+        assert!(!is_for_key("RADICALLOG_LVL", "LOG_LVL"));
+    }
+
+    #[test]
+    fn the_most_verbose_level_variable_is_any_namespaces_log_lvl_or_verbose() {
+        let s = snap(&[("RADICAL_LOG_LVL", "debug"), ("OTHER_LOG_LVL", "info")]);
+        assert_eq!(s.max_level_var(), Some(LevelFilter::Debug));
+        let s = snap(&[("RADICAL_VERBOSE", "trace"), ("RADICAL_LOG_LVL", "warn")]);
+        assert_eq!(s.max_level_var(), Some(LevelFilter::Trace));
+        assert_eq!(snap(&[("RADICAL_DEBUG", "1")]).max_level_var(), None);
+    }
+
+    #[test]
+    fn a_true_flag_counts_only_for_its_own_key() {
+        let s = snap(&[("RADICAL_DEBUG", "1"), ("RADICAL_PROFILE", "0")]);
+        assert_eq!(s.flag_on("PROFILE"), None);
+        let s = snap(&[("RADICAL_DEBUG", "1"), ("RADICAL_PILOT_PROFILE", "yes")]);
+        assert_eq!(
+            s.flag_on("PROFILE"),
+            Some(("RADICAL_PILOT_PROFILE", OsStr::new("yes")))
+        );
+    }
+
+    #[cfg(any(feature = "file", feature = "prof"))]
+    #[test]
+    fn the_process_name_is_the_root_else_the_executable_else_elide() {
+        let s = snap(&[]);
+        assert_eq!(
+            process_name(&s, Some(&Root::new("Radical::AsyncFlow"))),
+            "radical.asyncflow"
+        );
+        assert_eq!(process_name(&s, Some(&Root::new(""))), "probe");
+        assert_eq!(process_name(&s, None), "probe");
+        let nameless = EnvSnapshot::from_vars(Vec::new()).with_process("/run", "");
+        assert_eq!(process_name(&nameless, None), "elide");
+        assert_eq!(process_name(&nameless, Some(&Root::new(""))), "elide");
+    }
+
+    #[test]
     fn near_miss_level_names_are_kept_for_their_warning_only() {
         let s = snap(&[("RADICAL_LOG_LEVEL", "debug")]);
         assert!(s.get("RADICAL_LOG_LEVEL").is_some());

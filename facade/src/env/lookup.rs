@@ -499,4 +499,13 @@ mod tests {
         let s = snap(&[("RADICAL_ASYNCFLOW_DEBUG", "1"), ("MY_APP_DEBUG", "0")]);
         assert!(!debug(&s, "MY_APP_DB", Some("RADICAL_ASYNCFLOW")).value);
     }
+
+    #[test]
+    fn a_long_value_is_cut_at_a_character_boundary() {
+        assert_eq!(clip_to("abc", 3), "abc");
+        // `é` is two bytes: a cut after 2 bytes would split it.
+        assert_eq!(clip_to("aé", 2), "a... (3 bytes)");
+        assert_eq!(clip_to("aébc", 3), "aé... (5 bytes)");
+        assert_eq!(clip_to("€€", 4), "€... (6 bytes)");
+    }
 }
