@@ -740,3 +740,50 @@ fn a_record_names_its_site() {
         ("sites::described", module_path!(), file!(), line, "")
     );
 }
+
+#[test]
+fn level_for_reads_back_the_rule_covering_a_namespace() {
+    let _s = serial();
+    elide::set_level_for("sites::level_for", LevelFilter::Debug);
+    assert_eq!(
+        elide::level_for("sites::level_for::inner"),
+        LevelFilter::Debug
+    );
+    elide::set_level_for("sites::level_for::inner", LevelFilter::Off);
+    assert_eq!(
+        elide::level_for("sites::level_for::inner::deeper"),
+        LevelFilter::Off
+    );
+    assert_eq!(elide::level_for("sites::level_for"), LevelFilter::Debug);
+}
+
+#[test]
+fn sinks_lists_the_installed_sinks() {
+    let _s = serial();
+    let a: Arc<dyn Sink> = Arc::new(MemorySink::new());
+    let b: Arc<dyn Sink> = Arc::new(NullSink::new());
+    elide::set_sinks([a.clone(), b.clone()]);
+    let installed = elide::sinks();
+    assert_eq!(installed.len(), 2);
+    assert!(Arc::ptr_eq(&installed[0], &a) && Arc::ptr_eq(&installed[1], &b));
+    elide::set_sinks([Arc::new(NullSink::new()) as Arc<dyn Sink>]);
+}
+
+#[test]
+fn flush_writes_out_a_buffered_file() {
+    let _s = serial();
+    elide::set_level(LevelFilter::Info);
+    let path = std::env::temp_dir().join(format!("elide-sites-flush-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    // Info lines stay in the file sink's 64 KiB buffer until a flush.
+    let file = Arc::new(elide::sink::FileSink::open(&path).unwrap());
+    elide::set_sinks([file.clone() as Arc<dyn Sink>]);
+    info!(target: "sites::flush", "buffered until flushed");
+    let before = std::fs::read_to_string(&path).unwrap();
+    elide::flush();
+    let after = std::fs::read_to_string(&path).unwrap();
+    elide::set_sinks([Arc::new(NullSink::new()) as Arc<dyn Sink>]);
+    let _ = std::fs::remove_file(&path);
+    assert!(!before.contains("buffered until flushed"), "{before}");
+    assert!(after.contains("buffered until flushed"), "{after}");
+}
