@@ -509,6 +509,26 @@ fn init_ns_after_sites_resolved_rewrites_them() {
 }
 
 #[test]
+fn init_ns_after_the_first_record_moves_the_sinks_to_the_roots_target() {
+    let r = probe(
+        &[
+            ("RADICAL_ASYNCFLOW_LOG_TGT", "./app.log"),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["emit", "ns:radical.asyncflow", "emit"],
+    );
+    let file = fs::read_to_string(r.dir.join("app.log")).expect("app.log once the root is set");
+    assert_eq!(file.matches("probe info line").count(), 1, "{file}");
+    // The record before the root went to the default target.
+    assert_eq!(
+        r.stderr.matches("probe info line").count(),
+        1,
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
 fn snapshot_is_taken_once_and_reload_rereads() {
     let r = probe(
         &[("RADICAL_LOG_LVL", "info")],
