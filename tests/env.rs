@@ -500,6 +500,30 @@ fn root_namespace_controls_the_application() {
 }
 
 #[test]
+fn debug_mode_follows_the_rules_for_the_root_namespace() {
+    let r = probe(
+        &[],
+        &[
+            "ns:radical.asyncflow",
+            "report",
+            "api-debug-for:radical.asyncflow",
+            "report",
+        ],
+    );
+    assert_eq!(r.all("root.debug_mode"), ["false", "true"]);
+    // A rule for another namespace is not the root's.
+    let r = probe(
+        &[],
+        &[
+            "ns:radical.asyncflow",
+            "api-debug-for:radical.pilot",
+            "report",
+        ],
+    );
+    assert_eq!(r.get("root.debug_mode"), "false");
+}
+
+#[test]
 fn init_ns_after_sites_resolved_rewrites_them() {
     let r = probe(
         &[("RADICAL_ASYNCFLOW_LOG_LVL", "trace")],

@@ -6,7 +6,7 @@
 //! `burst:<n>` (n info lines `burst seq=<i>` under `radical_asyncflow::engine`),
 //! `set:<VAR>=<value>` (changes this process's environment),
 //! `reload`, `api-level:<level>` (set_level), `api-default:<level>`
-//! (set_default_level), `describe:<namespace>`
+//! (set_default_level), `api-debug-for:<namespace>` (set_debug_for, on), `describe:<namespace>`
 //! (`describe` alone: the application), `entries:<namespace>` (the same
 //! through `Description`'s accessors, one `entry` line per key),
 //! `telemetry` (one event under `radical_asyncflow::engine`), `api-no-sinks`
@@ -128,6 +128,7 @@ fn main() {
             }
             "reload" => elide::reload_from_env(),
             "api-level" => elide::set_level(param.parse::<LevelFilter>().expect("a level")),
+            "api-debug-for" => elide::set_debug_for(param, true),
             "api-default" => {
                 elide::set_default_level(param.parse::<LevelFilter>().expect("a level"))
             }
