@@ -802,4 +802,29 @@ pub(crate) mod tests {
         assert_eq!(stats::NESTED_DROPPED.load(Ordering::Relaxed), nested);
         set_sinks(Vec::<Arc<dyn Sink>>::new());
     }
+
+    /// A thread that cached the old set sends its next record to the new
+    /// one: every replacement is seen by every thread's next record.
+    #[test]
+    fn a_thread_that_cached_the_old_set_logs_into_the_new_one() {
+        let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let old = Arc::new(Counting(AtomicUsize::new(0)));
+        set_sinks([old.clone() as Arc<dyn Sink>]);
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let worker = std::thread::spawn(move || {
+            emit_one();
+            done_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+            emit_one();
+        });
+        done_rx.recv().unwrap();
+        let new = Arc::new(Counting(AtomicUsize::new(0)));
+        set_sinks([new.clone() as Arc<dyn Sink>]);
+        go_tx.send(()).unwrap();
+        worker.join().unwrap();
+        assert_eq!(old.0.load(Ordering::Relaxed), 1);
+        assert_eq!(new.0.load(Ordering::Relaxed), 1);
+        set_sinks(Vec::<Arc<dyn Sink>>::new());
+    }
 }
