@@ -248,3 +248,21 @@ fn contained_sink_panics_are_printed_once_per_sink() {
         stderr.lines().count()
     );
 }
+
+/// A console line never lands inside a line the application writes while
+/// holding stdout's lock: the sink takes the same lock (only a forked
+/// child, where a lost thread may hold it for good, writes around it).
+#[test]
+fn console_lines_wait_for_the_applications_stdout_lock() {
+    let out = run_within(
+        child().arg("stdout-locked"),
+        Duration::from_secs(60),
+        "stdout-locked",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert_eq!(lines[0], "app part one, app part two", "{stdout}");
+    assert!(lines[1].ends_with("elide line"), "{stdout}");
+}

@@ -85,36 +85,35 @@ pub(crate) fn write_stderr(text: &[u8]) -> std::io::Result<()> {
     std::io::stderr().lock().write_all(text)
 }
 
-/// Registers the fork handler (once); whether it is in place.
-#[cfg(unix)]
+/// Registers the fork handler (once); whether it is in place. (Without
+/// fork, nothing to register: the id never changes.)
 pub(crate) fn arm() -> bool {
-    extern "C" {
-        // POSIX; in the C library std already links.
-        fn pthread_atfork(
-            prepare: Option<extern "C" fn()>,
-            parent: Option<extern "C" fn()>,
-            child: Option<extern "C" fn()>,
-        ) -> std::ffi::c_int;
+    #[cfg(unix)]
+    {
+        extern "C" {
+            // POSIX; in the C library std already links.
+            fn pthread_atfork(
+                prepare: Option<extern "C" fn()>,
+                parent: Option<extern "C" fn()>,
+                child: Option<extern "C" fn()>,
+            ) -> std::ffi::c_int;
+        }
+        extern "C" fn in_child() {
+            // Async-signal-safe: atomic stores only.
+            PID.store(0, Ordering::Relaxed);
+            FORKED.store(true, Ordering::Relaxed);
+            // The clock is stale and no ticker runs; the next hit starts one.
+            COARSE_MS.store(0, Ordering::Relaxed);
+            // The parent's other threads, and their counter slots, are gone.
+            crate::counter::after_fork_in_child();
+        }
+        static INSTALLED: OnceLock<bool> = OnceLock::new();
+        // SAFETY: registers a handler that only reads a thread-local and
+        // stores to atomics; the function pointer is valid for the life of
+        // the process.
+        *INSTALLED.get_or_init(|| unsafe { pthread_atfork(None, None, Some(in_child)) } == 0)
     }
-    extern "C" fn in_child() {
-        // Async-signal-safe: atomic stores only.
-        PID.store(0, Ordering::Relaxed);
-        FORKED.store(true, Ordering::Relaxed);
-        // The clock is stale and no ticker runs; the next hit starts one.
-        COARSE_MS.store(0, Ordering::Relaxed);
-        // The parent's other threads, and their counter slots, are gone.
-        crate::counter::after_fork_in_child();
-    }
-    static INSTALLED: OnceLock<bool> = OnceLock::new();
-    // SAFETY: registers a handler that only reads a thread-local and
-    // stores to atomics; the
-    // function pointer is valid for the life of the process.
-    *INSTALLED.get_or_init(|| unsafe { pthread_atfork(None, None, Some(in_child)) } == 0)
-}
-
-/// No fork: the id never changes.
-#[cfg(not(unix))]
-pub(crate) fn arm() -> bool {
+    #[cfg(not(unix))]
     true
 }
 

@@ -462,6 +462,22 @@ fn main() {
                 s.dropped
             );
         }
+        // The application holds stdout's lock across two writes of one line
+        // while elide logs to stdout from another thread.
+        "stdout-locked" => {
+            install(Arc::new(elide::sink::ConsoleSink::stdout()));
+            let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+            let app = std::thread::spawn(move || {
+                let mut out = std::io::stdout().lock();
+                write!(out, "app part one, ").unwrap();
+                locked_tx.send(()).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                writeln!(out, "app part two").unwrap();
+            });
+            locked_rx.recv().unwrap();
+            elide::info!("elide line");
+            app.join().unwrap();
+        }
         other => {
             eprintln!("sink_child: unknown mode {other:?}");
             std::process::exit(2);
