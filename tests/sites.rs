@@ -787,3 +787,21 @@ fn flush_writes_out_a_buffered_file() {
     assert!(!before.contains("buffered until flushed"), "{before}");
     assert!(after.contains("buffered until flushed"), "{after}");
 }
+
+#[test]
+fn dropping_the_init_guard_writes_out_a_buffered_file() {
+    let _s = serial();
+    elide::set_level(LevelFilter::Info);
+    let path = std::env::temp_dir().join(format!("elide-sites-guard-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let file = Arc::new(elide::sink::FileSink::open(&path).unwrap());
+    elide::set_sinks([file.clone() as Arc<dyn Sink>]);
+    {
+        let _guard = elide::init();
+        info!(target: "sites::guard", "written when the guard drops");
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    elide::set_sinks([Arc::new(NullSink::new()) as Arc<dyn Sink>]);
+    let _ = std::fs::remove_file(&path);
+    assert!(text.contains("written when the guard drops"), "{text}");
+}
