@@ -254,3 +254,17 @@ impl Visit for Plain<'_> {
         q.end();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Run with and without the `json` feature (CI runs the unit tests
+    /// both ways).
+    #[test]
+    fn a_layout_is_available_unless_its_feature_is_off() {
+        assert!(Format::Radical.is_available());
+        assert!(Format::Compact.is_available());
+        assert_eq!(Format::Json.is_available(), cfg!(feature = "json"));
+    }
+}
