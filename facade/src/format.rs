@@ -174,8 +174,9 @@ impl Format {
             Format::Compact => line.find(' ')? + 1,
             #[cfg(feature = "json")]
             Format::Json => return None,
+            // Without `json`, a JSON layout writes the RADICAL line.
             #[cfg(not(feature = "json"))]
-            Format::Json => line.match_indices(" : ").nth(3)?.0 + 3,
+            Format::Json => return Format::Radical.level_span(line),
         };
         let len = line[start..].find(' ')?;
         Some(start..start + len)
@@ -266,5 +267,16 @@ mod tests {
         assert!(Format::Radical.is_available());
         assert!(Format::Compact.is_available());
         assert_eq!(Format::Json.is_available(), cfg!(feature = "json"));
+    }
+
+    /// Without `json`, a `Json` layout writes the RADICAL line, and the
+    /// console colours its level where the RADICAL layout would.
+    #[cfg(not(feature = "json"))]
+    #[test]
+    fn without_json_the_json_layout_colours_the_radical_level() {
+        let line = "1700000000.123 : app : 11 : 22 : INFO     : started\n";
+        let span = Format::Radical.level_span(line).unwrap();
+        assert_eq!(&line[span.clone()], "INFO");
+        assert_eq!(Format::Json.level_span(line), Some(span));
     }
 }
