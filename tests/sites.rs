@@ -769,39 +769,42 @@ fn sinks_lists_the_installed_sinks() {
     elide::set_sinks([Arc::new(NullSink::new()) as Arc<dyn Sink>]);
 }
 
+/// Runs `f` with a file sink (64 KiB buffer, flushed by itself only after
+/// warnings) installed at info, then puts a null sink back and removes the
+/// file; `f` gets the file's path.
+fn with_buffered_file(name: &str, f: impl FnOnce(&std::path::Path)) {
+    elide::set_level(LevelFilter::Info);
+    let path = std::env::temp_dir().join(format!("elide-sites-{name}-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let file = Arc::new(elide::sink::FileSink::open(&path).unwrap());
+    elide::set_sinks([file as Arc<dyn Sink>]);
+    f(&path);
+    elide::set_sinks([Arc::new(NullSink::new()) as Arc<dyn Sink>]);
+    let _ = std::fs::remove_file(&path);
+}
+
 #[test]
 fn flush_writes_out_a_buffered_file() {
     let _s = serial();
-    elide::set_level(LevelFilter::Info);
-    let path = std::env::temp_dir().join(format!("elide-sites-flush-{}.log", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    // Info lines stay in the file sink's 64 KiB buffer until a flush.
-    let file = Arc::new(elide::sink::FileSink::open(&path).unwrap());
-    elide::set_sinks([file.clone() as Arc<dyn Sink>]);
-    info!(target: "sites::flush", "buffered until flushed");
-    let before = std::fs::read_to_string(&path).unwrap();
-    elide::flush();
-    let after = std::fs::read_to_string(&path).unwrap();
-    elide::set_sinks([Arc::new(NullSink::new()) as Arc<dyn Sink>]);
-    let _ = std::fs::remove_file(&path);
-    assert!(!before.contains("buffered until flushed"), "{before}");
-    assert!(after.contains("buffered until flushed"), "{after}");
+    with_buffered_file("flush", |path| {
+        info!(target: "sites::flush", "buffered until flushed");
+        let before = std::fs::read_to_string(path).unwrap();
+        assert!(!before.contains("buffered until flushed"), "{before}");
+        elide::flush();
+        let after = std::fs::read_to_string(path).unwrap();
+        assert!(after.contains("buffered until flushed"), "{after}");
+    });
 }
 
 #[test]
 fn dropping_the_init_guard_writes_out_a_buffered_file() {
     let _s = serial();
-    elide::set_level(LevelFilter::Info);
-    let path = std::env::temp_dir().join(format!("elide-sites-guard-{}.log", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    let file = Arc::new(elide::sink::FileSink::open(&path).unwrap());
-    elide::set_sinks([file.clone() as Arc<dyn Sink>]);
-    {
-        let _guard = elide::init();
-        info!(target: "sites::guard", "written when the guard drops");
-    }
-    let text = std::fs::read_to_string(&path).unwrap();
-    elide::set_sinks([Arc::new(NullSink::new()) as Arc<dyn Sink>]);
-    let _ = std::fs::remove_file(&path);
-    assert!(text.contains("written when the guard drops"), "{text}");
+    with_buffered_file("guard", |path| {
+        {
+            let _guard = elide::init();
+            info!(target: "sites::guard", "written when the guard drops");
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        assert!(text.contains("written when the guard drops"), "{text}");
+    });
 }
