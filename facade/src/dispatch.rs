@@ -600,8 +600,13 @@ fn sink_panicked(payload: Box<dyn std::any::Any + Send>) {
     stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
 }
 
+/// Unit tests that swap the process-wide sinks or enter captures run one
+/// at a time (this module's and `interest`'s).
 #[cfg(test)]
-pub(crate) mod tests {
+pub(crate) static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[cfg(test)]
+mod tests {
     use super::*;
     use crate::metadata::Metadata;
     use crate::{Kind, Level};
@@ -630,9 +635,7 @@ pub(crate) mod tests {
         }
     }
 
-    /// The tests swap the process-wide sinks or enter captures: one at a
-    /// time (the interest tests take it too).
-    pub(crate) static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    use super::SERIAL;
 
     static META: Metadata = Metadata::new(
         Kind::Log,

@@ -191,9 +191,7 @@ mod tests {
     /// branch.
     #[test]
     fn without_a_capture_log_sites_are_not_raised() {
-        let _one = dispatch::tests::SERIAL
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let _one = dispatch::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         static META: Metadata = Metadata::new(
             Kind::Log,
             Level::Trace,
