@@ -156,6 +156,6 @@ pub(crate) fn check(input: TokenStream, kind: CheckKind) -> TokenStream {
                 let _ = #message;
             }
         };
-        Ok(Presence::checks(&a.target)?.select(live, dead))
+        Ok(Presence::checks(&a.target)?.select(live, || dead))
     })
 }

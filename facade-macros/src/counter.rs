@@ -60,6 +60,6 @@ pub(crate) fn counter(input: TokenStream) -> TokenStream {
                 let _: u64 = #n;
             }
         };
-        Ok(Presence::telemetry(&None)?.select(live, dead))
+        Ok(Presence::telemetry(&None)?.select(live, || dead))
     })
 }

@@ -114,32 +114,41 @@ pub(crate) fn with_field_slice(
     }
 }
 
-/// Each field as `(name, Option<Value>)`: plain `key = expr` fields through
+/// Each field as `(name, Option<Value>)` (see [`kv_values`]).
+fn kv_items(fields: &[Field]) -> impl Iterator<Item = TokenStream> + '_ {
+    fields.iter().zip(kv_values(fields)).map(|(f, value)| {
+        let name = &f.name;
+        quote!((#name, #value))
+    })
+}
+
+/// Each field's `Option<Value>`: plain `key = expr` fields through
 /// `FieldValue` (an `Option` that is `None` is absent), `%`/`?` fields
 /// always present.
-fn kv_items(fields: &[Field]) -> impl Iterator<Item = TokenStream> + '_ {
+fn kv_values(fields: &[Field]) -> impl Iterator<Item = TokenStream> + '_ {
     fields.iter().map(|f| {
-        let name = &f.name;
         let v = &f.value;
         match f.sigil {
             Sigil::Plain => quote_spanned! {v.span()=>
-                (#name, ::elide::__private::FieldValue::field_value(&(#v)))
+                ::elide::__private::FieldValue::field_value(&(#v))
             },
             Sigil::Display => {
-                quote!((#name, ::core::option::Option::Some(::elide::Value::Display(&(#v)))))
+                quote!(::core::option::Option::Some(::elide::Value::Display(&(#v))))
             }
-            Sigil::Debug => {
-                quote!((#name, ::core::option::Option::Some(::elide::Value::Debug(&(#v)))))
-            }
+            Sigil::Debug => quote!(::core::option::Option::Some(::elide::Value::Debug(&(#v)))),
         }
     })
 }
 
-/// `&[(name, Option<Value>)]` of a site's fields, for the shared cold path
-/// that leaves the absent ones out (`&[]` for none).
-pub(crate) fn kv_slice(fields: &[Field]) -> TokenStream {
-    let items = kv_items(fields);
-    quote!(&[#(#items),*])
+/// A site's fields as the items of the facade's `record!` template:
+/// `"key" = value`, the value an `Option<Value>` expression (plain fields
+/// through `FieldValue`, spanned at the value so a type error points there).
+pub(crate) fn kv_template(fields: &[Field]) -> TokenStream {
+    let items = kv_values(fields).zip(fields).map(|(value, f)| {
+        let name = &f.name;
+        quote!(#name = #value)
+    });
+    quote!(#(#items),*)
 }
 
 /// Statements that type-check the fields without evaluating them at run

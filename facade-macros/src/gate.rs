@@ -298,10 +298,19 @@ impl Presence {
         quote!(const { if ::core::cfg!(debug_assertions) { #d } else { #r } })
     }
 
-    /// Chooses between the live and the dead expansion.
-    pub(crate) fn select(self, live: TokenStream, dead: TokenStream) -> TokenStream {
-        match self.known() {
-            Some((true, true)) => live,
+    /// Chooses between the live and the dead expansion. `dead` is built
+    /// only when it is emitted: most sites are live in both profiles.
+    pub(crate) fn select(
+        self,
+        live: TokenStream,
+        dead: impl FnOnce() -> TokenStream,
+    ) -> TokenStream {
+        let known = self.known();
+        if known == Some((true, true)) {
+            return live;
+        }
+        let dead = dead();
+        match known {
             Some((false, false)) => dead,
             Some((true, false)) => {
                 quote!(if ::core::cfg!(debug_assertions) { #live } else { #dead })
@@ -309,7 +318,7 @@ impl Presence {
             Some((false, true)) => {
                 quote!(if ::core::cfg!(debug_assertions) { #dead } else { #live })
             }
-            None => {
+            _ => {
                 let c = self.condition();
                 quote!(if #c { #live } else { #dead })
             }

@@ -46,7 +46,7 @@ impl LogArgs {
             level,
             self.format.as_ref(),
             &self.format_args,
-            &fields::kv_slice(&self.fields),
+            &fields::kv_template(&self.fields),
         )
     }
 
@@ -163,7 +163,7 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
         #cs
         #call
     }};
-    Ok(Presence::for_level(level, &a.target)?.select(live, log_dead(a)))
+    Ok(Presence::for_level(level, &a.target)?.select(live, || log_dead(a)))
 }
 
 /// A log site whose level is only known at run time: both gates compare

@@ -15,9 +15,12 @@ use syn::{Expr, LitStr, Token};
 /// Most arguments a raw message carries (the record header keeps a byte).
 const MAX_RAW_ARGS: usize = 32;
 
-/// The call of the shared cold path that builds the site's record from
-/// `level`, the message and the fields (`kv`, a `&[(name, Option<Value>)]`
-/// expression) and dispatches it.
+/// The record half of a site: an invocation of the facade's
+/// `__private::record!` template (see `record_template.rs` there), which
+/// builds the record from `level`, the message and the fields (`kv`: the
+/// template's `key = form value` items) and dispatches it. Only the
+/// decisions are made here; the boilerplate around them is the template's,
+/// expanded by the compiler without a round trip through this macro.
 pub(crate) fn dispatch_record(
     level: &TokenStream,
     format: Option<&LitStr>,
@@ -26,27 +29,25 @@ pub(crate) fn dispatch_record(
 ) -> TokenStream {
     let plain = |message: TokenStream| {
         quote! {
-            ::elide::__private::dispatch_text(__elide_route, __elide_meta, #level, #kv, #message)
+            ::elide::__private::record!(plain __elide_route __elide_meta (#level) [#kv] (#message))
         }
     };
     let Some(lit) = format else {
-        return plain(quote!(::core::format_args!("")));
+        return plain(quote!(""));
     };
     // No arguments: the message is a `&'static str` already
     // (`Arguments::as_str`), which sinks copy as a pointer. Anything the
     // parser below does not take (argument-taken widths, `{:p}`, errors
     // `format_args!` must report) keeps the rendered path too.
     let Some(message) = Message::parse(lit, rest).filter(|m| !m.args.is_empty()) else {
-        return plain(quote!(::core::format_args!(#lit #rest)));
+        return plain(quote!(#lit #rest));
     };
-    let names: Vec<_> = (0..message.args.len())
-        .map(|i| format_ident!("__elide_a{}", i))
-        .collect();
+    let names = (0..message.args.len()).map(|i| format_ident!("__elide_a{}", i));
     let exprs = &message.args;
-    let offers = names.iter().zip(&message.traits).map(|(n, t)| {
-        let method = format_ident!("elide_{}", t.method());
-        quote!((&&::elide::__private::RawWrap(&#n)).#method())
-    });
+    let methods = message
+        .traits
+        .iter()
+        .map(|t| format_ident!("elide_{}", t.method()));
     // Only the traits the placeholders use: fewer names for every site to
     // resolve.
     let mut by: Vec<Ident> = Vec::new();
@@ -56,47 +57,27 @@ pub(crate) fn dispatch_record(
             by.push(name);
         }
     }
-    let (decoder, format_value) = match message.pieces() {
-        Some(pieces) => (
-            TokenStream::new(),
-            quote!(::elide::__private::MessageFormat::pieces(&[#(#pieces),*])),
-        ),
+    let format = match message.pieces() {
+        Some(pieces) => quote!(pieces(&[#(#pieces),*])),
         None => {
             let positional = message.positional_literal(lit.span());
             let idx = 0..message.args.len();
-            (
-                quote! {
-                    // A function item, not a closure: no per-site
-                    // `FnOnce::call_once` shim.
-                    fn __elide_decode(
-                        __elide_args: &[::elide::__private::RawArg<'_>],
-                        __elide_out: &mut dyn ::core::ops::FnMut(::core::fmt::Arguments<'_>),
-                    ) {
-                        __elide_out(::core::format_args!(#positional, #(__elide_args[#idx]),*))
-                    }
-                },
-                quote!(::elide::__private::MessageFormat::decode(__elide_decode)),
-            )
+            quote! {
+                decode(__elide_decode)
+                // A function item, not a closure: no per-site
+                // `FnOnce::call_once` shim.
+                fn __elide_decode(
+                    __elide_args: &[::elide::__private::RawArg<'_>],
+                    __elide_out: &mut dyn ::core::ops::FnMut(::core::fmt::Arguments<'_>),
+                ) {
+                    __elide_out(::core::format_args!(#positional, #(__elide_args[#idx]),*))
+                }
+            }
         }
     };
     quote! {
-        // The site's own `format_args!`, type-checked only (a dead branch
-        // generates no code): its errors are the ones a user expects.
-        if false {
-            let _ = ::core::format_args!(#lit #rest);
-        }
-        match (#(&(#exprs),)*) {
-            (#(#names,)*) => {
-                #[allow(unused_imports)]
-                use ::elide::__private::{RawCapture as _, RawUnformattable as _, #(#by as _),*};
-                #decoder
-                static __ELIDE_FORMAT: ::elide::__private::MessageFormat = #format_value;
-                ::elide::__private::dispatch_message(
-                    __elide_route, __elide_meta, #level, #kv, &__ELIDE_FORMAT,
-                    &[#(#offers),*],
-                )
-            }
-        }
+        ::elide::__private::record!(raw __elide_route __elide_meta (#level) [#kv] (#lit #rest)
+            [#(#names = #exprs => #methods),*] [#(#by),*] #format)
     }
 }
 
@@ -278,12 +259,12 @@ impl Message {
         self.segments
             .iter()
             .map(|s| match s {
-                Segment::Lit(text) => Some(quote!(::elide::__private::Piece::Lit(#text))),
+                Segment::Lit(text) => Some(quote!(Lit(#text))),
                 Segment::Arg(i, spec) => {
                     let i = u8::try_from(*i).ok()?;
                     match spec.as_str() {
-                        "" => Some(quote!(::elide::__private::Piece::Display(#i))),
-                        "?" => Some(quote!(::elide::__private::Piece::Debug(#i))),
+                        "" => Some(quote!(Display(#i))),
+                        "?" => Some(quote!(Debug(#i))),
                         _ => None,
                     }
                 }

@@ -76,6 +76,6 @@ pub(crate) fn telemetry(input: TokenStream) -> TokenStream {
                 #typecheck
             }
         };
-        Ok(Presence::telemetry(&a.target)?.select(live, dead))
+        Ok(Presence::telemetry(&a.target)?.select(live, || dead))
     })
 }

@@ -1,6 +1,8 @@
 //! Items the macros expand to. Not public API: names and signatures may
 //! change in any release.
 
+#[doc(inline)]
+pub use crate::__elide_record as record;
 pub use crate::callsite::{Callsite, UNRESOLVED};
 pub use crate::check::{check, check_eq_details, check_ne_details, fail};
 pub use crate::checked::{

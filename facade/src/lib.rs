@@ -114,6 +114,7 @@ mod raw;
 // unused; the default build still reports any other dead code here.
 #[cfg_attr(not(feature = "async"), allow(dead_code))]
 mod record;
+mod record_template;
 mod registry;
 mod runtime;
 mod runtime_site;
