@@ -15,8 +15,13 @@ fn temp_path(name: &str) -> PathBuf {
 /// Runs the child in `mode` with `env`; kills it after 30 s (a loop would
 /// hang or overflow the stack) and fails cleanly. Returns its stdout.
 fn run(mode: &str, env: &[(&str, &str)]) -> String {
+    run_with(&[mode], env)
+}
+
+fn run_with(args: &[&str], env: &[(&str, &str)]) -> String {
+    let mode = args[0];
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_bridge_child"));
-    cmd.arg(mode)
+    cmd.args(args)
         .env_remove("RUST_LOG")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -164,4 +169,52 @@ fn both_directions_of_both_bridges_do_not_loop() {
     // nothing reached elide's dispatch again.
     assert!(out.contains("nested_dropped=0\n"), "{out}");
     let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn the_log_logger_answers_enabled_from_elides_levels_and_flushes_its_sinks() {
+    let path = temp_path("queries");
+    let out = run_with(&["log-queries", path.to_str().unwrap()], &[]);
+    let _ = std::fs::remove_file(&path);
+    // `log::Log::enabled`, asked directly (not through `log`'s max level):
+    // elide's level for the target decides.
+    assert!(out.contains("app_info=true"), "{out}");
+    assert!(out.contains("app_debug=false"), "{out}");
+    assert!(out.contains("quiet_error=false"), "{out}");
+    // `log::Log::flush` writes out what a buffering sink holds.
+    assert!(out.contains("written_before_flush=false"), "{out}");
+    assert!(out.contains("written_after_flush=true"), "{out}");
+}
+
+#[test]
+fn tracing_events_keep_their_level_and_integer_fields_and_follow_level_changes() {
+    let out = run("tracing-in", &[]);
+    let line = |needle: &str| lines_with(&out, needle).concat();
+    // Raised to Debug at run time: the callsite tracing already asked about
+    // is asked again.
+    assert!(line("same site").contains("round"), "{out}");
+    assert_eq!(lines_with(&out, "same site").len(), 1, "{out}");
+    let error = line("an error");
+    assert!(error.starts_with("Error"), "{out}");
+    assert!(error.contains("-5"), "{out}");
+    let debug = line("a debug");
+    assert!(debug.starts_with("Debug"), "{out}");
+    assert!(debug.contains(&(1i128 << 100).to_string()), "{out}");
+    assert!(lines_with(&out, "a trace").is_empty(), "{out}");
+}
+
+#[test]
+fn elide_records_reach_a_log_logger_with_their_place_and_flushes() {
+    let out = run("log-out-custom", &[]);
+    let line = lines_with(&out, "elide: with a place").concat();
+    assert!(line.starts_with("WARN"), "{out}");
+    assert!(
+        line.contains("bridge_child.rs"),
+        "the file is passed on: {out}"
+    );
+    assert!(!line.contains("None"), "so is the line: {out}");
+    assert!(
+        out.contains("flushed"),
+        "elide::flush flushes the log logger: {out}"
+    );
 }

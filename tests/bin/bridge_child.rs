@@ -67,6 +67,79 @@ fn main() {
             // dropped as nested).
             println!("nested_dropped={}", elide::stats().nested_dropped);
         }
+        // What a `log` user asks the installed logger directly: whether a
+        // level is enabled for a target, and `flush`.
+        "log-queries" => {
+            let path = std::env::args().nth(2).expect("file path");
+            let _guard = elide::init();
+            let file = elide::sink::FileSink::open(&path)
+                .expect("open file")
+                .with_flush_level(LevelFilter::Off);
+            elide::set_sinks([Arc::new(file) as Arc<dyn elide::Sink>]);
+            elide::set_level(LevelFilter::Info);
+            elide::set_level_for("quiet", LevelFilter::Off);
+            let asks = |target: &str, level| {
+                log::logger().enabled(&log::Metadata::builder().target(target).level(level).build())
+            };
+            println!("app_info={}", asks("app", log::Level::Info));
+            println!("app_debug={}", asks("app", log::Level::Debug));
+            println!("quiet_error={}", asks("quiet", log::Level::Error));
+            log::info!(target: "app", "buffered until flushed");
+            let before = std::fs::read_to_string(&path).unwrap_or_default();
+            println!(
+                "written_before_flush={}",
+                before.contains("buffered until flushed")
+            );
+            log::logger().flush();
+            let after = std::fs::read_to_string(&path).unwrap_or_default();
+            println!(
+                "written_after_flush={}",
+                after.contains("buffered until flushed")
+            );
+        }
+        // tracing events of each level and integer kind into elide, and a
+        // callsite whose level elide raises at run time.
+        "tracing-in" => {
+            let _guard = elide::init();
+            elide::bridge::tracing::init().expect("no subscriber yet");
+            let memory = Arc::new(elide::sink::MemorySink::new());
+            elide::set_sinks([memory.clone() as Arc<dyn elide::Sink>]);
+            elide::set_level(LevelFilter::Info);
+            for round in 0..2 {
+                if round == 1 {
+                    elide::set_level(LevelFilter::Debug);
+                }
+                tracing::debug!(round, "same site");
+            }
+            tracing::error!(n = -5i64, "an error");
+            tracing::debug!(big = 1i128 << 100, "a debug");
+            tracing::trace!("a trace");
+            for r in memory.records() {
+                println!("{:?} {} {:?}", r.level, r.message, r.fields);
+            }
+        }
+        // elide records into an application's own `log` logger, which
+        // shows what it is given and when it is flushed.
+        "log-out-custom" => {
+            struct Shows;
+            impl log::Log for Shows {
+                fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+                    true
+                }
+                fn log(&self, r: &log::Record<'_>) {
+                    println!("{} {:?} {:?} {}", r.level(), r.file(), r.line(), r.args());
+                }
+                fn flush(&self) {
+                    println!("flushed");
+                }
+            }
+            log::set_logger(&Shows).expect("no logger yet");
+            log::set_max_level(log::LevelFilter::Trace);
+            elide::set_sinks([Arc::new(LogSink::new()) as Arc<dyn elide::Sink>]);
+            elide::set_level(LevelFilter::Info);
+            elide::warn!("elide: with a place");
+            elide::flush();
+        }
         other => panic!("unknown mode {other:?}"),
     }
 }

@@ -33,8 +33,20 @@ impl Cargo {
 
     /// Runs `cargo <args> -jN` in `dir`; the wall time, or cargo's stderr.
     pub fn time(&self, dir: &Path, args: &[&str], extra: &[&str]) -> Result<Duration, String> {
+        self.time_with(dir, args, extra, &[])
+    }
+
+    /// As [`Cargo::time`], with environment variables set for cargo.
+    pub fn time_with(
+        &self,
+        dir: &Path,
+        args: &[&str],
+        extra: &[&str],
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Result<Duration, String> {
         let mut c = self.command(dir, args, true);
         c.args(extra);
+        c.envs(env.iter().copied());
         let start = Instant::now();
         let out = c.output().map_err(|e| format!("cannot run cargo: {e}"))?;
         let took = start.elapsed();

@@ -16,6 +16,7 @@ mod cargo_cmd;
 mod deps;
 mod elf;
 mod generate;
+mod icount;
 mod ir;
 mod report;
 
@@ -97,6 +98,9 @@ fn workspace_root() -> PathBuf {
 }
 
 fn main() {
+    if let Some(code) = icount::wrap_if_asked() {
+        std::process::exit(code);
+    }
     let o = match parse_args() {
         Ok(o) => o,
         Err(e) => {
@@ -241,6 +245,33 @@ fn forget_incremental(c: &Crate) -> std::io::Result<()> {
     touch_lib(c)
 }
 
+/// Instructions rustc executes for the library in `cargo build --lib` after
+/// a touch (dependencies and the incremental cache already built).
+fn compiler_instructions(cargo: &Cargo, c: &Crate) -> Result<u64, String> {
+    let out = c.dir.join("target/callgrind.rustc.out");
+    let _ = std::fs::remove_file(&out);
+    touch_lib(c).map_err(|e| format!("touch: {e}"))?;
+    let me = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let spec = format!("{}={}", c.package().replace('-', "_"), out.display());
+    cargo.time_with(
+        &c.dir,
+        &["build", "--lib"],
+        &[],
+        &[
+            ("RUSTC_WRAPPER", me.as_os_str()),
+            (icount::WRAP_VAR, spec.as_ref()),
+        ],
+    )?;
+    icount::instructions(&out)
+}
+
+fn valgrind_available() -> bool {
+    std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
 fn graph(cargo: &Cargo, dir: &Path) -> Result<deps::Graph, String> {
     let tree = cargo.stdout(dir, &["tree", "-e", "normal,build", "--prefix", "none"])?;
     Ok(deps::Graph::parse(&tree))
@@ -344,6 +375,19 @@ fn compare(o: &Options) -> Result<(), String> {
             }
         }
 
+        // (b') the compiler's instructions in one incremental build after
+        // a touch (callgrind, through this program as RUSTC_WRAPPER): the
+        // load-independent figure of (b).
+        if valgrind_available() {
+            for c in &crates {
+                progress(&format!("N={n} {}: compiler instructions", c.lib.name()));
+                let instructions = compiler_instructions(&cargo, c)?;
+                r.put(n, c.lib, "incr_touch_minstr", instructions as f64 / 1e6);
+            }
+        } else {
+            eprintln!("valgrind not found: compiler instructions are left out");
+        }
+
         // (d) LLVM IR of the library crate, dev profile.
         for c in &crates {
             progress(&format!("N={n} {}: LLVM IR", c.lib.name()));
@@ -392,7 +436,10 @@ fn compare(o: &Options) -> Result<(), String> {
          check = median of {} `cargo build --lib` / `cargo check --lib` after touching lib.rs \
          (content unchanged: incremental reuse), or with the library's incremental cache removed \
          first (full: the whole library compiled again, dependencies reused), libraries \
-         interleaved. IR = instruction lines inside `define`s \
+         interleaved. rustc instructions = callgrind's count for the library's rustc \
+         (procedural macros included) in one more build after a touch, this program \
+         serving as RUSTC_WRAPPER: independent of the machine's load. \
+         IR = instruction lines inside `define`s \
          of the library's .ll (`cargo rustc --lib -- --emit=llvm-ir -Cno-prepopulate-passes \
          -Cpasses=name-anon-globals`, dev profile, as `cargo llvm-lines` counts; `run_all` \
          adds about 4 lines per function to every library). .text from the ELF section table of a \

@@ -19,6 +19,11 @@ const ROWS: &[(&str, &str, usize)] = &[
         2,
     ),
     (
+        "incr_touch_minstr",
+        "rustc instructions, incremental dev build after touch (callgrind, millions)",
+        0,
+    ),
+    (
         "full_s",
         "dev build of the library, no incremental cache, median (s)",
         2,
