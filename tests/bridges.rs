@@ -200,7 +200,12 @@ fn tracing_events_keep_their_level_and_integer_fields_and_follow_level_changes()
     let debug = line("a debug");
     assert!(debug.starts_with("Debug"), "{out}");
     assert!(debug.contains(&(1i128 << 100).to_string()), "{out}");
+    assert!(debug.contains(&u128::MAX.to_string()), "{out}");
+    assert!(debug.contains("0.25"), "{out}");
     assert!(lines_with(&out, "a trace").is_empty(), "{out}");
+    // `tracing::enabled!` gets elide's answer.
+    assert!(out.contains("trace_enabled=false"), "{out}");
+    assert!(out.contains("debug_enabled=true"), "{out}");
 }
 
 #[test]

@@ -112,8 +112,16 @@ fn main() {
                 tracing::debug!(round, "same site");
             }
             tracing::error!(n = -5i64, "an error");
-            tracing::debug!(big = 1i128 << 100, "a debug");
+            tracing::debug!(
+                big = 1i128 << 100,
+                huge = u128::MAX,
+                ratio = 0.25f64,
+                "a debug"
+            );
             tracing::trace!("a trace");
+            // What a `tracing` user asks before building an event.
+            println!("trace_enabled={}", tracing::enabled!(tracing::Level::TRACE));
+            println!("debug_enabled={}", tracing::enabled!(tracing::Level::DEBUG));
             for r in memory.records() {
                 println!("{:?} {} {:?}", r.level, r.message, r.fields);
             }
