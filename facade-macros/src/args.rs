@@ -30,6 +30,13 @@ pub(crate) struct Sampling {
     pub(crate) every: Option<Expr>,
 }
 
+impl Sampling {
+    /// Whether the site samples at all.
+    pub(crate) fn is_none(&self) -> bool {
+        self.sample.is_none() && self.first.is_none() && self.every.is_none()
+    }
+}
+
 /// Parses `target: expr,` if present.
 pub(crate) fn parse_target(input: ParseStream) -> syn::Result<Option<Expr>> {
     if input.peek(Ident) && input.peek2(Token![:]) && !input.peek2(Token![::]) {

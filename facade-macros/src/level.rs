@@ -61,6 +61,13 @@ impl Level {
 
 /// The `::elide::__private` constant for a threshold number (0 = off).
 pub(crate) fn number_tokens(n: u8) -> TokenStream {
+    let name = number_ident(n);
+    quote!(::elide::__private::#name)
+}
+
+/// The name of that constant (`LEVEL_INFO`), for a template that prefixes
+/// it itself.
+pub(crate) fn number_ident(n: u8) -> syn::Ident {
     let name = match n {
         OFF => "LEVEL_OFF",
         1 => "LEVEL_ERROR",
@@ -69,8 +76,7 @@ pub(crate) fn number_tokens(n: u8) -> TokenStream {
         4 => "LEVEL_DEBUG",
         _ => "LEVEL_TRACE",
     };
-    let name = syn::Ident::new(name, Span::call_site());
-    quote!(::elide::__private::#name)
+    syn::Ident::new(name, Span::call_site())
 }
 
 /// `::elide::__private::INTEREST_ON`: the interest byte of a check or

@@ -154,8 +154,18 @@ fn site_decl(level: &str, a: &LogArgs) -> (TokenStream, TokenStream, TokenStream
 }
 
 fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
-    let (cs, cs_ref, meta_ref) = site_decl(level.name, a);
     let record = a.dispatch(&level.variant());
+    if a.sampling.is_none() && !fields::is_runtime_target(&a.target) {
+        // The common site: the facade's `site!` template writes it out.
+        let name = syn::Ident::new(level.name, proc_macro2::Span::call_site());
+        let needed = crate::level::number_ident(level.number);
+        let target = fields::target_tokens(&a.target);
+        let live = quote! {
+            ::elide::__private::site!(#name #needed (#target) __elide_route __elide_meta { #record })
+        };
+        return Ok(Presence::for_level(level, &a.target)?.select(live, || log_dead(a)));
+    }
+    let (cs, cs_ref, meta_ref) = site_decl(level.name, a);
     let body = quote!(|__elide_meta, __elide_route| { #record });
     let needed = level.number_tokens();
     let call = sampled(a, &cs_ref, &meta_ref, &needed, body);

@@ -1,8 +1,6 @@
 //! Items the macros expand to. Not public API: names and signatures may
 //! change in any release.
 
-#[doc(inline)]
-pub use crate::__elide_record as record;
 pub use crate::callsite::{Callsite, UNRESOLVED};
 pub use crate::check::{check, check_eq_details, check_ne_details, fail};
 pub use crate::checked::{
@@ -24,6 +22,8 @@ pub use crate::static_gate::{
 };
 pub use crate::telemetry::scope::{guard as scope_guard, open_scope, timed, timed_as};
 pub use crate::value::{present_fields, with_present_fields, FieldValue, ToValue, NO_FIELD};
+#[doc(inline)]
+pub use crate::{__elide_record as record, __elide_site as site};
 
 /// Where the record of a site at level `needed` goes, if anywhere: the hot
 /// check (one load of the site's interest, a compare, a branch), then, on a

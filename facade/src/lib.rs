@@ -114,7 +114,6 @@ mod raw;
 // unused; the default build still reports any other dead code here.
 #[cfg_attr(not(feature = "async"), allow(dead_code))]
 mod record;
-mod record_template;
 mod registry;
 mod runtime;
 mod runtime_site;
@@ -124,6 +123,7 @@ pub mod sink;
 mod static_gate;
 mod stats;
 pub mod telemetry;
+mod templates;
 pub mod testing;
 mod value;
 

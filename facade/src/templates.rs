@@ -1,9 +1,10 @@
-//! The record half of a log site, as a `macro_rules!` template.
+//! The `macro_rules!` templates a log site expands through.
 //!
 //! `elide-macros` parses a site and decides its shape (the message's pieces,
-//! which formatting trait each argument uses, the fields' kinds); the
-//! boilerplate that builds and dispatches the record is this template,
-//! which the compiler expands itself. A procedural macro pays for every
+//! which formatting trait each argument uses, the fields' kinds, the static
+//! gate); the boilerplate around those decisions (the site's `static`, its
+//! hot check and cold closure, the record built and dispatched) is in these
+//! templates, which the compiler expands itself. A procedural macro pays for every
 //! token it hands back to the compiler; handing back a short invocation
 //! instead of the expanded record cut an incremental build of 1,000 sites
 //! by about a third (README, "Build cost").
@@ -12,10 +13,40 @@
 //! argument bindings (`$n`): identifiers a template introduces itself are
 //! hygienic and would not match the ones of the expansion around it.
 
+/// A log site with a constant target and no sampling: its `static
+/// Callsite`, the hot check, and the `#[cold]`, never-inlined closure
+/// around `$body` (which reads `$meta` and `$route`). Not public API.
+///
+/// `file!`, `line!` and `module_path!` here name the user's call site:
+/// they resolve at the outermost macro invocation.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __elide_site {
+    ($level:ident $needed:ident ($target:expr) $route:ident $meta:ident { $($body:tt)* }) => {{
+        static __ELIDE_CS: $crate::__private::Callsite =
+            $crate::__private::Callsite::new($crate::__private::Metadata::new(
+                $crate::__private::Kind::Log,
+                $crate::Level::$level,
+                $target,
+                ::core::module_path!(),
+                ::core::file!(),
+                ::core::line!(),
+                "",
+            ));
+        if let ::core::option::Option::Some($route) =
+            $crate::__private::route(&__ELIDE_CS, $crate::__private::$needed)
+        {
+            // Attributes on a closure are allowed in a tuple element; called
+            // on the temporary, so an `FnMut` closure needs no `mut` binding.
+            ((#[cold] #[inline(never)] |$meta, $route| { $($body)* },).0)(&__ELIDE_CS.meta, $route);
+        }
+    }};
+}
+
 /// Builds and dispatches a log site's record. Not public API.
 ///
 /// - `plain`: the message rendered on the caller (`format_args!`).
-/// - `raw`: the arguments offered raw; the message format is
+/// - `raw`: the arguments offered raw; the message format is the constant
 ///   `MessageFormat::$ctor $args`, its `Piece` variants in scope, and a
 ///   per-site decoder item comes last when the format needs one.
 #[doc(hidden)]
