@@ -597,6 +597,57 @@ fn reload_reinstalls_log_targets() {
 }
 
 #[test]
+fn reload_reopens_a_log_file_that_was_moved_away() {
+    let r = probe(
+        &[("RADICAL_LOG_LVL", "info"), ("RADICAL_LOG_TGT", "y.log")],
+        &["init", "emit", "rotate:y.log", "reload", "emit"],
+    );
+    let old = fs::read_to_string(r.dir.join("y.log.1")).unwrap();
+    let new = fs::read_to_string(r.dir.join("y.log")).unwrap_or_default();
+    assert_eq!(old.matches("probe info line").count(), 1, "{old}");
+    assert_eq!(new.matches("probe info line").count(), 1, "reopened: {new}");
+}
+
+#[test]
+fn a_later_init_ns_with_the_same_targets_keeps_the_installed_sinks() {
+    let r = probe(
+        &[
+            ("RADICAL_LOG_LVL", "info"),
+            ("RADICAL_LOG_TGT", "stderr,y.log"),
+        ],
+        &["init", "sink-ids", "ns:radical.other", "sink-ids", "emit"],
+    );
+    let ids = r.all("sink-ids");
+    assert_eq!(ids.len(), 2, "{}", r.stdout);
+    assert_eq!(ids[0], ids[1], "nothing to change, nothing reopened");
+    let file = fs::read_to_string(r.dir.join("y.log")).unwrap();
+    assert_eq!(file.matches("probe info line").count(), 1, "{file}");
+}
+
+#[test]
+fn describe_says_when_the_sinks_were_set_through_the_api() {
+    let from_env = probe(&[], &["init", "describe:radical"]);
+    assert!(
+        !from_env.stdout.contains("set through the API"),
+        "{}",
+        from_env.stdout
+    );
+    let r = probe(&[], &["init", "api-no-sinks", "describe:radical"]);
+    assert!(
+        r.stdout.contains("0 sink(s) set through the API"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn a_panic_of_the_application_is_not_reported_as_contained() {
+    let r = probe(&[], &["init", "user-panic", "emit"]);
+    assert!(r.stderr.contains("probe user panic"), "{}", r.stderr);
+    assert!(!r.stderr.contains("contained"), "{}", r.stderr);
+}
+
+#[test]
 fn sinks_chosen_through_the_api_survive_a_reload_even_when_empty() {
     let r = probe(
         &[("RADICAL_LOG_LVL", "info")],

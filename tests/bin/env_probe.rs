@@ -134,6 +134,21 @@ fn main() {
             }
             "api-no-sinks" => elide::set_sinks(Vec::<std::sync::Arc<dyn elide::Sink>>::new()),
             "count-sinks" => println!("probe sinks={}", elide::sinks().len()),
+            // Which sink objects are installed (their addresses).
+            "sink-ids" => {
+                let ids: Vec<String> = elide::sinks()
+                    .iter()
+                    .map(|s| format!("{:p}", std::sync::Arc::as_ptr(s) as *const ()))
+                    .collect();
+                println!("probe sink-ids={}", ids.join(","));
+            }
+            // What logrotate does: the file moves away, the process keeps
+            // its handle.
+            "rotate" => std::fs::rename(param, format!("{param}.1")).expect("rotate"),
+            // A panic of the application itself, caught by the application.
+            "user-panic" => {
+                let _ = std::panic::catch_unwind(|| panic!("probe user panic"));
+            }
             "describe" if param.is_empty() => print!("{}", elide::describe()),
             "describe" => print!("{}", elide::describe_for(param)),
             "entries" => {
