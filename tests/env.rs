@@ -62,6 +62,13 @@ fn temp_dir() -> PathBuf {
 }
 
 fn probe_os(vars: &[(&str, OsString)], args: &[&str]) -> Run {
+    let (run, success) = probe_os_status(vars, args);
+    assert!(success, "probe failed: {}\n{}", run.stdout, run.stderr);
+    run
+}
+
+/// Runs the probe; whether it exited successfully is the caller's to judge.
+fn probe_os_status(vars: &[(&str, OsString)], args: &[&str]) -> (Run, bool) {
     let dir = temp_dir();
     let mut child = Command::new(env!("CARGO_BIN_EXE_env-probe"))
         .env_clear()
@@ -104,13 +111,7 @@ fn probe_os(vars: &[(&str, OsString)], args: &[&str]) -> Run {
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         dir,
     };
-    assert!(
-        out.status.success(),
-        "probe failed: {}\n{}",
-        run.stdout,
-        run.stderr
-    );
-    run
+    (run, out.status.success())
 }
 
 fn probe(vars: &[(&str, &str)], args: &[&str]) -> Run {
@@ -641,6 +642,25 @@ fn describe_says_when_the_sinks_were_set_through_the_api() {
 }
 
 #[test]
+fn log_mode_from_the_environment_is_used_for_file_targets() {
+    // `sync-durable`: each line is on disk before the call returns, so a process
+    // that aborts (no flush, no exit handlers) still leaves it in the file.
+    // A buffered file would lose it.
+    let vars: Vec<(&str, OsString)> = [
+        ("RADICAL_LOG_LVL", "info"),
+        ("RADICAL_LOG_TGT", "y.log"),
+        ("RADICAL_LOG_MODE", "sync-durable"),
+    ]
+    .iter()
+    .map(|(k, v)| (*k, OsString::from(v)))
+    .collect();
+    let (r, success) = probe_os_status(&vars, &["init", "emit", "abort"]);
+    assert!(!success, "the probe aborts");
+    let file = fs::read_to_string(r.dir.join("y.log")).unwrap_or_default();
+    assert_eq!(file.matches("probe info line").count(), 1, "{file}");
+}
+
+#[test]
 fn a_panic_of_the_application_is_not_reported_as_contained() {
     let r = probe(&[], &["init", "user-panic", "emit"]);
     assert!(r.stderr.contains("probe user panic"), "{}", r.stderr);
@@ -904,6 +924,51 @@ fn a_fifo_log_target_is_refused_without_blocking() {
 /// 1,500 targets that cannot be opened give one warning, not one each, and
 /// a 100 KB value (near the 128 KiB limit of one variable on Linux) is
 /// echoed clipped: warnings stay readable.
+#[test]
+fn three_bad_targets_are_all_named_with_nothing_more() {
+    let dir = temp_dir();
+    let blocker = dir.join("plain-file");
+    fs::write(&blocker, "not a directory").unwrap();
+    let targets: Vec<String> = (0..3)
+        .map(|i| format!("{}/sub{i}/x.log", blocker.display()))
+        .collect();
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", &targets.join(",")),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["init"],
+    );
+    let _ = fs::remove_dir_all(&dir);
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    assert!(warnings[0].contains("3 targets"), "{}", warnings[0]);
+    assert!(warnings[0].contains("sub2"), "{}", warnings[0]);
+    assert!(!warnings[0].contains("more"), "{}", warnings[0]);
+}
+
+/// Without the `otlp` feature an `otlp` target is ignored, and said so.
+#[cfg(not(feature = "otlp"))]
+#[test]
+fn an_otlp_target_without_the_feature_gets_one_warning() {
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", "stderr,otlp"),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["init", "emit"],
+    );
+    assert_eq!(
+        r.stderr
+            .matches("names an otlp target, but elide was built without its `otlp` feature")
+            .count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("probe info line"), "{}", r.stderr);
+}
+
 #[test]
 fn many_bad_targets_and_huge_values_give_one_short_warning() {
     let dir = temp_dir();

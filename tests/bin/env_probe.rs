@@ -145,6 +145,8 @@ fn main() {
             // What logrotate does: the file moves away, the process keeps
             // its handle.
             "rotate" => std::fs::rename(param, format!("{param}.1")).expect("rotate"),
+            // Ends the process at once: no flush, no exit handlers.
+            "abort" => std::process::abort(),
             // A panic of the application itself, caught by the application.
             "user-panic" => {
                 let _ = std::panic::catch_unwind(|| panic!("probe user panic"));
