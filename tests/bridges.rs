@@ -206,6 +206,7 @@ fn tracing_events_keep_their_level_and_integer_fields_and_follow_level_changes()
     // `tracing::enabled!` gets elide's answer.
     assert!(out.contains("trace_enabled=false"), "{out}");
     assert!(out.contains("debug_enabled=true"), "{out}");
+    assert!(out.contains("quiet_enabled=false"), "{out}");
 }
 
 #[test]

@@ -122,6 +122,13 @@ fn main() {
             // What a `tracing` user asks before building an event.
             println!("trace_enabled={}", tracing::enabled!(tracing::Level::TRACE));
             println!("debug_enabled={}", tracing::enabled!(tracing::Level::DEBUG));
+            // A namespace elide turned off is off for `tracing` too, though
+            // the global level lets the event's level through.
+            elide::set_level_for("quiet", LevelFilter::Off);
+            println!(
+                "quiet_enabled={}",
+                tracing::enabled!(target: "quiet", tracing::Level::INFO)
+            );
             for r in memory.records() {
                 println!("{:?} {} {:?}", r.level, r.message, r.fields);
             }

@@ -111,9 +111,10 @@ fn to_tracing_filter(l: LevelFilter) -> tracing_core::LevelFilter {
 }
 
 /// Whether elide wants an event of this metadata (spans are always
-/// wanted: their fields are context for the events inside them).
+/// wanted: their fields are context for the events inside them). What a
+/// `tracing::enabled!` hint asks is answered like an event.
 fn wanted(meta: &Metadata<'_>) -> bool {
-    !meta.is_event() || enabled_at(site(meta.target()), from_tracing(meta.level())).is_some()
+    meta.is_span() || enabled_at(site(meta.target()), from_tracing(meta.level())).is_some()
 }
 
 /// Collects the fields of an event or span; `message` apart.

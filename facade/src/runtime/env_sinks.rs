@@ -305,27 +305,30 @@ fn cannot_open(failed: &[String]) -> String {
 
 /// The OTLP exporter of an `otlp` target (`OTEL_*` settings; the root
 /// namespace as default `service.name`), or a warning when elide was built
-/// without the `otlp` feature or the endpoint is malformed.
-#[cfg(feature = "otlp")]
+/// without the `otlp` feature or the endpoint is malformed. (One function
+/// for both builds, so a mutation run mutates code its build compiles.)
 fn otlp(endpoint: Option<&str>, root: Option<&str>, var: &str) -> Option<Arc<dyn Sink>> {
-    let mut b = crate::sink::OtlpSink::builder_from_env(endpoint);
-    if let Some(root) = root {
-        b = b.default_service_name(root);
+    #[cfg(feature = "otlp")]
+    {
+        let mut b = crate::sink::OtlpSink::builder_from_env(endpoint);
+        if let Some(root) = root {
+            b = b.default_service_name(root);
+        }
+        let s = b.build_or_warn(if endpoint.is_some() {
+            var
+        } else {
+            "OTEL_EXPORTER_OTLP_ENDPOINT"
+        })?;
+        Some(Arc::new(s))
     }
-    let s = b.build_or_warn(if endpoint.is_some() {
-        var
-    } else {
-        "OTEL_EXPORTER_OTLP_ENDPOINT"
-    })?;
-    Some(Arc::new(s))
-}
-
-#[cfg(not(feature = "otlp"))]
-fn otlp(_: Option<&str>, _: Option<&str>, var: &str) -> Option<Arc<dyn Sink>> {
-    let _ = crate::process::write_stderr(
-        format!("elide: {var} names an otlp target, but elide was built without its `otlp` feature; the target is ignored\n").as_bytes(),
-    );
-    None
+    #[cfg(not(feature = "otlp"))]
+    {
+        let _ = (endpoint, root);
+        let _ = crate::process::write_stderr(
+            format!("elide: {var} names an otlp target, but elide was built without its `otlp` feature; the target is ignored\n").as_bytes(),
+        );
+        None
+    }
 }
 
 #[cfg(feature = "file")]

@@ -96,33 +96,35 @@ pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
 
 /// The `.prof` sink in `PROFILE_DIR` when some `PROFILE` variable is on,
 /// so `RADICAL_PROFILE=1 ./app` writes telemetry without code changes. It
-/// is not one of the `LOG_TGT` sinks, so a reload keeps it.
-#[cfg(feature = "prof")]
-fn profile_sink() -> Option<Arc<dyn Sink>> {
-    let cfg = config::read();
-    cfg.snapshot().flag_on("PROFILE")?;
-    let dir = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
-    env::report(&dir);
-    let name = env::process_name(cfg.snapshot(), cfg.root.as_ref());
-    Some(crate::sink::profiles::startup_sink(&dir.value.0, &name))
-}
-
-/// Without the cargo feature `prof` there is no `.prof` sink: a `PROFILE`
-/// variable that is on still turns telemetry on, and gets one warning that
-/// no `.prof` file is written.
-#[cfg(not(feature = "prof"))]
+/// is not one of the `LOG_TGT` sinks, so a reload keeps it. Without the
+/// cargo feature `prof` there is no `.prof` sink: a `PROFILE` variable that
+/// is on still turns telemetry on, and gets one warning that no `.prof`
+/// file is written. (One function for both builds: a mutation run over
+/// either build then mutates code that build compiles.)
 fn profile_sink() -> Option<Arc<dyn Sink>> {
     let cfg = config::read();
     let (var, raw) = cfg.snapshot().flag_on("PROFILE")?;
-    env::warn_once(&env::lookup::Warning {
-        var: var.to_owned(),
-        raw: raw.to_owned(),
-        reason: "a .prof file needs elide's cargo feature `prof`, which this build lacks"
-            .to_owned(),
-        fallback: "telemetry without a .prof file (events reach only sinks added through the API)"
-            .to_owned(),
-    });
-    None
+    #[cfg(feature = "prof")]
+    {
+        let _ = (var, raw);
+        let dir = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
+        env::report(&dir);
+        let name = env::process_name(cfg.snapshot(), cfg.root.as_ref());
+        Some(crate::sink::profiles::startup_sink(&dir.value.0, &name))
+    }
+    #[cfg(not(feature = "prof"))]
+    {
+        env::warn_once(&env::lookup::Warning {
+            var: var.to_owned(),
+            raw: raw.to_owned(),
+            reason: "a .prof file needs elide's cargo feature `prof`, which this build lacks"
+                .to_owned(),
+            fallback:
+                "telemetry without a .prof file (events reach only sinks added through the API)"
+                    .to_owned(),
+        });
+        None
+    }
 }
 
 /// Why [`shutdown`] runs; decides how far it reaches.
