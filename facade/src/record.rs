@@ -283,3 +283,37 @@ pub fn thread_number() -> u64 {
         n => n,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    static META: Metadata = Metadata::new(Kind::Log, Level::Info, "t", "t", "t.rs", 1, "");
+
+    #[test]
+    fn the_time_one_sink_fixes_is_the_time_every_sink_reads() {
+        let r = Record::new(&META, Level::Info, format_args!("x"), &[]);
+        let ns = 1_700_000_000_123_456_789;
+        assert_eq!(r.time_ns_or(|| ns), ns);
+        assert_eq!(r.time_ns_or(|| 5), ns, "fixed by the first reading");
+        assert_eq!(r.time(), UNIX_EPOCH + Duration::from_nanos(ns));
+    }
+
+    #[test]
+    fn a_time_read_first_as_system_time_is_the_one_in_nanoseconds() {
+        let r = Record::new(&META, Level::Info, format_args!("x"), &[]);
+        let t = r.time();
+        let ns = t.duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64;
+        assert_eq!(r.time_ns_or(|| 5), ns);
+    }
+
+    #[test]
+    fn a_thread_number_given_overrides_the_current_one() {
+        let r = Record::new(&META, Level::Info, format_args!("x"), &[]).with_thread(77);
+        assert_eq!((r.thread_override(), r.thread_id()), (77, 77));
+        let r = Record::new(&META, Level::Info, format_args!("x"), &[]);
+        assert_eq!(r.thread_override(), 0, "none given");
+        assert_eq!(r.thread_id(), thread_number());
+    }
+}
