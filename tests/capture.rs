@@ -188,6 +188,15 @@ fn a_capture_filters_by_its_level() {
 }
 
 #[test]
+fn records_so_far_can_be_read_without_ending_the_capture() {
+    let capture = Capture::start();
+    info!("first");
+    assert_eq!(capture.records().messages(), ["first"]);
+    info!("second");
+    assert_eq!(capture.finish().messages(), ["first", "second"]);
+}
+
+#[test]
 fn a_panic_inside_capture_ends_it() {
     let capture = Capture::start();
     let handle = capture.handle();

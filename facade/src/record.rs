@@ -309,6 +309,28 @@ mod tests {
     }
 
     #[test]
+    fn a_record_debugs_as_its_level_target_message_and_fields() {
+        let fields: [Field<'_>; 1] = [("n", Value::U64(3))];
+        let text = format!(
+            "{:?}",
+            Record::new(&META, Level::Warn, format_args!("hello {}", 1), &fields)
+        );
+        for part in ["Record", "level: Warn", "target: \"t\"", "hello 1", "\"n\""] {
+            assert!(text.contains(part), "{part} in {text}");
+        }
+    }
+
+    #[test]
+    fn each_thread_has_its_own_stable_number() {
+        let here = thread_number();
+        assert_eq!(thread_number(), here, "stable");
+        assert_ne!(here, 0);
+        let there = std::thread::spawn(thread_number).join().unwrap();
+        assert_ne!(there, here);
+        assert_eq!(ThreadInfo::current().id, here);
+    }
+
+    #[test]
     fn a_thread_number_given_overrides_the_current_one() {
         let r = Record::new(&META, Level::Info, format_args!("x"), &[]).with_thread(77);
         assert_eq!((r.thread_override(), r.thread_id()), (77, 77));

@@ -93,6 +93,12 @@ impl<T: Linked> Registry<T> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_link_shows_whether_it_is_registered() {
+        let link: Link<Item> = Link::new();
+        assert_eq!(format!("{link:?}"), "Link { registered: false, .. }");
+    }
+
     struct Item(u32, Link<Item>);
     impl Linked for Item {
         fn link(&self) -> &Link<Item> {

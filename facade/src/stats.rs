@@ -60,3 +60,20 @@ pub fn report_write_error(name: &str, err: &std::io::Error) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_errors_are_counted_each_time_and_reported_once_per_sink() {
+        let err = std::io::Error::other("disk on fire");
+        let before = stats().write_errors;
+        report_write_error("stats-test-sink", &err);
+        report_write_error("stats-test-sink", &err);
+        assert!(stats().write_errors >= before + 2);
+        let reported = REPORTED.lock().unwrap();
+        let times = reported.iter().filter(|s| *s == "stats-test-sink").count();
+        assert_eq!(times, 1, "one report per sink: {reported:?}");
+    }
+}

@@ -46,8 +46,6 @@ pub use otlp::{OtlpSink, OtlpSinkBuilder, OtlpStats, DEFAULT_ENDPOINT as OTLP_DE
 #[cfg(feature = "prof")]
 pub use prof::ProfSink;
 #[cfg(feature = "async")]
-pub(crate) use r#async::on_writer as on_writer_thread;
-#[cfg(feature = "async")]
 pub use r#async::{
     AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES,
     DEFAULT_PREALLOCATED, DEFAULT_THREAD_BUFFER,
@@ -55,10 +53,18 @@ pub use r#async::{
 
 use crate::record::Record;
 
-/// Without the `async` feature no thread is an async writer.
-#[cfg(not(feature = "async"))]
+/// Whether this thread is an asynchronous sink's writer (never, without
+/// the `async` feature). One function for both builds, so a mutation run
+/// of either mutates code it compiles.
 pub(crate) fn on_writer_thread() -> bool {
-    false
+    #[cfg(feature = "async")]
+    {
+        r#async::on_writer()
+    }
+    #[cfg(not(feature = "async"))]
+    {
+        false
+    }
 }
 use crate::LevelFilter;
 
@@ -92,4 +98,25 @@ pub trait Sink: Send + Sync + 'static {
     /// Makes everything emitted so far durable as far as this sink promises
     /// (written to the OS, fsynced, or drained from a queue).
     fn flush(&self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct OnlyEmit;
+    impl Sink for OnlyEmit {
+        fn emit(&self, _: &Record<'_>) {}
+    }
+
+    #[test]
+    fn a_sink_that_says_nothing_takes_every_log_level_and_no_telemetry() {
+        assert_eq!(OnlyEmit.max_level(), LevelFilter::Trace);
+        assert!(!OnlyEmit.wants_telemetry());
+    }
+
+    #[test]
+    fn a_test_thread_is_no_async_writer() {
+        assert!(!on_writer_thread());
+    }
 }
