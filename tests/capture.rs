@@ -197,6 +197,15 @@ fn records_so_far_can_be_read_without_ending_the_capture() {
 }
 
 #[test]
+fn an_entered_capture_debugs_by_name() {
+    let capture = Capture::start();
+    let entered = capture.handle().enter();
+    assert_eq!(format!("{entered:?}"), "Entered { .. }");
+    drop(entered);
+    drop(capture);
+}
+
+#[test]
 fn a_panic_inside_capture_ends_it() {
     let capture = Capture::start();
     let handle = capture.handle();
