@@ -1169,4 +1169,43 @@ mod tests {
         let sink = AsyncSink::wrapping(inner()).preallocated(0).build();
         assert_eq!(sink.pool_rx.len(), 0);
     }
+
+    #[test]
+    fn the_documented_defaults() {
+        assert_eq!(DEFAULT_MAX_BYTES, 64 << 20, "64 MiB in flight");
+        assert_eq!(DEFAULT_THREAD_BUFFER, 1 << 20, "1 MiB per thread");
+    }
+
+    /// What the writer was given, readable after the sink is flushed.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_thread_buffer_asked_too_small_still_takes_a_30_kib_record() {
+        static META: crate::Metadata = crate::Metadata::new(
+            crate::metadata::Kind::Log,
+            Level::Info,
+            "t",
+            "t",
+            "t.rs",
+            1,
+            "",
+        );
+        let out = Shared::default();
+        let sink = AsyncSink::builder(out.clone()).thread_buffer(1).build();
+        let big = "x".repeat(30 * 1024);
+        sink.emit(&Record::new(&META, Level::Info, format_args!("{big}"), &[]));
+        sink.flush();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert!(text.contains(&big), "{} bytes written", text.len());
+    }
 }
