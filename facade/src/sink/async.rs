@@ -1190,7 +1190,7 @@ mod tests {
     }
 
     #[test]
-    fn a_thread_buffer_asked_too_small_still_takes_a_30_kib_record() {
+    fn a_thread_buffer_asked_too_small_still_takes_a_large_record() {
         static META: crate::Metadata = crate::Metadata::new(
             crate::metadata::Kind::Log,
             Level::Info,
@@ -1200,12 +1200,27 @@ mod tests {
             1,
             "",
         );
+        const NAMES: [&str; 64] = {
+            let mut n = ["f"; 64];
+            n[63] = "last";
+            n
+        };
         let out = Shared::default();
         let sink = AsyncSink::builder(out.clone()).thread_buffer(1).build();
         let big = "x".repeat(30 * 1024);
-        sink.emit(&Record::new(&META, Level::Info, format_args!("{big}"), &[]));
+        // A long text and 64 fields: several hundred words of buffer.
+        let fields: Vec<crate::Field<'_>> =
+            NAMES.iter().map(|n| (*n, crate::Value::U64(7))).collect();
+        sink.emit(&Record::new(
+            &META,
+            Level::Info,
+            format_args!("{big}"),
+            &fields,
+        ));
         sink.flush();
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         assert!(text.contains(&big), "{} bytes written", text.len());
+        assert!(text.contains("last=7"), "{} bytes written", text.len());
+        assert_eq!(sink.stats().dropped, 0);
     }
 }
