@@ -1171,6 +1171,21 @@ mod tests {
     }
 
     #[test]
+    fn the_byte_budget_takes_what_fits_and_one_record_into_an_empty_queue() {
+        let s = Shared::new("t".into(), 100);
+        assert!(s.try_reserve(250), "an empty queue takes any one record");
+        assert!(!s.try_reserve(1), "then nothing more");
+        s.release(250);
+        assert!(s.try_reserve(60));
+        assert!(s.try_reserve(40), "an exact fit is taken");
+        assert_eq!(s.queued_bytes.load(Ordering::Relaxed), 100);
+        assert!(!s.try_reserve(1));
+        s.release(40);
+        assert!(!s.try_reserve(41));
+        assert!(s.try_reserve(40));
+    }
+
+    #[test]
     fn the_documented_defaults() {
         assert_eq!(DEFAULT_MAX_BYTES, 64 << 20, "64 MiB in flight");
         assert_eq!(DEFAULT_THREAD_BUFFER, 1 << 20, "1 MiB per thread");
@@ -1178,8 +1193,8 @@ mod tests {
 
     /// What the writer was given, readable after the sink is flushed.
     #[derive(Clone, Default)]
-    struct Shared(Arc<std::sync::Mutex<Vec<u8>>>);
-    impl Write for Shared {
+    struct Collected(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl Write for Collected {
         fn write(&mut self, b: &[u8]) -> io::Result<usize> {
             self.0.lock().unwrap().extend_from_slice(b);
             Ok(b.len())
@@ -1205,7 +1220,7 @@ mod tests {
             n[63] = "last";
             n
         };
-        let out = Shared::default();
+        let out = Collected::default();
         let sink = AsyncSink::builder(out.clone()).thread_buffer(1).build();
         let big = "x".repeat(30 * 1024);
         // A long text and 64 fields: several hundred words of buffer.
