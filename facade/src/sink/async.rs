@@ -1186,6 +1186,25 @@ mod tests {
     }
 
     #[test]
+    fn a_blocking_reservation_takes_its_bytes_once_and_waits_for_room() {
+        let s = Arc::new(Shared::new("t".into(), 100));
+        s.reserve_blocking(30);
+        assert_eq!(s.queued_bytes.load(Ordering::Relaxed), 30, "taken once");
+        s.reserve_blocking(70);
+        assert_eq!(s.queued_bytes.load(Ordering::Relaxed), 100);
+        let waiter = {
+            let s = Arc::clone(&s);
+            std::thread::spawn(move || s.reserve_blocking(50))
+        };
+        // It cannot have its bytes before some are given back.
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(s.queued_bytes.load(Ordering::Relaxed), 100);
+        s.release(70);
+        waiter.join().unwrap();
+        assert_eq!(s.queued_bytes.load(Ordering::Relaxed), 80);
+    }
+
+    #[test]
     fn the_documented_defaults() {
         assert_eq!(DEFAULT_MAX_BYTES, 64 << 20, "64 MiB in flight");
         assert_eq!(DEFAULT_THREAD_BUFFER, 1 << 20, "1 MiB per thread");
