@@ -1205,6 +1205,28 @@ mod tests {
     }
 
     #[test]
+    fn a_sink_and_its_builder_debug_as_their_settings() {
+        let builder = AsyncSink::builder(io::sink())
+            .name("audit")
+            .capacity(128)
+            .overflow(Overflow::Drop);
+        let text = format!("{builder:?}");
+        for part in ["AsyncSinkBuilder", "\"audit\"", "capacity: 128", "Drop"] {
+            assert!(text.contains(part), "{part} in {text}");
+        }
+        let sink = builder.build();
+        let text = format!("{sink:?}");
+        for part in [
+            "AsyncSink",
+            "\"audit\"",
+            "capacity: 128",
+            "wraps_sink: false",
+        ] {
+            assert!(text.contains(part), "{part} in {text}");
+        }
+    }
+
+    #[test]
     fn the_documented_defaults() {
         assert_eq!(DEFAULT_MAX_BYTES, 64 << 20, "64 MiB in flight");
         assert_eq!(DEFAULT_THREAD_BUFFER, 1 << 20, "1 MiB per thread");
