@@ -1226,6 +1226,78 @@ mod tests {
         }
     }
 
+    static TEST_META: crate::Metadata =
+        crate::Metadata::new(Kind::Log, Level::Info, "t", "t", "t.rs", 1, "");
+
+    fn record_into(sink: &AsyncSink, i: u64) {
+        sink.emit(&Record::new(
+            &TEST_META,
+            Level::Info,
+            format_args!("record {i}"),
+            &[],
+        ));
+    }
+
+    /// An inner sink that says when it is entered and waits, in `emit`,
+    /// until it is opened; then counts.
+    #[derive(Default)]
+    struct Gated {
+        open: Mutex<bool>,
+        opened: Condvar,
+        entered: Mutex<Option<crossbeam_channel::Sender<()>>>,
+        seen: AtomicUsize,
+    }
+    impl Sink for Gated {
+        fn emit(&self, _: &Record<'_>) {
+            if let Some(tx) = self.entered.lock().unwrap().take() {
+                let _ = tx.send(());
+            }
+            let mut open = self.open.lock().unwrap();
+            while !*open {
+                open = self.opened.wait(open).unwrap();
+            }
+            self.seen.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    impl Gated {
+        fn open(&self) {
+            *self.open.lock().unwrap() = true;
+            self.opened.notify_all();
+        }
+    }
+
+    #[test]
+    fn records_left_count_the_queue_and_the_one_in_the_writers_hands() {
+        let inner = Arc::new(Gated::default());
+        let (tx, rx) = bounded(1);
+        *inner.entered.lock().unwrap() = Some(tx);
+        let sink = AsyncSink::wrap(inner.clone());
+        for i in 0..3 {
+            record_into(&sink, i);
+        }
+        rx.recv().unwrap(); // the writer holds the first record
+        assert_eq!(sink.left(), 3, "two queued, one in hand");
+        inner.open();
+        sink.flush();
+        assert_eq!(sink.left(), 0);
+        assert_eq!(inner.seen.load(Ordering::SeqCst), 3);
+    }
+
+    #[test]
+    fn a_blocking_sink_waits_for_bytes_instead_of_dropping_and_gives_them_all_back() {
+        let inner = Arc::new(Gated::default());
+        inner.open();
+        // Room for one record at a time: callers wait for the writer.
+        let sink = AsyncSink::wrapping(inner.clone()).max_bytes(1).build();
+        for i in 0..50 {
+            record_into(&sink, i);
+        }
+        sink.flush();
+        assert_eq!(inner.seen.load(Ordering::SeqCst), 50);
+        let stats = sink.stats();
+        assert_eq!((stats.dropped, stats.queued_bytes), (0, 0), "{stats:?}");
+    }
+
     #[test]
     fn the_documented_defaults() {
         assert_eq!(DEFAULT_MAX_BYTES, 64 << 20, "64 MiB in flight");
