@@ -1246,9 +1246,14 @@ mod tests {
         opened: Condvar,
         entered: Mutex<Option<crossbeam_channel::Sender<()>>>,
         seen: AtomicUsize,
+        /// The message of a record whose `emit` panics.
+        fail: Option<&'static str>,
     }
     impl Sink for Gated {
-        fn emit(&self, _: &Record<'_>) {
+        fn emit(&self, record: &Record<'_>) {
+            if self.fail.is_some_and(|m| record.args().to_string() == m) {
+                panic!("the inner sink fails on this record");
+            }
             if let Some(tx) = self.entered.lock().unwrap().take() {
                 let _ = tx.send(());
             }
@@ -1268,7 +1273,10 @@ mod tests {
 
     #[test]
     fn records_left_count_the_queue_and_the_one_in_the_writers_hands() {
-        let inner = Arc::new(Gated::default());
+        let inner = Arc::new(Gated {
+            fail: Some("record 2"),
+            ..Gated::default()
+        });
         let (tx, rx) = bounded(1);
         *inner.entered.lock().unwrap() = Some(tx);
         let sink = AsyncSink::wrap(inner.clone());
@@ -1279,8 +1287,23 @@ mod tests {
         assert_eq!(sink.left(), 3, "two queued, one in hand");
         inner.open();
         sink.flush();
+        // Record 2 failed (its panic contained and counted): done too.
+        assert_eq!((sink.stats().written, sink.stats().failed), (2, 1));
         assert_eq!(sink.left(), 0);
-        assert_eq!(inner.seen.load(Ordering::SeqCst), 3);
+        assert_eq!(inner.seen.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn a_wrapping_sink_wants_telemetry_when_its_inner_sink_does() {
+        struct Telemetry;
+        impl Sink for Telemetry {
+            fn wants_telemetry(&self) -> bool {
+                true
+            }
+            fn emit(&self, _: &Record<'_>) {}
+        }
+        assert!(AsyncSink::wrap(Arc::new(Telemetry)).wants_telemetry());
+        assert!(!AsyncSink::wrap(Arc::new(Gated::default())).wants_telemetry());
     }
 
     #[test]
