@@ -1294,6 +1294,29 @@ mod tests {
     }
 
     #[test]
+    fn dropping_the_sink_waits_for_what_it_queued() {
+        let inner = Arc::new(Gated::default());
+        let sink = AsyncSink::wrap(inner.clone());
+        for i in 0..3 {
+            record_into(&sink, i);
+        }
+        let opener = {
+            let inner = Arc::clone(&inner);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                inner.open();
+            })
+        };
+        drop(sink);
+        assert_eq!(
+            inner.seen.load(Ordering::SeqCst),
+            3,
+            "written before drop returned"
+        );
+        opener.join().unwrap();
+    }
+
+    #[test]
     fn a_wrapping_sink_wants_telemetry_when_its_inner_sink_does() {
         struct Telemetry;
         impl Sink for Telemetry {
