@@ -83,7 +83,6 @@ use crate::metadata::{Kind, Metadata};
 use crate::record::Record;
 use crate::sink::async_rings::RingQueue;
 use crate::sink::captured::{Captured, Scratch, Store};
-use crate::sink::whole_lines::WholeLines;
 use crate::sink::{DurableFile, Sink};
 use crate::value::Value;
 use crate::{Level, LevelFilter};
@@ -123,9 +122,6 @@ const MIN_THREAD_BUFFER: usize = 64 * 1024;
 /// Bytes per record assumed when a capacity in records bounds a thread
 /// buffer.
 const BYTES_PER_RECORD: usize = 64;
-
-/// Bytes gathered before they are handed to the writer, within one batch.
-const CHUNK: usize = 64 * 1024;
 
 /// Counters of an [`AsyncSink`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -534,9 +530,12 @@ impl AsyncSinkBuilder {
     /// thread. If the thread cannot be started, records are counted as
     /// dropped.
     pub fn build(self) -> AsyncSink {
-        if matches!(self.out, Output::Bytes(_)) {
-            return self.build_rings();
-        }
+        // Bytes go through per-thread rings; only a wrapped sink takes the
+        // channel and its writer.
+        let inner = match &self.out {
+            Output::Bytes(_) => return self.build_rings(),
+            Output::Sink(inner) => inner.clone(),
+        };
         let (tx, rx) = bounded(self.capacity);
         let exit_rx = rx.clone();
         let (pool_tx, pool_rx) = bounded(self.capacity);
@@ -546,16 +545,10 @@ impl AsyncSinkBuilder {
             shared.give_back(&pool_tx, Store::sized());
         }
         let writer = Writer {
-            out: self.out,
+            inner,
             rx,
             pool: pool_tx.clone(),
             shared: shared.clone(),
-            batch: String::new(),
-            format: self.format,
-            batch_lines: 0,
-            notices: Vec::new(),
-            lines: WholeLines::default(),
-            unflushed_lines: 0,
             closed: false,
             reported_drops: 0,
             max_batch: self.capacity,
@@ -941,25 +934,14 @@ pub(crate) static DROPPED_META: Metadata = Metadata::new(
 );
 
 struct Writer {
-    out: Output,
+    /// The wrapped sink.
+    inner: Arc<dyn Sink>,
     rx: Receiver<Msg>,
     pool: Sender<Store>,
     shared: Arc<Shared>,
-    /// Formatted lines of the batch not yet handed to `out`.
-    batch: String,
-    /// The line format.
-    format: Format,
-    /// Records in `batch`.
-    batch_lines: u64,
-    /// Where the writer's own notice lines start in `batch` (not records).
-    notices: Vec<usize>,
-    /// The rest of a line a failed write tore, written before anything else.
-    lines: WholeLines,
-    /// Records handed to `out` but not yet flushed.
-    unflushed_lines: u64,
     /// After an exit flush: records are dropped and counted, not written.
     closed: bool,
-    /// Drops already announced in the output.
+    /// Drops already announced to the wrapped sink.
     reported_drops: u64,
     /// Most messages taken into one batch, so a busy queue still commits.
     max_batch: usize,
@@ -1013,28 +995,16 @@ impl Writer {
     fn take_record(&mut self, record: Captured, scratch: &mut Scratch) {
         self.shared.taken.fetch_add(1, Ordering::Relaxed);
         self.shared.release(record.bytes());
-        let store = match &self.out {
-            Output::Bytes(_) => {
-                let store = record.write(self.format, &mut self.batch, scratch);
-                self.batch_lines += 1;
-                store
-            }
-            Output::Sink(inner) => {
-                let mut emitted = false;
-                let store = record.replay(scratch, |r| emitted = emit_contained(&**inner, r));
-                if emitted {
-                    self.shared.written.fetch_add(1, Ordering::Relaxed);
-                } else {
-                    self.shared.failed.fetch_add(1, Ordering::Relaxed);
-                    self.report_panic("emit");
-                }
-                store
-            }
-        };
-        self.shared.give_back(&self.pool, store);
-        if self.batch.len() >= CHUNK {
-            self.write_batch();
+        let mut emitted = false;
+        let inner = &*self.inner;
+        let store = record.replay(scratch, |r| emitted = emit_contained(inner, r));
+        if emitted {
+            self.shared.written.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.shared.failed.fetch_add(1, Ordering::Relaxed);
+            self.report_panic("emit");
         }
+        self.shared.give_back(&self.pool, store);
     }
 
     /// Reports the first panic of the wrapped sink on stderr (the panic is
@@ -1050,47 +1020,15 @@ impl Writer {
         }
     }
 
-    /// Flushes a wrapped sink (a byte writer is flushed by every commit).
+    /// Flushes the wrapped sink.
     fn flush_inner(&self) {
-        if let Output::Sink(inner) = &self.out {
-            if catch_unwind(AssertUnwindSafe(|| inner.flush())).is_err() {
-                crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
-                self.report_panic("flush");
-            }
+        if catch_unwind(AssertUnwindSafe(|| self.inner.flush())).is_err() {
+            crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
+            self.report_panic("flush");
         }
     }
 
-    fn fail(&self, lines: u64, err: &io::Error) {
-        self.shared.failed.fetch_add(lines, Ordering::Relaxed);
-        crate::report_write_error(&self.shared.name, err);
-    }
-
-    /// Hands the batch to `out` (no flush), after the rest of a line an
-    /// earlier failure tore: a failed write never glues a fragment to a
-    /// later record (see `whole_lines`). Records the write did not finish
-    /// are counted as failed; a torn one moves to written once completed.
-    fn write_batch(&mut self) {
-        let Output::Bytes(out) = &mut self.out else {
-            return;
-        };
-        if self.batch.is_empty() {
-            return;
-        }
-        let t = self
-            .lines
-            .write_records(&mut **out, &self.batch, self.batch_lines, &self.notices);
-        self.shared.failed.fetch_sub(t.revived, Ordering::Relaxed);
-        self.unflushed_lines += t.written;
-        if let Some(e) = t.error {
-            self.fail(t.failed, &e);
-        }
-        self.batch.clear();
-        self.notices.clear();
-        self.batch_lines = 0;
-    }
-
-    /// Ends a batch: announces new drops, writes, and flushes once (a
-    /// wrapped sink only gets the announcement).
+    /// Ends a batch: tells the wrapped sink about new drops.
     fn commit(&mut self) {
         let dropped = self.shared.dropped.load(Ordering::Relaxed);
         if dropped > self.reported_drops {
@@ -1098,38 +1036,12 @@ impl Writer {
             self.reported_drops = dropped;
             let fields = [("dropped", Value::U64(n))];
             let notice = |args| Record::new(&DROPPED_META, Level::Warn, args, &fields);
-            match &self.out {
-                Output::Bytes(_) => {
-                    self.notices.push(self.batch.len());
-                    self.format.write(
-                        &notice(format_args!("{n} records dropped")),
-                        &mut self.batch,
-                    );
-                }
-                Output::Sink(inner) => {
-                    if Level::Warn <= inner.max_level()
-                        && !emit_contained(&**inner, &notice(format_args!("{n} records dropped")))
-                    {
-                        self.report_panic("emit");
-                    }
-                }
+            if Level::Warn <= self.inner.max_level()
+                && !emit_contained(&*self.inner, &notice(format_args!("{n} records dropped")))
+            {
+                self.report_panic("emit");
             }
         }
-        self.write_batch();
-        let Output::Bytes(out) = &mut self.out else {
-            return;
-        };
-        let res = catch_unwind(AssertUnwindSafe(|| out.flush()))
-            .unwrap_or_else(|_| Err(io::Error::other("the writer panicked")));
-        match res {
-            Ok(()) => {
-                self.shared
-                    .written
-                    .fetch_add(self.unflushed_lines, Ordering::Relaxed);
-            }
-            Err(e) => self.fail(self.unflushed_lines, &e),
-        }
-        self.unflushed_lines = 0;
     }
 }
 

@@ -1,17 +1,16 @@
-//! A record captured on the caller's thread and formatted later, on an
-//! async writer thread.
+//! A record captured on the caller's thread and handed, rebuilt, to the
+//! sink an [`AsyncSink`](crate::sink::AsyncSink) wraps, on its writer
+//! thread.
 //!
 //! The caller keeps only what borrows its data or changes with time: the
 //! message and `Display`/`Debug` fields are rendered into a text buffer,
-//! typed fields are copied, time and thread are read. The layout (time
-//! formatting, pid, level, escaping) is left to the writer, or the whole
-//! record is rebuilt there and handed to a wrapped sink. Buffers come from a
+//! typed fields are copied, time and thread are read. The writer rebuilds
+//! the record from them and hands it to the wrapped sink. Buffers come from a
 //! pool the writer refills, so steady state allocates nothing.
 
 use std::fmt::Write;
 use std::time::SystemTime;
 
-use crate::format::Format;
 use crate::metadata::Metadata;
 use crate::record::Record;
 use crate::value::{Field, Value, Visit};
@@ -147,12 +146,6 @@ impl Captured {
     /// The storage, for reuse, when the record is dropped unwritten.
     pub(crate) fn into_store(self) -> Store {
         self.store
-    }
-
-    /// Appends the formatted line to `out` and gives the storage back.
-    /// `scratch` keeps its allocations from record to record.
-    pub(crate) fn write(self, format: Format, out: &mut String, scratch: &mut Scratch) -> Store {
-        self.replay(scratch, |record| format.write(record, out))
     }
 
     /// Rebuilds the record (the caller's metadata, level, message, typed
