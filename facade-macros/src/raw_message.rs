@@ -16,7 +16,7 @@ use syn::{Expr, LitStr, Token};
 const MAX_RAW_ARGS: usize = 32;
 
 /// The record half of a site: an invocation of the facade's
-/// `__private::record!` template (see `record_template.rs` there), which
+/// `__private::record!` template (see `templates.rs` there), which
 /// builds the record from `level`, the message and the fields (`kv`: the
 /// template's `key = form value` items) and dispatches it. Only the
 /// decisions are made here; the boilerplate around them is the template's,
