@@ -309,3 +309,29 @@ impl Sink for MemorySink {
         self.lock().push(owned);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_values_keep_their_kind_and_text() {
+        let wide = [Value::I128(-1 << 100), Value::U128(u128::MAX)];
+        for v in wide {
+            let kept = OwnedValue::from(&v);
+            assert_eq!(format!("{:?}", kept.as_value()), format!("{v:?}"));
+        }
+        assert_eq!(
+            OwnedValue::from(&Value::I128(-1 << 100)),
+            OwnedValue::I128(-1 << 100)
+        );
+        assert_eq!(
+            OwnedValue::from(&Value::U128(u128::MAX)),
+            OwnedValue::U128(u128::MAX)
+        );
+        // Debug text prints as rendered, not quoted again.
+        let kept = OwnedValue::from(&Value::Debug(&"a\"b"));
+        assert_eq!(kept, OwnedValue::Debug("\"a\\\"b\"".to_owned()));
+        assert_eq!(format!("{:?}", kept.as_value()), "\"a\\\"b\"");
+    }
+}
