@@ -197,6 +197,34 @@ fn records_so_far_can_be_read_without_ending_the_capture() {
 }
 
 #[test]
+fn captured_records_answer_assertions_and_iterate() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let records = testing::capture(|| info!("alpha"));
+    records.assert_not_logged(Level::Info, "beta");
+    let logged = catch_unwind(AssertUnwindSafe(|| {
+        records.assert_not_logged(Level::Info, "alpha")
+    }));
+    assert!(
+        logged.is_err(),
+        "a record that is there fails assert_not_logged"
+    );
+    // A log record is no telemetry event, whatever name is asked for.
+    let event = catch_unwind(AssertUnwindSafe(|| {
+        records.assert_event("");
+    }));
+    assert!(event.is_err());
+    assert_eq!((&records).into_iter().count(), 1);
+    let messages: Vec<String> = (&records).into_iter().map(|r| r.message.clone()).collect();
+    assert_eq!(messages, ["alpha"]);
+    let owned: Vec<_> = testing::capture(|| info!("beta")).into_iter().collect();
+    assert_eq!(owned.len(), 1);
+    assert_eq!(
+        testing::capture(|| info!("gamma")).into_vec()[0].message,
+        "gamma"
+    );
+}
+
+#[test]
 fn an_entered_capture_debugs_by_name() {
     let capture = Capture::start();
     let entered = capture.handle().enter();

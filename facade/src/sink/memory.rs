@@ -315,6 +315,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_memory_sink_counts_and_clears_what_it_holds() {
+        static META: crate::Metadata = crate::Metadata::new(
+            crate::metadata::Kind::Log,
+            crate::Level::Info,
+            "t",
+            "t",
+            "t.rs",
+            1,
+            "",
+        );
+        let sink = MemorySink::new();
+        assert!(sink.is_empty());
+        sink.emit(&Record::new(
+            &META,
+            crate::Level::Info,
+            format_args!("one"),
+            &[],
+        ));
+        assert!(!sink.is_empty());
+        assert_eq!(sink.len(), 1);
+        sink.clear();
+        assert!(sink.is_empty());
+        assert_eq!(sink.messages(), Vec::<String>::new());
+    }
+
+    #[test]
     fn kept_values_keep_their_kind_and_text() {
         let wide = [Value::I128(-1 << 100), Value::U128(u128::MAX)];
         for v in wide {

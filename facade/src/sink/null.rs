@@ -39,3 +39,16 @@ impl Sink for NullSink {
     #[inline]
     fn emit(&self, _record: &Record<'_>) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_null_sink_takes_the_level_it_is_given() {
+        assert_eq!(NullSink::new().max_level(), LevelFilter::Trace);
+        assert_eq!(NullSink::default().max_level(), LevelFilter::Trace);
+        let sink = NullSink::new().with_level(LevelFilter::Warn);
+        assert_eq!(sink.max_level(), LevelFilter::Warn);
+    }
+}

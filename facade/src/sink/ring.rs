@@ -174,6 +174,33 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
+    /// Pushes one record of `len` words (the first holds the length).
+    fn push(ring: &Ring, len: usize) -> bool {
+        // SAFETY: the test thread is the only producer.
+        unsafe { ring.try_push(len, |w| w.fill(len as u64)) }
+    }
+
+    #[test]
+    fn the_producer_sees_how_full_the_ring_is() {
+        let ring = Ring::new(64, 1);
+        assert!(ring.is_empty());
+        assert_eq!(ring.queued(), 0);
+        assert!(!ring.filling());
+        assert!(push(&ring, 16));
+        assert!(push(&ring, 16));
+        assert_eq!(ring.queued(), 2);
+        assert!(!ring.is_empty());
+        assert!(!ring.filling(), "exactly half is not more than half");
+        assert!(push(&ring, 1));
+        assert!(ring.filling(), "33 of 64 words");
+        // SAFETY: the only consumer; each slice is dropped before `pop`.
+        while let Some(len) = unsafe { ring.peek() }.map(|r| r[0] as usize) {
+            ring.pop(len);
+        }
+        assert!(ring.is_empty());
+        assert_eq!(ring.queued(), 0);
+    }
+
     /// Variable-size records cross the wrap point intact and in order, with
     /// the producer and the consumer on different threads.
     #[test]
