@@ -216,6 +216,7 @@ fn captured_records_answer_assertions_and_iterate() {
     assert_eq!((&records).into_iter().count(), 1);
     let messages: Vec<String> = (&records).into_iter().map(|r| r.message.clone()).collect();
     assert_eq!(messages, ["alpha"]);
+    assert!(records.to_string().contains("alpha"), "{records}");
     let owned: Vec<_> = testing::capture(|| info!("beta")).into_iter().collect();
     assert_eq!(owned.len(), 1);
     assert_eq!(

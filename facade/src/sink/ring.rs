@@ -199,6 +199,14 @@ mod tests {
         }
         assert!(ring.is_empty());
         assert_eq!(ring.queued(), 0);
+        // The producer's copy of the consumer's position only lags: 31
+        // words after the 33 consumed still look like 64 in use, until a
+        // push past the end reads the position again.
+        assert!(push(&ring, 15));
+        assert!(push(&ring, 16));
+        assert!(ring.filling());
+        assert!(push(&ring, 1));
+        assert!(!ring.filling(), "32 of 64 words, by a fresh position");
     }
 
     /// Variable-size records cross the wrap point intact and in order, with
