@@ -145,7 +145,12 @@ mod tests {
             return; // no /dev/full here
         };
         let before = crate::stats().write_errors;
-        sink.emit(&Record::new(&META, crate::Level::Info, format_args!("x"), &[]));
+        sink.emit(&Record::new(
+            &META,
+            crate::Level::Info,
+            format_args!("x"),
+            &[],
+        ));
         sink.flush();
         assert!(crate::stats().write_errors > before);
     }
