@@ -83,3 +83,8 @@ impl Metadata {
         self.name
     }
 }
+
+/// A log site's metadata for unit tests that build records by hand.
+#[cfg(test)]
+pub(crate) static TEST_LOG: Metadata =
+    Metadata::new(Kind::Log, crate::Level::Info, "t", "t", "t.rs", 1, "");

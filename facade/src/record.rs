@@ -289,7 +289,7 @@ mod tests {
     use super::*;
     use std::time::{Duration, UNIX_EPOCH};
 
-    static META: Metadata = Metadata::new(Kind::Log, Level::Info, "t", "t", "t.rs", 1, "");
+    use crate::metadata::TEST_LOG as META;
 
     #[test]
     fn the_time_one_sink_fixes_is_the_time_every_sink_reads() {

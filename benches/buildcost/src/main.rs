@@ -19,6 +19,11 @@ mod generate;
 mod icount;
 mod ir;
 mod report;
+// The benchmarks' shared subprocess helpers; this one uses only
+// `valgrind_available`.
+#[path = "../../subprocess.rs"]
+#[allow(dead_code)]
+mod subprocess;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -268,13 +273,6 @@ fn compiler_instructions(cargo: &Cargo, c: &Crate) -> Result<u64, String> {
     icount::instructions(&out)
 }
 
-fn valgrind_available() -> bool {
-    std::process::Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 fn graph(cargo: &Cargo, dir: &Path) -> Result<deps::Graph, String> {
     let tree = cargo.stdout(dir, &["tree", "-e", "normal,build", "--prefix", "none"])?;
     Ok(deps::Graph::parse(&tree))
@@ -381,7 +379,7 @@ fn compare(o: &Options) -> Result<(), String> {
         // (b') the compiler's instructions in one incremental build after
         // a touch (callgrind, through this program as RUSTC_WRAPPER): the
         // load-independent figure of (b).
-        if valgrind_available() {
+        if subprocess::valgrind_available() {
             for c in &crates {
                 progress(&format!("N={n} {}: compiler instructions", c.lib.name()));
                 let instructions = compiler_instructions(&cargo, c)?;

@@ -1138,8 +1138,7 @@ mod tests {
         }
     }
 
-    static TEST_META: crate::Metadata =
-        crate::Metadata::new(Kind::Log, Level::Info, "t", "t", "t.rs", 1, "");
+    use crate::metadata::TEST_LOG as TEST_META;
 
     fn record_into(sink: &AsyncSink, i: u64) {
         sink.emit(&Record::new(
@@ -1277,15 +1276,6 @@ mod tests {
 
     #[test]
     fn a_thread_buffer_asked_too_small_still_takes_a_large_record() {
-        static META: crate::Metadata = crate::Metadata::new(
-            crate::metadata::Kind::Log,
-            Level::Info,
-            "t",
-            "t",
-            "t.rs",
-            1,
-            "",
-        );
         const NAMES: [&str; 64] = {
             let mut n = ["f"; 64];
             n[63] = "last";
@@ -1298,7 +1288,7 @@ mod tests {
         let fields: Vec<crate::Field<'_>> =
             NAMES.iter().map(|n| (*n, crate::Value::U64(7))).collect();
         sink.emit(&Record::new(
-            &META,
+            &TEST_META,
             Level::Info,
             format_args!("{big}"),
             &fields,

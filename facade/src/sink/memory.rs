@@ -316,19 +316,10 @@ mod tests {
 
     #[test]
     fn a_memory_sink_counts_and_clears_what_it_holds() {
-        static META: crate::Metadata = crate::Metadata::new(
-            crate::metadata::Kind::Log,
-            crate::Level::Info,
-            "t",
-            "t",
-            "t.rs",
-            1,
-            "",
-        );
         let sink = MemorySink::new();
         assert!(sink.is_empty());
         sink.emit(&Record::new(
-            &META,
+            &crate::metadata::TEST_LOG,
             crate::Level::Info,
             format_args!("one"),
             &[],
