@@ -1211,11 +1211,16 @@ mod tests {
         waiting: AtomicBool,
         fail_writes: AtomicBool,
         panic_in_flush: AtomicBool,
+        /// Run once, inside the next `write`, on the writer's thread.
+        in_write: Mutex<Option<Box<dyn FnOnce() + Send>>>,
     }
 
     impl Write for Out {
         fn write(&mut self, b: &[u8]) -> io::Result<usize> {
             let s = &*self.0;
+            if let Some(hook) = s.in_write.lock().unwrap().take() {
+                hook();
+            }
             let mut held = s.held.lock().unwrap();
             while *held {
                 s.waiting.store(true, Ordering::SeqCst);
@@ -1256,10 +1261,33 @@ mod tests {
             self.hold();
             q.emit(first);
             q.shared.wake_now();
-            while !self.0.waiting.load(Ordering::SeqCst) {
-                std::thread::yield_now();
-            }
+            until("the writer waits in `write`", || {
+                self.0.waiting.load(Ordering::SeqCst)
+            });
         }
+    }
+
+    /// Waits for `cond`, failing the test (instead of hanging it) after
+    /// ten seconds.
+    fn until(what: &str, cond: impl Fn() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !cond() {
+            assert!(Instant::now() < deadline, "gave up waiting: {what}");
+            std::thread::yield_now();
+        }
+    }
+
+    /// Joins `thread`, failing the test if it has not ended within ten
+    /// seconds (a producer stuck waiting for room).
+    fn joined<T>(thread: std::thread::JoinHandle<T>) -> T {
+        until("the thread ends", || thread.is_finished());
+        thread.join().unwrap()
+    }
+
+    /// Waits for everything queued to be written; false if the writer
+    /// does not answer within ten seconds.
+    fn flushed(q: &RingQueue) -> bool {
+        q.flush(Some(Duration::from_secs(10)))
     }
 
     fn queue_with(out: &Out, policy: Overflow, ring_bytes: usize, max_bytes: usize) -> RingQueue {
@@ -1364,7 +1392,7 @@ mod tests {
                 want.push_str(&direct(&record));
             });
         }
-        assert!(q.flush(None));
+        assert!(flushed(&q));
         assert_eq!(out.text(), want);
         assert!(want.contains(&i128::MIN.to_string()) && want.contains("TRACE"));
         assert_eq!(q.heap_bytes(), 0, "the long texts' bytes are given back");
@@ -1412,7 +1440,7 @@ mod tests {
         emit(&q, format_args!("formatted {}", short), &fields, 2);
         emit(&q, format_args!("long {}", long), &[], 3);
         emit(&q, format_args!("long {:?}", long), &fields[2..3], 4);
-        assert!(q.flush(None));
+        assert!(flushed(&q));
         assert_eq!(out.text(), want);
         assert_eq!(out.lines().len(), 4);
         assert_eq!(q.heap_bytes(), 0);
@@ -1439,7 +1467,7 @@ mod tests {
             q.emit(&record);
             want = direct(&record);
         });
-        assert!(q.flush(None));
+        assert!(flushed(&q));
         assert_eq!(out.text(), want);
         assert!(want.contains("n=5") && want.contains("k=vvv"), "{want}");
         q.shut_down();
@@ -1454,18 +1482,16 @@ mod tests {
         let mut want = Vec::new();
         for i in 0..3u64 {
             let q = q.clone();
-            let line = std::thread::spawn(move || {
+            let line = joined(std::thread::spawn(move || {
                 let record =
                     Record::new(&TEST_LOG, Level::Info, format_args!("from a thread"), &[])
                         .with_time(at(T0 + i));
                 q.emit(&record);
                 (crate::thread_number(), direct(&record))
-            })
-            .join()
-            .unwrap();
+            }));
             want.push(line);
         }
-        assert!(q.flush(None));
+        assert!(flushed(&q));
         let numbers: Vec<u64> = want.iter().map(|(n, _)| *n).collect();
         assert!(numbers[0] != numbers[1] && numbers[1] != numbers[2]);
         let want: String = want.into_iter().map(|(_, l)| l).collect();
@@ -1492,10 +1518,10 @@ mod tests {
             })
             .collect();
         for t in threads {
-            t.join().unwrap();
+            joined(t);
         }
         out.release();
-        assert!(q.flush(None));
+        assert!(flushed(&q));
         let want: String = (0..7).map(|i| direct(&plain(i))).collect();
         assert_eq!(out.text(), want);
         q.shut_down();
@@ -1518,7 +1544,7 @@ mod tests {
                 want.1.push_str(&direct(&record));
             }
         }
-        assert!(qa.flush(None) && qb.flush(None));
+        assert!(flushed(&qa) && flushed(&qb));
         assert_eq!((a.text(), b.text()), want);
         qa.shut_down();
         qb.shut_down();
@@ -1539,7 +1565,7 @@ mod tests {
         assert!(dropped > 0, "a 1 KiB ring cannot hold 100 records");
         assert_eq!(q.left(), 101 - dropped, "queued and in the writer's hands");
         out.release();
-        assert!(q.flush(None));
+        assert!(flushed(&q));
         let (written, dropped_after, failed) = q.shared.counts();
         assert_eq!(dropped_after, dropped);
         assert_eq!((written + dropped, failed), (101, 0));
@@ -1573,8 +1599,8 @@ mod tests {
         // Some time for the producer to fill its ring and wait.
         std::thread::sleep(Duration::from_millis(20));
         out.release();
-        producer.join().unwrap();
-        assert!(q.flush(None));
+        joined(producer);
+        assert!(flushed(&q));
         let want: String = (0..=200).map(|i| direct(&plain(i))).collect();
         assert_eq!(out.text(), want);
         assert_eq!(q.shared.counts(), (201, 0, 0));
@@ -1611,7 +1637,7 @@ mod tests {
                 .with_raw(Some(RawMessage::new(&WIDE_FORMAT, &args[..20])));
             q.emit(&record);
         });
-        assert!(q.flush(None));
+        assert!(flushed(&q));
         assert_eq!(q.shared.counts(), (1, 1, 0));
         let lines = out.lines();
         assert_eq!(lines.len(), 2, "{lines:?}");
@@ -1641,7 +1667,7 @@ mod tests {
         let q = queue_with(&out, Overflow::Drop, 64 * 1024, 1000);
         assert_eq!(q.max_bytes(), 1000);
         long_text(&q, &"a".repeat(2000), 0);
-        assert!(q.flush(None), "alone, a text over the budget is taken");
+        assert!(flushed(&q), "alone, a text over the budget is taken");
         assert_eq!(q.shared.counts(), (1, 0, 0));
         out.hold_writer(&q, &plain(1));
         let text = "b".repeat(300);
@@ -1651,7 +1677,7 @@ mod tests {
         assert_eq!(q.heap_bytes(), 900, "three fit in 1000 bytes");
         assert_eq!(q.shared.counts().1, 1, "the fourth is dropped");
         out.release();
-        assert!(q.flush(None));
+        assert!(flushed(&q));
         assert_eq!(q.heap_bytes(), 0);
         assert_eq!(q.shared.counts(), (5, 1, 0));
         let lines = out.lines();
@@ -1677,8 +1703,8 @@ mod tests {
         std::thread::sleep(Duration::from_millis(20));
         assert!(q.heap_bytes() <= 1000, "{} bytes queued", q.heap_bytes());
         out.release();
-        producer.join().unwrap();
-        assert!(q.flush(None));
+        joined(producer);
+        assert!(flushed(&q));
         assert_eq!(q.shared.counts(), (7, 0, 0));
         assert_eq!(q.heap_bytes(), 0);
         q.shut_down();
@@ -1718,17 +1744,17 @@ mod tests {
         for i in 0..3 {
             q.emit(&plain(i));
         }
-        assert!(q.flush(None));
+        assert!(flushed(&q));
         assert_eq!(q.shared.counts(), (0, 0, 3));
         out.0.fail_writes.store(false, Ordering::SeqCst);
         out.0.panic_in_flush.store(true, Ordering::SeqCst);
         q.emit(&plain(3));
-        assert!(q.flush(None));
+        assert!(flushed(&q));
         assert_eq!(q.shared.counts(), (0, 0, 4));
         assert_eq!(q.left(), 0, "nothing is left in the writer's hands");
         out.0.panic_in_flush.store(false, Ordering::SeqCst);
         q.emit(&plain(4));
-        assert!(q.flush(None));
+        assert!(flushed(&q));
         assert_eq!(q.shared.counts(), (1, 0, 4));
         q.shut_down();
     }
@@ -1743,12 +1769,12 @@ mod tests {
             q.emit(&plain(i));
         }
         q.shut_down();
-        while q.shared.writer_alive.load(Ordering::Acquire) {
-            std::thread::yield_now();
-        }
+        until("the writer stops", || {
+            !q.shared.writer_alive.load(Ordering::Acquire)
+        });
         assert_eq!(out.lines().len(), 3);
         q.emit(&plain(3));
-        assert!(q.flush(None));
+        assert!(flushed(&q));
         assert_eq!(q.shared.counts(), (3, 1, 0));
     }
 
@@ -1760,16 +1786,14 @@ mod tests {
         let q = Arc::new(queue(&out));
         {
             let q = q.clone();
-            std::thread::spawn(move || {
+            joined(std::thread::spawn(move || {
                 for i in 0..3 {
                     q.emit(&plain(i));
                 }
-            })
-            .join()
-            .unwrap();
+            }));
         }
         // Two rounds: the second starts after the first let go of the ring.
-        assert!(q.flush(None) && q.flush(None));
+        assert!(flushed(&q) && flushed(&q));
         assert_eq!(out.lines().len(), 3);
         assert_eq!(lock(&q.shared.rings).len(), 0, "the ring is freed");
         q.shut_down();
@@ -1795,16 +1819,14 @@ mod tests {
         let q = Arc::new(queue(&out));
         let number = {
             let q = q.clone();
-            std::thread::spawn(move || {
+            joined(std::thread::spawn(move || {
                 // Registered before the rings, so dropped after them.
                 AT_EXIT.with(|a| *a.borrow_mut() = Some(LogsOnDrop(q.clone())));
                 q.emit(&plain(0));
                 crate::thread_number()
-            })
-            .join()
-            .unwrap()
+            }))
         };
-        assert!(q.flush(None));
+        assert!(flushed(&q));
         let lines = out.lines();
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(lines[1].contains("at exit"), "{lines:?}");
@@ -1814,6 +1836,42 @@ mod tests {
             lines[1]
         );
         assert_eq!(q.shared.counts(), (2, 0, 0));
+        q.shut_down();
+    }
+
+    /// The writer thread logging into its own sink (its output's `write`
+    /// logs, say) must never wait for itself: under `Block`, a full ring or
+    /// a spent byte budget drops the writer's record and counts it, where a
+    /// caller would wait.
+    #[test]
+    fn the_writer_logging_into_its_own_full_sink_drops_instead_of_waiting() {
+        let out = Out::default();
+        let q = Arc::new(queue_with(&out, Overflow::Block, 1024, 1000));
+        {
+            let q = q.clone();
+            *out.0.in_write.lock().unwrap() = Some(Box::new(move || {
+                assert!(on_writer());
+                for i in 1..=100 {
+                    q.emit(&plain(i));
+                }
+                for i in 101..=103 {
+                    long_text(&q, &"w".repeat(400), i);
+                }
+            }));
+        }
+        q.emit(&plain(0));
+        // The second flush covers what the writer logged after the first.
+        assert!(flushed(&q) && flushed(&q), "the writer waited for itself");
+        let (written, dropped, failed) = q.shared.counts();
+        assert!(dropped > 0, "a 1 KiB ring cannot hold 100 records");
+        assert_eq!((written + dropped, failed), (104, 0));
+        assert_eq!(q.heap_bytes(), 0);
+        let lines = out.lines();
+        assert_eq!(
+            lines.len() as u64,
+            written + 1,
+            "the records and one notice"
+        );
         q.shut_down();
     }
 }
