@@ -1556,11 +1556,18 @@ mod tests {
     #[test]
     fn a_full_ring_under_drop_counts_and_announces_the_loss() {
         let out = Out::default();
-        let q = queue_with(&out, Overflow::Drop, 1024, 1 << 20);
+        let q = Arc::new(queue_with(&out, Overflow::Drop, 1024, 1 << 20));
         out.hold_writer(&q, &plain(0));
-        for i in 1..=100 {
-            q.emit(&plain(i));
-        }
+        // On a thread of its own, so a caller that waits fails the test.
+        let producer = {
+            let q = q.clone();
+            std::thread::spawn(move || {
+                for i in 1..=100 {
+                    q.emit(&plain(i));
+                }
+            })
+        };
+        joined(producer);
         let (_, dropped, _) = q.shared.counts();
         assert!(dropped > 0, "a 1 KiB ring cannot hold 100 records");
         assert_eq!(q.left(), 101 - dropped, "queued and in the writer's hands");
@@ -1664,16 +1671,22 @@ mod tests {
     #[test]
     fn long_texts_are_bounded_by_the_byte_budget_under_drop() {
         let out = Out::default();
-        let q = queue_with(&out, Overflow::Drop, 64 * 1024, 1000);
+        let q = Arc::new(queue_with(&out, Overflow::Drop, 64 * 1024, 1000));
         assert_eq!(q.max_bytes(), 1000);
         long_text(&q, &"a".repeat(2000), 0);
         assert!(flushed(&q), "alone, a text over the budget is taken");
         assert_eq!(q.shared.counts(), (1, 0, 0));
         out.hold_writer(&q, &plain(1));
         let text = "b".repeat(300);
-        for i in 2..6 {
-            long_text(&q, &text, i);
-        }
+        let producer = {
+            let (q, text) = (q.clone(), text.clone());
+            std::thread::spawn(move || {
+                for i in 2..6 {
+                    long_text(&q, &text, i);
+                }
+            })
+        };
+        joined(producer);
         assert_eq!(q.heap_bytes(), 900, "three fit in 1000 bytes");
         assert_eq!(q.shared.counts().1, 1, "the fourth is dropped");
         out.release();
