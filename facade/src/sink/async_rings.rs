@@ -1864,11 +1864,14 @@ mod tests {
             let q = q.clone();
             *out.0.in_write.lock().unwrap() = Some(Box::new(move || {
                 assert!(on_writer());
-                for i in 1..=100 {
-                    q.emit(&plain(i));
-                }
-                for i in 101..=103 {
+                // Two long texts fit the budget, the third does not.
+                for i in 1..=3 {
                     long_text(&q, &"w".repeat(400), i);
+                }
+                assert_eq!(q.shared.counts().1, 1, "dropped at once");
+                // Then the ring fills.
+                for i in 4..=103 {
+                    q.emit(&plain(i));
                 }
             }));
         }
