@@ -1457,19 +1457,25 @@ mod tests {
         let q = queue(&out);
         let args = [RawArg::U32(5)];
         let shown = Shown("v", 3);
-        let fields: [Field<'_>; 2] = [("k", Value::Display(&shown)), ("t", Value::Bool(true))];
+        let mixed: [Field<'_>; 2] = [("k", Value::Display(&shown)), ("t", Value::Bool(true))];
+        let only_rendered: [Field<'_>; 1] = [("k", Value::Debug(&shown))];
+        // Copied as words: the shortest typed field, an empty string.
+        let only_empty: [Field<'_>; 1] = [("e", Value::Str(""))];
         let mut want = String::new();
-        FORMAT.with_arguments(&args, &mut |m| {
-            let record = Record::new(&TEST_LOG, Level::Debug, m, &fields)
-                .with_time(at(T0))
-                .with_thread(2)
-                .with_raw(Some(RawMessage::new(&FORMAT, &args)));
-            q.emit(&record);
-            want = direct(&record);
-        });
+        for fields in [&mixed[..], &only_rendered, &only_empty] {
+            FORMAT.with_arguments(&args, &mut |m| {
+                let record = Record::new(&TEST_LOG, Level::Debug, m, fields)
+                    .with_time(at(T0))
+                    .with_thread(2)
+                    .with_raw(Some(RawMessage::new(&FORMAT, &args)));
+                q.emit(&record);
+                want.push_str(&direct(&record));
+            });
+        }
         assert!(flushed(&q));
         assert_eq!(out.text(), want);
         assert!(want.contains("n=5") && want.contains("k=vvv"), "{want}");
+        assert_eq!(q.shared.counts(), (3, 0, 0));
         q.shut_down();
     }
 
@@ -1546,6 +1552,9 @@ mod tests {
         }
         assert!(flushed(&qa) && flushed(&qb));
         assert_eq!((a.text(), b.text()), want);
+        // One ring per sink for the thread, not one per switch.
+        assert_eq!(lock(&qa.shared.rings).len(), 1);
+        assert_eq!(lock(&qb.shared.rings).len(), 1);
         qa.shut_down();
         qb.shut_down();
     }
