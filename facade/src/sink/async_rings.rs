@@ -1193,8 +1193,9 @@ mod tests {
     /// written directly.
     const T0: u64 = 1_796_066_819_926_000_000;
 
-    fn at(ns: u64) -> SystemTime {
-        UNIX_EPOCH + Duration::from_nanos(ns)
+    /// `ms` milliseconds after `T0`: apart in every layout's time.
+    fn at(ms: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_nanos(T0 + ms * 1_000_000)
     }
 
     /// The output: shared bytes; the writer can be held inside `write`
@@ -1315,7 +1316,7 @@ mod tests {
 
     fn plain(i: u64) -> Record<'static> {
         Record::new(&TEST_LOG, Level::Info, format_args!("plain"), &[])
-            .with_time(at(T0 + i))
+            .with_time(at(i))
             .with_thread(7)
     }
 
@@ -1384,7 +1385,7 @@ mod tests {
         for (n, level) in Level::ALL.into_iter().enumerate() {
             EVERY_KIND_FORMAT.with_arguments(&args, &mut |m| {
                 let record = Record::new(&TEST_LOG, level, m, &fields)
-                    .with_time(at(T0 + n as u64))
+                    .with_time(at(n as u64))
                     .with_thread(3 + n as u64)
                     .with_raw(Some(RawMessage::new(&EVERY_KIND_FORMAT, &args)));
                 assert!(record.raw().is_some(), "the record has a raw view");
@@ -1431,7 +1432,7 @@ mod tests {
         let mut want = String::new();
         let mut emit = |q: &RingQueue, m: std::fmt::Arguments<'_>, fields: &[Field<'_>], i| {
             let record = Record::new(&TEST_LOG, Level::Warn, m, fields)
-                .with_time(at(T0 + i))
+                .with_time(at(i))
                 .with_thread(9);
             q.emit(&record);
             want.push_str(&direct(&record));
@@ -1465,7 +1466,7 @@ mod tests {
         for fields in [&mixed[..], &only_rendered, &only_empty] {
             FORMAT.with_arguments(&args, &mut |m| {
                 let record = Record::new(&TEST_LOG, Level::Debug, m, fields)
-                    .with_time(at(T0))
+                    .with_time(at(0))
                     .with_thread(2)
                     .with_raw(Some(RawMessage::new(&FORMAT, &args)));
                 q.emit(&record);
@@ -1491,7 +1492,7 @@ mod tests {
             let line = joined(std::thread::spawn(move || {
                 let record =
                     Record::new(&TEST_LOG, Level::Info, format_args!("from a thread"), &[])
-                        .with_time(at(T0 + i));
+                        .with_time(at(i));
                 q.emit(&record);
                 (crate::thread_number(), direct(&record))
             }));
@@ -1668,7 +1669,7 @@ mod tests {
         let args = [RawArg::Str(text)];
         FORMAT.with_arguments(&args, &mut |m| {
             let record = Record::new(&TEST_LOG, Level::Info, m, &[])
-                .with_time(at(T0 + i))
+                .with_time(at(i))
                 .with_raw(Some(RawMessage::new(&FORMAT, &args)));
             q.emit(&record);
         });
@@ -1830,7 +1831,7 @@ mod tests {
         impl Drop for LogsOnDrop {
             fn drop(&mut self) {
                 let record = Record::new(&TEST_LOG, Level::Error, format_args!("at exit"), &[])
-                    .with_time(at(T0 + 1));
+                    .with_time(at(1));
                 self.0.emit(&record);
             }
         }
