@@ -180,7 +180,7 @@ impl RingQueue {
         let for_writer = shared.clone();
         let make_writer = move || RingWriter {
             shared: for_writer,
-            out,
+            out: Contained(out),
             format,
             batch: String::new(),
             batch_lines: 0,
@@ -797,7 +797,7 @@ impl Item {
 
 struct RingWriter {
     shared: Arc<RingShared>,
-    out: Box<dyn Write + Send>,
+    out: Contained,
     format: Format,
     batch: String,
     batch_lines: u64,
@@ -863,11 +863,6 @@ impl RingWriter {
         if !shared.discarding.load(Ordering::Acquire) {
             self.commit();
         }
-        for r in lock(&shared.rings).iter() {
-            r.dead.store(true, Ordering::Release);
-        }
-        shared.writer_alive.store(false, Ordering::Release);
-        shared.flushed_cv.notify_all();
     }
 
     /// Formats records from all rings, oldest first, up to one batch.
@@ -1040,7 +1035,7 @@ impl RingWriter {
         }
         let t =
             self.lines
-                .write_records(&mut *self.out, &self.batch, self.batch_lines, &self.notices);
+                .write_records(&mut self.out, &self.batch, self.batch_lines, &self.notices);
         if t.revived > 0 {
             self.shared.failed.fetch_sub(t.revived, Ordering::Relaxed);
             self.shared.in_hand.fetch_add(t.revived, Ordering::Relaxed);
@@ -1073,11 +1068,8 @@ impl RingWriter {
             );
         }
         self.write_batch();
-        let out = &mut self.out;
-        let res = catch_unwind(AssertUnwindSafe(|| out.flush()))
-            .unwrap_or_else(|_| Err(io::Error::other("the writer panicked")));
         let lines = self.unflushed_lines;
-        match res {
+        match self.out.flush() {
             Ok(()) => {
                 self.shared.written.fetch_add(lines, Ordering::Relaxed);
                 self.shared.in_hand.fetch_sub(lines, Ordering::Relaxed);
@@ -1085,6 +1077,46 @@ impl RingWriter {
             Err(e) => self.fail(lines, &e),
         }
         self.unflushed_lines = 0;
+    }
+}
+
+impl Drop for RingWriter {
+    /// However the writer ends (shut down, or a bug of ours panicking),
+    /// callers stop pushing into its rings and stop waiting for it: a dead
+    /// writer must not leave `Block` callers and `flush` waiting forever.
+    fn drop(&mut self) {
+        for r in lock(&self.shared.rings).iter() {
+            r.dead.store(true, Ordering::Release);
+        }
+        self.shared.writer_alive.store(false, Ordering::Release);
+        // Under the lock, so a flush between its check and its wait still
+        // hears this.
+        let _flushed = lock(&self.shared.flushed);
+        self.shared.flushed_cv.notify_all();
+    }
+}
+
+/// The sink's output, with a panic in its `write` or `flush` (it is the
+/// user's `Write`) turned into an error: the writer counts those lines as
+/// failed and goes on, instead of dying with records queued behind it.
+struct Contained(Box<dyn Write + Send>);
+
+impl Contained {
+    fn call<T>(&mut self, f: impl FnOnce(&mut dyn Write) -> io::Result<T>) -> io::Result<T> {
+        let out = &mut *self.0;
+        catch_unwind(AssertUnwindSafe(|| f(out))).unwrap_or_else(|_| {
+            crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
+            Err(io::Error::other("the output panicked"))
+        })
+    }
+}
+
+impl Write for Contained {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.call(|out| out.write(buf))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.call(|out| out.flush())
     }
 }
 
@@ -1211,6 +1243,7 @@ mod tests {
         /// Set while the writer waits inside `write`.
         waiting: AtomicBool,
         fail_writes: AtomicBool,
+        panic_in_write: AtomicBool,
         panic_in_flush: AtomicBool,
         /// Run once, inside the next `write`, on the writer's thread.
         in_write: Mutex<Option<Box<dyn FnOnce() + Send>>>,
@@ -1227,9 +1260,13 @@ mod tests {
                 s.waiting.store(true, Ordering::SeqCst);
                 held = s.released.wait(held).unwrap();
             }
+            drop(held);
             s.waiting.store(false, Ordering::SeqCst);
             if s.fail_writes.load(Ordering::SeqCst) {
                 return Err(io::Error::other("the disk is full"));
+            }
+            if s.panic_in_write.load(Ordering::SeqCst) {
+                panic!("the output panics in write");
             }
             s.bytes.lock().unwrap().extend_from_slice(b);
             Ok(b.len())
@@ -1757,8 +1794,9 @@ mod tests {
     }
 
     /// A failing output: its lines are counted as failed, not written, and
-    /// the caller never sees the error; a panic in the output's `flush` is
-    /// contained and counted the same way.
+    /// the caller never sees the error; a panic in the output's `write` or
+    /// `flush` is contained and counted the same way, and the writer goes
+    /// on with the next records.
     #[test]
     fn failed_writes_and_a_panicking_flush_are_counted_not_raised() {
         let out = Out::default();
@@ -1779,6 +1817,20 @@ mod tests {
         q.emit(&plain(4));
         assert!(flushed(&q));
         assert_eq!(q.shared.counts(), (1, 0, 4));
+        // A panic in `write` too: the writer survives it.
+        out.0.panic_in_write.store(true, Ordering::SeqCst);
+        q.emit(&plain(5));
+        assert!(flushed(&q), "the writer is still there");
+        assert_eq!(q.shared.counts(), (1, 0, 5));
+        out.0.panic_in_write.store(false, Ordering::SeqCst);
+        q.emit(&plain(6));
+        assert!(flushed(&q));
+        assert_eq!(q.shared.counts(), (2, 0, 5));
+        // The line whose flush panicked was handed over (it is counted as
+        // failed: nobody knows whether it is stored); the one whose write
+        // panicked was not.
+        let want: String = [3, 4, 6].into_iter().map(|i| direct(&plain(i))).collect();
+        assert_eq!(out.text(), want);
         q.shut_down();
     }
 
