@@ -1340,6 +1340,19 @@ mod tests {
         )
     }
 
+    /// A queue whose writer takes at most `max_batch` records a round.
+    fn queue_batched(out: &Out, max_batch: usize) -> RingQueue {
+        RingQueue::start(
+            Box::new(out.clone()),
+            "rings test".into(),
+            Format::Radical,
+            Overflow::Block,
+            64 * 1024,
+            max_batch,
+            1 << 20,
+        )
+    }
+
     fn queue(out: &Out) -> RingQueue {
         queue_with(out, Overflow::Block, 64 * 1024, 1 << 20)
     }
@@ -1951,5 +1964,41 @@ mod tests {
             "the records and one notice"
         );
         q.shut_down();
+    }
+
+    /// A flush covers every record published before it even when they take
+    /// the writer several rounds (batches of one record here).
+    #[test]
+    fn a_flush_waits_for_every_batch_published_before_it() {
+        let out = Out::default();
+        let q = queue_batched(&out, 1);
+        out.hold_writer(&q, &plain(0));
+        for i in 1..=10 {
+            q.emit(&plain(i));
+        }
+        out.release();
+        assert!(flushed(&q));
+        assert_eq!(out.lines().len(), 11);
+        q.shut_down();
+    }
+
+    /// Shutting down writes everything queued first, however many rounds
+    /// that takes.
+    #[test]
+    fn shutting_down_drains_every_batch() {
+        let out = Out::default();
+        let q = queue_batched(&out, 1);
+        out.hold_writer(&q, &plain(0));
+        for i in 1..=10 {
+            q.emit(&plain(i));
+        }
+        q.shut_down();
+        out.release();
+        until("the writer stops", || {
+            !q.shared.writer_alive.load(Ordering::Acquire)
+        });
+        let want: String = (0..=10).map(|i| direct(&plain(i))).collect();
+        assert_eq!(out.text(), want);
+        assert_eq!(q.shared.counts(), (11, 0, 0));
     }
 }
