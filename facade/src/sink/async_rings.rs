@@ -2014,7 +2014,11 @@ mod tests {
         until("the writer is held again", || {
             out.0.blocked.load(Ordering::SeqCst) == 2
         });
-        assert!(!flusher.is_finished(), "flush answered with records queued");
+        assert_eq!(
+            *lock(&q.shared.flushed),
+            0,
+            "flush answered with records queued"
+        );
         out.release();
         assert!(joined(flusher));
         assert_eq!(out.lines().len(), 4);
