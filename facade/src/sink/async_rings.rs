@@ -1246,6 +1246,9 @@ mod tests {
         blocked: AtomicUsize,
         /// Writes let through while the output is held.
         passes: AtomicUsize,
+        /// When set, the bytes the output still takes before it fails (a
+        /// disk filling up in the middle of a line).
+        room: Mutex<Option<usize>>,
         fail_writes: AtomicBool,
         panic_in_write: AtomicBool,
         panic_in_flush: AtomicBool,
@@ -1281,8 +1284,17 @@ mod tests {
             if s.panic_in_write.load(Ordering::SeqCst) {
                 panic!("the output panics in write");
             }
-            s.bytes.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
+            let mut room = s.room.lock().unwrap();
+            let n = match *room {
+                Some(0) => return Err(io::Error::other("no space left")),
+                Some(r) => r.min(b.len()),
+                None => b.len(),
+            };
+            if let Some(r) = room.as_mut() {
+                *r -= n;
+            }
+            s.bytes.lock().unwrap().extend_from_slice(&b[..n]);
+            Ok(n)
         }
         fn flush(&mut self) -> io::Result<()> {
             if self.0.panic_in_flush.load(Ordering::SeqCst) {
@@ -1664,6 +1676,31 @@ mod tests {
         let notice = format!("{dropped} records dropped");
         assert_eq!(lines.iter().filter(|l| l.contains(&notice)).count(), 1);
         assert_eq!(q.left(), 0);
+        // A second loss is announced with its own count, not the total.
+        out.hold_writer(&q, &plain(101));
+        let producer = {
+            let q = q.clone();
+            std::thread::spawn(move || {
+                for i in 102..=201 {
+                    q.emit(&plain(i));
+                }
+            })
+        };
+        joined(producer);
+        let again = q.shared.counts().1 - dropped;
+        assert!(again > 0);
+        out.release();
+        assert!(flushed(&q));
+        let notices: Vec<String> = out
+            .lines()
+            .into_iter()
+            .filter(|l| l.contains("records dropped"))
+            .collect();
+        assert_eq!(notices.len(), 2, "{notices:?}");
+        assert!(
+            notices[1].contains(&format!(": {again} records dropped")),
+            "{notices:?}"
+        );
         q.shut_down();
     }
 
@@ -2043,5 +2080,26 @@ mod tests {
         let want: String = (0..=10).map(|i| direct(&plain(i))).collect();
         assert_eq!(out.text(), want);
         assert_eq!(q.shared.counts(), (11, 0, 0));
+    }
+
+    /// A write that fails in the middle of a line tears it: the record
+    /// counts as failed, and once the output takes bytes again the rest of
+    /// that line goes first, the record counts as written after all, and
+    /// no later line is glued to the fragment.
+    #[test]
+    fn a_line_torn_by_a_full_disk_is_completed_and_counted_written() {
+        let out = Out::default();
+        let q = queue(&out);
+        *out.0.room.lock().unwrap() = Some(10);
+        q.emit(&plain(0));
+        assert!(flushed(&q));
+        assert_eq!(q.shared.counts(), (0, 0, 1));
+        assert_eq!(out.text().len(), 10, "a fragment of the line");
+        *out.0.room.lock().unwrap() = None;
+        q.emit(&plain(1));
+        assert!(flushed(&q));
+        assert_eq!(q.shared.counts(), (2, 0, 0));
+        assert_eq!(out.text(), direct(&plain(0)) + &direct(&plain(1)));
+        q.shut_down();
     }
 }
