@@ -178,49 +178,92 @@ fn report_value(line: &str, key: &str) -> u64 {
         .unwrap_or_else(|| panic!("no {key} in {line:?}"))
 }
 
+/// The number after `key ` in the exit flush's stderr report.
+fn after_word(line: &str, key: &str) -> u64 {
+    line.split(key)
+        .nth(1)
+        .and_then(|rest| rest.trim_start().split([',', ' ']).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {key:?} in {line:?}"))
+}
+
 /// Threads that keep logging while the process exits: what the exit flush
-/// cannot write is counted as dropped (and reported once on stderr), so
-/// written + dropped + failed = emitted at exit, and the file holds
-/// exactly the written records.
+/// cannot write is counted as dropped (and reported once on stderr, with
+/// the sink's counts at that moment), so written + dropped + failed =
+/// emitted at exit, and the file holds exactly the written records. Under
+/// `Overflow::Drop` records are also dropped before the exit: the report
+/// counts only those dropped while the exit flush ran.
 #[cfg(unix)]
 #[test]
 fn records_from_threads_running_at_exit_are_counted() {
-    let path = temp_path("exit-busy");
-    let out = run_within(
-        child().arg("exit-busy").arg(&path),
-        Duration::from_secs(60),
-        "exit-busy",
-    );
-    assert!(out.status.success(), "{out:?}");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout
-        .lines()
-        .find(|l| l.starts_with("emitted_before="))
-        .unwrap_or_else(|| panic!("no report in {stdout:?}"));
-    let before = report_value(line, "emitted_before");
-    let after = report_value(line, "emitted_after");
-    let written = report_value(line, "written");
-    let accounted = written + report_value(line, "dropped") + report_value(line, "failed");
-    // Each of the 3 threads may be inside one call between the two reads.
-    assert!(
-        before <= accounted && accounted <= after + 3,
-        "accounted {accounted}, emitted between {before} and {after}: {line}"
-    );
-    let text = std::fs::read_to_string(&path).unwrap();
-    let records = text
-        .lines()
-        .filter(|l| l.ends_with(" : busy") || l.contains(" : busy seq="))
-        .count();
-    assert_eq!(records as u64, written, "records in the file vs written");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        stderr
-            .matches("emitted while the exit flush ran were dropped")
-            .count(),
-        1,
-        "{stderr}"
-    );
-    let _ = std::fs::remove_file(&path);
+    for policy in ["block", "drop"] {
+        let path = temp_path(&format!("exit-busy-{policy}"));
+        let out = run_within(
+            child().arg("exit-busy").arg(&path).arg(policy),
+            Duration::from_secs(60),
+            "exit-busy",
+        );
+        assert!(out.status.success(), "{policy}: {out:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("emitted_before="))
+            .unwrap_or_else(|| panic!("{policy}: no report in {stdout:?}"));
+        let before = report_value(line, "emitted_before");
+        let after = report_value(line, "emitted_after");
+        let written = report_value(line, "written");
+        let dropped = report_value(line, "dropped");
+        let failed = report_value(line, "failed");
+        let accounted = written + dropped + failed;
+        // Each of the 3 threads may be inside one call between the two reads.
+        assert!(
+            before <= accounted && accounted <= after + 3,
+            "{policy}: accounted {accounted}, emitted between {before} and {after}: {line}"
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let records = text
+            .lines()
+            .filter(|l| l.ends_with(" : busy") || l.contains(" : busy seq="))
+            .count();
+        assert_eq!(
+            records as u64, written,
+            "{policy}: records in the file vs written"
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let reports: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains("emitted while the exit flush ran were dropped"))
+            .collect();
+        assert_eq!(reports.len(), 1, "{policy}: {stderr}");
+        let report = reports[0];
+        let late: u64 = report
+            .split(" records emitted")
+            .next()
+            .and_then(|head| head.rsplit(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{policy}: no count in {report}"));
+        let at_exit_dropped = after_word(report, ", dropped ");
+        assert_eq!(
+            after_word(report, "written "),
+            written,
+            "{policy}: {report}"
+        );
+        assert_eq!(
+            after_word(report, ", failed "),
+            failed,
+            "{policy}: {report}"
+        );
+        // Threads still running after the report only add drops.
+        assert!(at_exit_dropped <= dropped, "{policy}: {report} vs {line}");
+        assert!(late > 0 && late <= at_exit_dropped, "{policy}: {report}");
+        if policy == "drop" {
+            assert!(
+                late < at_exit_dropped,
+                "{policy}: no record was dropped before the exit: {report}"
+            );
+        }
+        let _ = std::fs::remove_file(&path);
+    }
 }
 
 /// A sink that panics on every record is contained, and printed once per

@@ -265,7 +265,7 @@ static EXIT_SINK: std::sync::OnceLock<Arc<AsyncSink>> = std::sync::OnceLock::new
 /// `atexit` handler registered before elide's runs after its exit flush
 /// and prints the sink's accounting between two reads of the emitted count.
 #[cfg(unix)]
-fn exit_busy(path: &str) {
+fn exit_busy(path: &str, policy: &str) {
     use std::sync::atomic::Ordering;
     extern "C" {
         fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
@@ -284,7 +284,17 @@ fn exit_busy(path: &str) {
     unsafe {
         atexit(after_elide);
     }
-    let sink = Arc::new(AsyncSink::file(path).expect("open log"));
+    let builder = AsyncSink::file_builder(path).expect("open log");
+    let sink = Arc::new(match policy {
+        // Small rings that the busy threads overrun: records are dropped
+        // before the exit flush as well as during it.
+        "drop" => builder
+            .overflow(elide::sink::Overflow::Drop)
+            .thread_buffer(4096)
+            .capacity(16)
+            .build(),
+        _ => builder.build(),
+    });
     let _ = EXIT_SINK.set(sink.clone());
     install(sink);
     for _ in 0..3 {
@@ -354,7 +364,7 @@ fn main() {
         }
         // Busy threads log while main exits: `exit-busy PATH`.
         #[cfg(unix)]
-        "exit-busy" => exit_busy(arg(2)),
+        "exit-busy" => exit_busy(arg(2), arg(3)),
         // Floods 6 KB records from 4 threads under Drop: `flood N [max_bytes]`.
         "flood" => flood(
             arg(2).parse().unwrap_or(20_000),
