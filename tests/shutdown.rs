@@ -266,6 +266,40 @@ fn records_from_threads_running_at_exit_are_counted() {
     }
 }
 
+/// An output that hangs for good: `flush` gives up after the shutdown
+/// timeout and says on stderr how many records are not yet written (the
+/// one in the writer's hands and those queued), and the process still
+/// exits. Under `Drop` with a full queue, even the flush request cannot be
+/// queued; that is reported the same way.
+#[test]
+fn a_flush_that_gives_up_says_how_many_records_are_left() {
+    for (form, left) in [("bytes", 5), ("wrapped", 3)] {
+        let out = run_within(
+            child().arg("stuck-flush").arg(form),
+            Duration::from_secs(30),
+            "stuck-flush",
+        );
+        assert!(out.status.success(), "{form}: {out:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let dropped = if form == "wrapped" { 2 } else { 0 };
+        assert!(
+            stdout.contains(&format!("flush returned; dropped={dropped}")),
+            "{form}: {stdout}"
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let first = stderr
+            .lines()
+            .find(|l| l.contains("flush gave up"))
+            .unwrap_or_else(|| panic!("{form}: no report in {stderr}"));
+        assert!(
+            first.ends_with(&format!(
+                "flush gave up after 100ms; {left} records not yet written"
+            )),
+            "{form}: {first}"
+        );
+    }
+}
+
 /// A sink that panics on every record is contained, and printed once per
 /// sink: two such sinks over 1,000 records give two panic messages, not
 /// thousands of lines; every panic is counted.

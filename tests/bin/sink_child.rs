@@ -257,6 +257,53 @@ fn flood(per_thread: u64, max: usize) {
     );
 }
 
+/// An output, or a sink, that never returns from a write: a hung disk or
+/// network share.
+struct Stuck;
+
+impl Write for Stuck {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink for Stuck {
+    fn emit(&self, _: &elide::Record<'_>) {
+        let _ = Stuck.write(b"");
+    }
+}
+
+/// Five records into an async sink whose output hangs, with a shutdown
+/// timeout of 100 ms: `flush` gives up and says how many records are left.
+/// `bytes`: the per-thread rings over a `Write`; `wrapped`: the channel
+/// in front of a `Sink`, two records deep under `Drop`.
+fn stuck_flush(form: &str) {
+    let timeout = std::time::Duration::from_millis(100);
+    let sink = Arc::new(match form {
+        "wrapped" => AsyncSink::wrapping(Arc::new(Stuck))
+            .capacity(2)
+            .overflow(elide::sink::Overflow::Drop)
+            .shutdown_timeout(timeout)
+            .build(),
+        _ => AsyncSink::builder(Stuck).shutdown_timeout(timeout).build(),
+    });
+    install(sink.clone());
+    for seq in 0..5 {
+        elide::info!(seq, "stuck");
+        // Each record reaches the writer in turn: the first is in its
+        // hands before the next is queued.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    elide::flush();
+    println!("flush returned; dropped={}", sink.stats().dropped);
+    std::process::exit(0);
+}
+
 /// Records the busy threads of `exit-busy` finished emitting.
 static EMITTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 static EXIT_SINK: std::sync::OnceLock<Arc<AsyncSink>> = std::sync::OnceLock::new();
@@ -365,6 +412,7 @@ fn main() {
         // Busy threads log while main exits: `exit-busy PATH`.
         #[cfg(unix)]
         "exit-busy" => exit_busy(arg(2), arg(3)),
+        "stuck-flush" => stuck_flush(arg(2)),
         // Floods 6 KB records from 4 threads under Drop: `flood N [max_bytes]`.
         "flood" => flood(
             arg(2).parse().unwrap_or(20_000),
