@@ -91,6 +91,37 @@ fn forked_children_exit_promptly_whatever_the_sink() {
     }
 }
 
+/// An async sink has no writer thread in a forked child: the child's
+/// record is dropped, not queued where nothing would write it, and the
+/// child says so once on its stderr; the parent's file holds none of the
+/// children's lines.
+#[cfg(unix)]
+#[test]
+fn a_forked_childs_records_into_an_async_sink_are_dropped_and_reported() {
+    let path = temp_path("fork-child-async");
+    let out = run_within(
+        child()
+            .arg("fork-exit")
+            .arg("async")
+            .arg(&path)
+            .arg("parent-quiet"),
+        Duration::from_secs(60),
+        "async parent-quiet",
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(stat(&out, "exited"), 40);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let reports = stderr
+        .lines()
+        .filter(|l| l.contains("(in a forked child)") && l.contains("the record is dropped"))
+        .count();
+    assert_eq!(reports, 40, "one report per child: {stderr}");
+    let text = std::fs::read_to_string(&path).expect("read log");
+    assert!(text.lines().any(|l| l.contains(": parent thread ")));
+    assert!(!text.lines().any(|l| l.contains(": child ")), "{text}");
+    let _ = std::fs::remove_file(&path);
+}
+
 /// A forked child still writes what it logged itself (its exit flushes the
 /// buffered file sink it could use), and not the parent's buffered lines a
 /// second time.
