@@ -223,11 +223,12 @@ fn after_word(line: &str, key: &str) -> u64 {
 /// the sink's counts at that moment), so written + dropped + failed =
 /// emitted at exit, and the file holds exactly the written records. Under
 /// `Overflow::Drop` records are also dropped before the exit: the report
-/// counts only those dropped while the exit flush ran.
+/// counts only those dropped while the exit flush ran. The same holds for
+/// the channel form (`wrapped`: an async sink in front of a file sink).
 #[cfg(unix)]
 #[test]
 fn records_from_threads_running_at_exit_are_counted() {
-    for policy in ["block", "drop"] {
+    for policy in ["block", "drop", "wrapped"] {
         let path = temp_path(&format!("exit-busy-{policy}"));
         let out = run_within(
             child().arg("exit-busy").arg(&path).arg(policy),

@@ -333,6 +333,8 @@ fn exit_busy(path: &str, policy: &str) {
     }
     let builder = AsyncSink::file_builder(path).expect("open log");
     let sink = Arc::new(match policy {
+        // The channel form, in front of a file sink.
+        "wrapped" => AsyncSink::wrap(Arc::new(FileSink::open(path).expect("open log"))),
         // Small rings that the busy threads overrun: records are dropped
         // before the exit flush as well as during it.
         "drop" => builder
