@@ -122,6 +122,39 @@ fn a_forked_childs_records_into_an_async_sink_are_dropped_and_reported() {
     let _ = std::fs::remove_file(&path);
 }
 
+/// A forked child's console lines are written (one raw write each, past
+/// the stream's lock that a parent thread may have held at the fork), on
+/// the stream the sink was made for.
+#[cfg(unix)]
+#[test]
+fn a_forked_childs_console_lines_reach_its_stream() {
+    for stream in ["stdout", "stderr"] {
+        let out = run_within(
+            child()
+                .arg("fork-exit")
+                .arg(stream)
+                .arg("-")
+                .arg("parent-quiet"),
+            Duration::from_secs(60),
+            stream,
+        );
+        assert!(out.status.success(), "{stream}: {out:?}");
+        assert_eq!(stat(&out, "exited"), 40, "{stream}");
+        let (mine, other) = match stream {
+            "stdout" => (&out.stdout, &out.stderr),
+            _ => (&out.stderr, &out.stdout),
+        };
+        let count = |bytes: &[u8]| {
+            String::from_utf8_lossy(bytes)
+                .lines()
+                .filter(|l| l.contains(" : child ") && l.contains(" record n="))
+                .count()
+        };
+        assert_eq!(count(mine), 40, "{stream}: one line per child");
+        assert_eq!(count(other), 0, "{stream}: nothing on the other stream");
+    }
+}
+
 /// A forked child still writes what it logged itself (its exit flushes the
 /// buffered file sink it could use), and not the parent's buffered lines a
 /// second time.

@@ -116,6 +116,7 @@ impl Sink for PanickyFlush {
 fn sink_of_kind(kind: &str, path: &str) -> Arc<dyn Sink> {
     match kind {
         "stderr" => Arc::new(elide::sink::ConsoleSink::stderr()),
+        "stdout" => Arc::new(elide::sink::ConsoleSink::stdout()),
         "file" => Arc::new(FileSink::open(path).expect("open log")),
         "durable" => Arc::new(AsyncSink::durable_file(path).expect("open log")),
         "sync-durable" => Arc::new(DurableFileSink::open(path).expect("open log")),
