@@ -4,8 +4,9 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use elide::sink::{MemorySink, OwnedValue};
 use elide::telemetry::ProfSink;
 use elide::{counter, telemetry, Sink};
 
@@ -274,6 +275,66 @@ fn sampler_is_silent_when_telemetry_is_off_for_it() {
     let lines = read_prof(sink.path());
     assert_eq!(lines.len(), 3, "header, sync_abs, END: {lines:?}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The sampler's rounds for counter `uid` in `sink`, as the totals they
+/// published.
+fn sampled(sink: &MemorySink, uid: &str) -> Vec<OwnedValue> {
+    sink.records()
+        .into_iter()
+        .filter(|r| {
+            r.name == telemetry::COUNTER_EVENT
+                && r.field("uid") == Some(&OwnedValue::Str(uid.into()))
+        })
+        .map(|r| r.field("value").cloned().expect("a value field"))
+        .collect()
+}
+
+/// Ticks keep to the schedule: tick `k` comes no earlier than `k`
+/// intervals after the start, and a late tick skips the ticks already past
+/// instead of firing them back to back. So a sampler that lived for `T`
+/// publishes at least a few rounds (it ticks) and at most `T / interval`
+/// before its final one: a slow machine only makes fewer.
+#[test]
+fn sampler_ticks_on_its_schedule() {
+    const INTERVAL: Duration = Duration::from_millis(2);
+    let _s = serial();
+    let sink = Arc::new(MemorySink::new());
+    elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
+    elide::set_telemetry(true);
+    counter!("prof.schedule");
+    let born = Instant::now();
+    let sampler = telemetry::start_counter_sampler(INTERVAL).unwrap();
+    // A guard against a sampler that never ticks again, not a timing
+    // assertion: three ticks are due within 6 ms.
+    let deadline = born + Duration::from_secs(10);
+    while sampled(&sink, "prof.schedule").len() < 3 {
+        assert!(Instant::now() < deadline, "no three ticks in 10 s");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    drop(sampler);
+    let lived = born.elapsed();
+    let rounds = sampled(&sink, "prof.schedule").len() as u128;
+    let most = lived.as_nanos() / INTERVAL.as_nanos() + 1;
+    assert!(
+        rounds <= most,
+        "{rounds} rounds in {lived:?}: at most {most} (one per {INTERVAL:?}, and the final one)"
+    );
+}
+
+/// A sampler stopped before its first tick is due publishes one round, the
+/// final one, with the totals as they are at the stop.
+#[test]
+fn stopping_a_sampler_publishes_one_final_round() {
+    let _s = serial();
+    let sink = Arc::new(MemorySink::new());
+    elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
+    elide::set_telemetry(true);
+    counter!("prof.final", 2);
+    let sampler = telemetry::start_counter_sampler(Duration::from_secs(3600)).unwrap();
+    counter!("prof.final", 3);
+    sampler.stop();
+    assert_eq!(sampled(&sink, "prof.final"), [OwnedValue::U64(5)]);
 }
 
 #[test]
