@@ -322,3 +322,68 @@ fn the_stop_event_keeps_each_field_and_its_kind() {
     }
     elide::set_sinks([]);
 }
+
+/// A guard dropped out of order (here the outer one first) leaves the scope
+/// current that was: the stack loses the dropped scope wherever it is, and
+/// a scope opened next takes the right parent.
+#[test]
+fn a_guard_dropped_out_of_order_leaves_the_others_current() {
+    let _g = serial();
+    let mem = memory();
+    let current = elide::telemetry::current_scope;
+    let a = elide::scope!("order.a").unwrap();
+    let b = elide::scope!("order.b").unwrap();
+    let c = elide::scope!("order.c").unwrap();
+    let (a_id, b_id, c_id) = (a.scope().id(), b.scope().id(), c.scope().id());
+    drop(b);
+    assert_eq!(current(), Some(c_id), "the innermost stays current");
+    drop(a);
+    assert_eq!(current(), Some(c_id));
+    {
+        let d = elide::scope!("order.d").unwrap();
+        assert_eq!(d.scope().parent(), Some(c_id));
+    }
+    drop(c);
+    assert_eq!(current(), None, "every scope left the stack");
+    let started: Vec<u64> = mem
+        .take()
+        .iter()
+        .filter(|r| r.name.ends_with("_start"))
+        .filter_map(|r| u64_field(r, "scope"))
+        .collect();
+    assert_eq!(started[..3], [a_id, b_id, c_id]);
+    elide::set_sinks([]);
+}
+
+/// A guard's scope reports the id, parent and trace its events carry, and
+/// prints them with `{:?}`.
+#[test]
+fn a_scope_reports_its_id_parent_and_trace() {
+    let _g = serial();
+    let mem = memory();
+    // Ids count from 1 in each process (nextest runs each test in its own):
+    // one scope first, so no id below is 1, which a constant could match.
+    drop(elide::scope!("ids.first"));
+    mem.clear();
+    let outer = elide::scope!("ids.outer").unwrap();
+    let inner = elide::scope!("ids.inner").unwrap();
+    let (o, i) = (outer.scope(), inner.scope());
+    assert_ne!(o.id(), i.id());
+    assert_eq!(o.parent(), None, "a root has no parent");
+    assert_eq!(o.trace(), o.id(), "a root is its own trace");
+    assert_eq!(i.parent(), Some(o.id()));
+    assert_eq!(i.trace(), o.id());
+    let printed = format!("{inner:?}");
+    assert!(printed.starts_with("Scope {"), "{printed}");
+    assert!(printed.contains(&format!("id: {}", i.id())), "{printed}");
+    assert!(
+        printed.contains(&format!("parent: {}", o.id())),
+        "{printed}"
+    );
+    let starts = mem.records();
+    assert_eq!(u64_field(&starts[0], "scope"), Some(o.id()));
+    assert_eq!(u64_field(&starts[1], "scope"), Some(i.id()));
+    drop(inner);
+    drop(outer);
+    elide::set_sinks([]);
+}
