@@ -119,3 +119,45 @@ pub(crate) fn thread_label(out: &mut impl std::fmt::Write) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metadata::{Kind, Metadata};
+    use crate::Record;
+
+    static EVENT: Metadata = Metadata::new(
+        Kind::Telemetry,
+        crate::Level::Info,
+        "t",
+        "t",
+        "t.rs",
+        1,
+        "lazy.event",
+    );
+
+    /// The start-up sink creates its file on the first event only, and a
+    /// flush puts what it holds into the file (a `.prof` file is read while
+    /// the program runs).
+    #[test]
+    fn the_startup_sink_opens_on_the_first_event_and_flushes_it() {
+        let dir = std::env::temp_dir().join(format!("elide-lazy-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("lazy.prof");
+        let sink = startup_sink(&dir, "lazy");
+        sink.flush();
+        assert!(!path.exists(), "no event, no file");
+        sink.emit(&Record::new(
+            &EVENT,
+            crate::Level::Info,
+            format_args!("e"),
+            &[],
+        ));
+        sink.flush();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let events: Vec<&str> = text.lines().map(|l| l.split(',').nth(1).unwrap()).collect();
+        assert_eq!(events, ["event", "sync_abs", "lazy.event"], "{text}");
+        drop(sink);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
