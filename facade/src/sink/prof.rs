@@ -299,3 +299,62 @@ fn host_and_ip() -> &'static (String, Ipv4Addr) {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("elide-prof-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A profile name is a file name: an empty one, or one with a path
+    /// separator, is refused before anything is created.
+    #[test]
+    fn a_name_that_is_not_a_file_name_is_refused() {
+        let dir = scratch("names");
+        for name in ["", "a/b", "a\\b", "/abs"] {
+            let err = ProfSink::create(&dir, name).expect_err(name);
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{name:?}");
+        }
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert!(left.is_empty(), "nothing created: {left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A profile whose writes fail (here a full device) counts a write
+    /// error in `stats()` rather than losing events silently.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_failing_profile_is_counted_as_a_write_error() {
+        static META: crate::Metadata = crate::Metadata::new(
+            crate::metadata::Kind::Telemetry,
+            crate::Level::Info,
+            "t",
+            "t",
+            "t.rs",
+            1,
+            "task.start",
+        );
+        let dir = scratch("full");
+        if std::os::unix::fs::symlink("/dev/full", dir.join("full.prof")).is_err() {
+            return;
+        }
+        let Ok(sink) = ProfSink::create(&dir, "full") else {
+            return; // no /dev/full here
+        };
+        let before = crate::stats().write_errors;
+        sink.emit(&Record::new(
+            &META,
+            crate::Level::Info,
+            format_args!("x"),
+            &[],
+        ));
+        sink.flush();
+        assert!(crate::stats().write_errors > before);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
