@@ -111,7 +111,7 @@ fn wrapped_sink_gets_the_callers_records_in_order_and_unchanged() {
             "main {i}"
         );
     }
-    elide::warn!(p = %path.display(), d = ?name, big = u128::MAX, "rendered");
+    elide::warn!(p = %path.display(), d = ?name, big = u128::MAX, neg = i128::MIN, "rendered");
     let worker = std::thread::Builder::new()
         .name("caller-7".into())
         .spawn(|| {
@@ -119,6 +119,11 @@ fn wrapped_sink_gets_the_callers_records_in_order_and_unchanged() {
             elide::thread_number()
         })
         .unwrap()
+        .join()
+        .unwrap();
+    // A thread without a name reaches the inner sink without one (not as
+    // an empty name).
+    std::thread::spawn(|| elide::info!("from an unnamed thread"))
         .join()
         .unwrap();
     // Everything was emitted before this instant; the inner sink has seen
@@ -139,7 +144,8 @@ fn wrapped_sink_gets_the_callers_records_in_order_and_unchanged() {
             "main 3",
             "main 4",
             "rendered",
-            "from worker"
+            "from worker",
+            "from an unnamed thread"
         ]
     );
     for r in &records {
@@ -166,6 +172,7 @@ fn wrapped_sink_gets_the_callers_records_in_order_and_unchanged() {
             ("p", OwnedValue::Display("/tmp/a b".into())),
             ("d", OwnedValue::Debug(format!("{name:?}"))),
             ("big", OwnedValue::U128(u128::MAX)),
+            ("neg", OwnedValue::I128(i128::MIN)),
         ]
     );
     let me = elide::thread_number();
@@ -176,9 +183,10 @@ fn wrapped_sink_gets_the_callers_records_in_order_and_unchanged() {
     let my_name = std::thread::current().name().map(str::to_owned);
     assert_eq!(names[0], my_name, "main thread's name");
     assert_eq!(names[6].as_deref(), Some("caller-7"));
+    assert_eq!(names[7], None);
 
     let stats = sink.stats();
-    assert_eq!((stats.written, stats.dropped, stats.failed), (7, 0, 0));
+    assert_eq!((stats.written, stats.dropped, stats.failed), (8, 0, 0));
 }
 
 #[test]

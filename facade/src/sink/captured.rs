@@ -315,6 +315,30 @@ mod tests {
         assert!(std::mem::size_of::<Captured>() <= 104);
     }
 
+    /// What a queued record counts against an async sink's byte budget
+    /// covers the heap bytes it holds: its rendered text and its fields.
+    #[test]
+    fn a_captured_record_counts_the_bytes_it_holds() {
+        let text = "x".repeat(1000);
+        let fields: Vec<Field<'_>> = (0..20).map(|_| ("n", Value::U64(7))).collect();
+        let captured = Captured::capture(
+            &Record::new(
+                &crate::metadata::TEST_LOG,
+                Level::Info,
+                format_args!("{text}"),
+                &fields,
+            ),
+            Store::sized(),
+            false,
+        );
+        let held = 1000 + 20 * std::mem::size_of::<(&str, Slot)>();
+        assert!(
+            captured.bytes() >= std::mem::size_of::<Captured>() + held,
+            "{} bytes counted for {held} held",
+            captured.bytes()
+        );
+    }
+
     #[test]
     fn wide_numbers_round_trip() {
         for n in [i128::MIN, -1, 0, 1, i128::MAX] {
