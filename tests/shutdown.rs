@@ -156,36 +156,43 @@ fn a_forked_childs_console_lines_reach_its_stream() {
 }
 
 /// A forked child still writes what it logged itself (its exit flushes the
-/// buffered file sink it could use), and not the parent's buffered lines a
-/// second time.
+/// buffered file sink it could use; the synchronous durable sink writes
+/// and syncs the child's line on its own, the parent's commit being out of
+/// its reach), and not the parent's buffered lines a second time.
 #[cfg(unix)]
 #[test]
 fn a_forked_child_writes_its_own_lines_at_exit() {
-    let path = temp_path("fork-child-logs");
-    let out = run_within(
-        child()
-            .arg("fork-exit")
-            .arg("file")
-            .arg(&path)
-            .arg("parent-quiet"),
-        Duration::from_secs(60),
-        "parent-quiet",
-    );
-    assert!(out.status.success(), "{out:?}");
-    assert_eq!(stat(&out, "hung"), 0);
-    let text = std::fs::read_to_string(&path).expect("read log");
-    let children = text.lines().filter(|l| l.contains(": child ")).count();
-    assert_eq!(children, 40, "each child's own line is in the file");
-    let parent: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains(": parent thread "))
-        .collect();
-    let unique: std::collections::HashSet<_> = parent
-        .iter()
-        .map(|l| l.split(" : ").nth(5).unwrap_or(l))
-        .collect();
-    assert_eq!(unique.len(), parent.len(), "no parent line written twice");
-    let _ = std::fs::remove_file(&path);
+    for kind in ["file", "sync-durable"] {
+        let path = temp_path(&format!("fork-child-logs-{kind}"));
+        let out = run_within(
+            child()
+                .arg("fork-exit")
+                .arg(kind)
+                .arg(&path)
+                .arg("parent-quiet"),
+            Duration::from_secs(60),
+            kind,
+        );
+        assert!(out.status.success(), "{kind}: {out:?}");
+        assert_eq!(stat(&out, "hung"), 0, "{kind}");
+        let text = std::fs::read_to_string(&path).expect("read log");
+        let children = text.lines().filter(|l| l.contains(": child ")).count();
+        assert_eq!(children, 40, "{kind}: each child's own line is in the file");
+        let parent: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains(": parent thread "))
+            .collect();
+        let unique: std::collections::HashSet<_> = parent
+            .iter()
+            .map(|l| l.split(" : ").nth(5).unwrap_or(l))
+            .collect();
+        assert_eq!(
+            unique.len(),
+            parent.len(),
+            "{kind}: no parent line written twice"
+        );
+        let _ = std::fs::remove_file(&path);
+    }
 }
 
 /// A failing `check!` inside a sink's `emit` (default policy: panic) gives
