@@ -165,3 +165,68 @@ fn closed_pipe_is_counted_and_reported_once() {
     assert_eq!(stat(&stderr, "dropped"), 0);
     assert_eq!(reports(&stderr, "stdout"), 1, "stderr: {stderr}");
 }
+
+/// Runs `sink_child args` under strace and counts its successful
+/// `fdatasync` calls. `None` where strace is missing or may not trace (the
+/// caller then passes without checking, as it says on stderr).
+fn datasyncs(args: &[&std::ffi::OsStr]) -> Option<usize> {
+    use std::time::{Duration, Instant};
+    let trace = temp_path("strace-out");
+    let spawned = Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=fdatasync", "-o"])
+        .arg(&trace)
+        .arg(env!("CARGO_BIN_EXE_sink_child"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn();
+    let Ok(mut proc) = spawned else {
+        eprintln!("skipped: strace is not installed");
+        return None;
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while proc.try_wait().expect("poll strace").is_none() {
+        if Instant::now() > deadline {
+            let _ = proc.kill();
+            panic!("sink_child {args:?} under strace hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = proc.wait_with_output().expect("strace output");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && stderr.contains("ptrace") {
+        eprintln!("skipped: strace may not trace here: {stderr}");
+        return None;
+    }
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    let text = std::fs::read_to_string(&trace).expect("read the trace");
+    let _ = std::fs::remove_file(&trace);
+    Some(
+        text.lines()
+            .filter(|l| l.contains("fdatasync(") && l.trim_end().ends_with("= 0"))
+            .count(),
+    )
+}
+
+/// Durable means synced: the synchronous sink syncs every record of a
+/// lone thread before `emit` returns, and the async durable file syncs
+/// what it wrote. Counted with strace, where there is one: no other test
+/// short of a power cut tells a skipped `fdatasync`.
+#[test]
+fn durable_sinks_call_fdatasync() {
+    let path = temp_path("strace-sync");
+    let Some(n) = datasyncs(&["sync-durable-log".as_ref(), path.as_ref(), "20".as_ref()]) else {
+        return;
+    };
+    assert!(n >= 20, "{n} fdatasync calls for 20 records");
+    assert_all_records(&path, 20);
+    let _ = std::fs::remove_file(&path);
+
+    let path = temp_path("strace-async");
+    let Some(n) = datasyncs(&["durable-exit".as_ref(), path.as_ref(), "1000".as_ref()]) else {
+        return;
+    };
+    assert!(n >= 1, "the async durable file never synced");
+    assert_all_records(&path, 1000);
+    let _ = std::fs::remove_file(&path);
+}

@@ -388,6 +388,12 @@ fn main() {
             drop(guard);
             std::process::exit(0);
         }
+        // Logs N records through the synchronous durable sink and returns:
+        // `sync-durable-log PATH N`.
+        "sync-durable-log" => {
+            install(Arc::new(DurableFileSink::open(arg(2)).expect("open log")));
+            log_n(arg(3).parse().expect("a record count"));
+        }
         // Logs N records and leaves through `std::process::exit` without a
         // guard: only the exit handler can write the queued/buffered tail.
         "exit-no-guard" => {
