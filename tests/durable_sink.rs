@@ -214,19 +214,18 @@ fn datasyncs(args: &[&std::ffi::OsStr]) -> Option<usize> {
 /// short of a power cut tells a skipped `fdatasync`.
 #[test]
 fn durable_sinks_call_fdatasync() {
-    let path = temp_path("strace-sync");
-    let Some(n) = datasyncs(&["sync-durable-log".as_ref(), path.as_ref(), "20".as_ref()]) else {
-        return;
-    };
-    assert!(n >= 20, "{n} fdatasync calls for 20 records");
-    assert_all_records(&path, 20);
-    let _ = std::fs::remove_file(&path);
-
-    let path = temp_path("strace-async");
-    let Some(n) = datasyncs(&["durable-exit".as_ref(), path.as_ref(), "1000".as_ref()]) else {
-        return;
-    };
-    assert!(n >= 1, "the async durable file never synced");
-    assert_all_records(&path, 1000);
-    let _ = std::fs::remove_file(&path);
+    // (child mode, records, fewest syncs)
+    for (mode, records, syncs) in [("sync-durable-log", 20, 20), ("durable-exit", 1000, 1)] {
+        let path = temp_path(&format!("strace-{mode}"));
+        let count = records.to_string();
+        let Some(n) = datasyncs(&[mode.as_ref(), path.as_ref(), count.as_ref()]) else {
+            return;
+        };
+        assert!(
+            n >= syncs,
+            "{mode}: {n} fdatasync calls for {records} records"
+        );
+        assert_all_records(&path, records);
+        let _ = std::fs::remove_file(&path);
+    }
 }

@@ -88,3 +88,15 @@ impl Metadata {
 #[cfg(test)]
 pub(crate) static TEST_LOG: Metadata =
     Metadata::new(Kind::Log, crate::Level::Info, "t", "t", "t.rs", 1, "");
+
+/// A telemetry event's metadata (event `task.start`), likewise.
+#[cfg(test)]
+pub(crate) static TEST_EVENT: Metadata = Metadata::new(
+    Kind::Telemetry,
+    crate::Level::Info,
+    "t",
+    "t",
+    "t.rs",
+    1,
+    "task.start",
+);

@@ -1353,6 +1353,20 @@ mod tests {
         thread.join().unwrap()
     }
 
+    /// A thread of its own that emits `plain(i)` for each `i` (so a caller
+    /// that waits when it should not fails the test through `joined`).
+    fn emit_from_a_thread(
+        q: &Arc<RingQueue>,
+        range: std::ops::RangeInclusive<u64>,
+    ) -> std::thread::JoinHandle<()> {
+        let q = q.clone();
+        std::thread::spawn(move || {
+            for i in range {
+                q.emit(&plain(i));
+            }
+        })
+    }
+
     /// Waits for everything queued to be written; false if the writer
     /// does not answer within ten seconds.
     fn flushed(q: &RingQueue) -> bool {
@@ -1649,16 +1663,7 @@ mod tests {
         let out = Out::default();
         let q = Arc::new(queue_with(&out, Overflow::Drop, 1024, 1 << 20));
         out.hold_writer(&q, &plain(0));
-        // On a thread of its own, so a caller that waits fails the test.
-        let producer = {
-            let q = q.clone();
-            std::thread::spawn(move || {
-                for i in 1..=100 {
-                    q.emit(&plain(i));
-                }
-            })
-        };
-        joined(producer);
+        joined(emit_from_a_thread(&q, 1..=100));
         let (_, dropped, _) = q.shared.counts();
         assert!(dropped > 0, "a 1 KiB ring cannot hold 100 records");
         assert_eq!(q.left(), 101 - dropped, "queued and in the writer's hands");
@@ -1678,15 +1683,7 @@ mod tests {
         assert_eq!(q.left(), 0);
         // A second loss is announced with its own count, not the total.
         out.hold_writer(&q, &plain(101));
-        let producer = {
-            let q = q.clone();
-            std::thread::spawn(move || {
-                for i in 102..=201 {
-                    q.emit(&plain(i));
-                }
-            })
-        };
-        joined(producer);
+        joined(emit_from_a_thread(&q, 102..=201));
         let again = q.shared.counts().1 - dropped;
         assert!(again > 0);
         out.release();
@@ -1711,14 +1708,7 @@ mod tests {
         let out = Out::default();
         let q = Arc::new(queue_with(&out, Overflow::Block, 1024, 1 << 20));
         out.hold_writer(&q, &plain(0));
-        let producer = {
-            let q = q.clone();
-            std::thread::spawn(move || {
-                for i in 1..=200 {
-                    q.emit(&plain(i));
-                }
-            })
-        };
+        let producer = emit_from_a_thread(&q, 1..=200);
         // Some time for the producer to fill its ring and wait.
         std::thread::sleep(Duration::from_millis(20));
         out.release();

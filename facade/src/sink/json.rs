@@ -132,26 +132,9 @@ mod tests {
 
     #[test]
     fn a_failing_telemetry_file_is_counted_as_a_write_error() {
-        static META: crate::Metadata = crate::Metadata::new(
-            crate::metadata::Kind::Telemetry,
-            crate::Level::Info,
-            "t",
-            "t",
-            "t.rs",
-            1,
-            "task.start",
-        );
         let Ok(sink) = JsonSink::create("/dev/full") else {
             return; // no /dev/full here
         };
-        let before = crate::stats().write_errors;
-        sink.emit(&Record::new(
-            &META,
-            crate::Level::Info,
-            format_args!("x"),
-            &[],
-        ));
-        sink.flush();
-        assert!(crate::stats().write_errors > before);
+        crate::sink::assert_counts_a_write_error(&sink);
     }
 }

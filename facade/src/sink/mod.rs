@@ -100,6 +100,21 @@ pub trait Sink: Send + Sync + 'static {
     fn flush(&self) {}
 }
 
+/// For sinks' unit tests: one telemetry event into `sink`, then a flush,
+/// raises the count of write errors (the sink writes to a full device).
+#[cfg(test)]
+pub(crate) fn assert_counts_a_write_error(sink: &dyn Sink) {
+    let before = crate::stats().write_errors;
+    sink.emit(&Record::new(
+        &crate::metadata::TEST_EVENT,
+        crate::Level::Info,
+        format_args!("x"),
+        &[],
+    ));
+    sink.flush();
+    assert!(crate::stats().write_errors > before);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -330,15 +330,6 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_failing_profile_is_counted_as_a_write_error() {
-        static META: crate::Metadata = crate::Metadata::new(
-            crate::metadata::Kind::Telemetry,
-            crate::Level::Info,
-            "t",
-            "t",
-            "t.rs",
-            1,
-            "task.start",
-        );
         let dir = scratch("full");
         if std::os::unix::fs::symlink("/dev/full", dir.join("full.prof")).is_err() {
             return;
@@ -346,15 +337,7 @@ mod tests {
         let Ok(sink) = ProfSink::create(&dir, "full") else {
             return; // no /dev/full here
         };
-        let before = crate::stats().write_errors;
-        sink.emit(&Record::new(
-            &META,
-            crate::Level::Info,
-            format_args!("x"),
-            &[],
-        ));
-        sink.flush();
-        assert!(crate::stats().write_errors > before);
+        crate::sink::assert_counts_a_write_error(&sink);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
