@@ -90,7 +90,7 @@ pub(crate) static TEST_LOG: Metadata =
     Metadata::new(Kind::Log, crate::Level::Info, "t", "t", "t.rs", 1, "");
 
 /// A telemetry event's metadata (event `task.start`), likewise.
-#[cfg(test)]
+#[cfg(all(test, any(feature = "json", feature = "prof")))]
 pub(crate) static TEST_EVENT: Metadata = Metadata::new(
     Kind::Telemetry,
     crate::Level::Info,
