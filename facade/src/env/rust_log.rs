@@ -102,6 +102,22 @@ mod tests {
     }
 
     #[test]
+    fn a_bare_path_may_hold_underscores_dashes_and_dots() {
+        // Crate names with `-`, targets with `.`: all bare paths, each `=trace`.
+        let d = Directives::parse("my_app,my-crate,svc.v2");
+        assert_eq!(d.level_of("MY_APP"), Some(LevelFilter::Trace));
+        assert_eq!(
+            d.level_of(&env_prefix("my-crate")),
+            Some(LevelFilter::Trace)
+        );
+        assert_eq!(d.level_of(&env_prefix("svc.v2")), Some(LevelFilter::Trace));
+        assert_eq!(d.rules.len(), 3, "{d:?}");
+        let d = Directives::parse("a b,x:y");
+        assert!(d.rules.is_empty(), "{d:?}");
+        assert_eq!(d.ignored.len(), 2, "{d:?}");
+    }
+
+    #[test]
     fn without_a_bare_level_uncovered_namespaces_are_left_to_the_default() {
         let d = Directives::parse("hyper=warn");
         assert_eq!(d.level_of("HYPER"), Some(LevelFilter::Warn));
