@@ -1150,35 +1150,70 @@ mod tests {
     }
 
     /// An inner sink that says when it is entered and waits, in `emit`,
-    /// until it is opened; then counts.
+    /// until it is opened; then counts, and keeps the messages it was given
+    /// and how often it was flushed.
     #[derive(Default)]
     struct Gated {
-        open: Mutex<bool>,
+        /// (the gate is open, the held record is let through)
+        open: Mutex<(bool, bool)>,
         opened: Condvar,
         entered: Mutex<Option<crossbeam_channel::Sender<()>>>,
         seen: AtomicUsize,
+        messages: Mutex<Vec<String>>,
+        flushes: AtomicUsize,
         /// The message of a record whose `emit` panics.
         fail: Option<&'static str>,
+        /// The message of a record that waits, past the open gate, until
+        /// it is let through.
+        hold: Option<&'static str>,
     }
     impl Sink for Gated {
         fn emit(&self, record: &Record<'_>) {
-            if self.fail.is_some_and(|m| record.args().to_string() == m) {
+            let message = record.args().to_string();
+            if self.fail.is_some_and(|m| message == m) {
                 panic!("the inner sink fails on this record");
             }
             if let Some(tx) = self.entered.lock().unwrap().take() {
                 let _ = tx.send(());
             }
+            let held = self.hold.is_some_and(|m| message == m);
             let mut open = self.open.lock().unwrap();
-            while !*open {
+            while !open.0 || (held && !open.1) {
                 open = self.opened.wait(open).unwrap();
             }
+            self.messages.lock().unwrap().push(message);
             self.seen.fetch_add(1, Ordering::SeqCst);
+        }
+        fn flush(&self) {
+            self.flushes.fetch_add(1, Ordering::SeqCst);
         }
     }
     impl Gated {
         fn open(&self) {
-            *self.open.lock().unwrap() = true;
+            self.open.lock().unwrap().0 = true;
             self.opened.notify_all();
+        }
+        fn close(&self) {
+            self.open.lock().unwrap().0 = false;
+        }
+        fn let_through(&self) {
+            self.open.lock().unwrap().1 = true;
+            self.opened.notify_all();
+        }
+        /// A receiver told when the next record enters `emit`.
+        fn on_entry(&self) -> crossbeam_channel::Receiver<()> {
+            let (tx, rx) = bounded(1);
+            *self.entered.lock().unwrap() = Some(tx);
+            rx
+        }
+    }
+
+    /// Waits, at most 10 s, for `done`.
+    fn until(what: &str, done: impl Fn() -> bool) {
+        let start = Instant::now();
+        while !done() {
+            assert!(start.elapsed() < Duration::from_secs(10), "{what}");
+            std::thread::sleep(Duration::from_millis(1));
         }
     }
 
@@ -1188,8 +1223,7 @@ mod tests {
             fail: Some("record 2"),
             ..Gated::default()
         });
-        let (tx, rx) = bounded(1);
-        *inner.entered.lock().unwrap() = Some(tx);
+        let rx = inner.on_entry();
         let sink = AsyncSink::wrap(inner.clone());
         for i in 0..3 {
             record_into(&sink, i);
@@ -1225,6 +1259,123 @@ mod tests {
             "written before drop returned"
         );
         opener.join().unwrap();
+    }
+
+    /// A flush waits for what was queued before it, not for records that
+    /// came after it: a flush under steady logging still returns.
+    #[test]
+    fn a_flush_is_answered_before_the_records_queued_after_it() {
+        let inner = Arc::new(Gated {
+            hold: Some("record 1"),
+            ..Gated::default()
+        });
+        let entered = inner.on_entry();
+        let sink = Arc::new(AsyncSink::wrap(inner.clone()));
+        record_into(&sink, 0);
+        entered.recv().unwrap(); // the writer holds record 0
+        let (done_tx, done_rx) = bounded(1);
+        let flusher = {
+            let sink = Arc::clone(&sink);
+            std::thread::spawn(move || {
+                sink.flush();
+                let _ = done_tx.send(());
+            })
+        };
+        until("the flush request is queued", || sink.tx.len() == 1);
+        record_into(&sink, 1); // queued behind the flush request, and held
+        inner.open();
+        let answered = done_rx.recv_timeout(Duration::from_secs(10));
+        inner.let_through();
+        flusher.join().unwrap();
+        assert!(
+            answered.is_ok(),
+            "the flush waited for a record queued after it"
+        );
+        assert_eq!(inner.flushes.load(Ordering::SeqCst), 1, "inner flushed");
+    }
+
+    /// `flush` flushes the wrapped sink, also with nothing queued; written
+    /// records alone do not.
+    #[test]
+    fn a_flush_reaches_the_wrapped_sink_and_only_a_flush_does() {
+        let inner = Arc::new(Gated::default());
+        inner.open();
+        let sink = AsyncSink::wrap(inner.clone());
+        sink.flush();
+        assert_eq!(inner.flushes.load(Ordering::SeqCst), 1);
+        for i in 0..3 {
+            record_into(&sink, i);
+        }
+        until("records written", || sink.stats().written == 3);
+        assert_eq!(inner.flushes.load(Ordering::SeqCst), 1);
+        sink.flush();
+        assert_eq!(inner.flushes.load(Ordering::SeqCst), 2);
+    }
+
+    /// A sink dropped while its writer is stuck gives up waiting after the
+    /// shutdown timeout; the writer still writes the backlog when it can,
+    /// and then flushes the wrapped sink, so nothing stays in its buffers.
+    #[test]
+    fn a_backlog_left_by_a_timed_out_drop_is_written_and_flushed() {
+        let inner = Arc::new(Gated::default());
+        let entered = inner.on_entry();
+        let sink = AsyncSink::wrapping(inner.clone())
+            .capacity(2)
+            .shutdown_timeout(Duration::from_millis(20))
+            .build();
+        record_into(&sink, 0);
+        entered.recv().unwrap(); // the writer holds record 0
+        record_into(&sink, 1);
+        record_into(&sink, 2); // the queue is full: no room for a flush
+        drop(sink);
+        assert_eq!(inner.seen.load(Ordering::SeqCst), 0, "still stuck");
+        inner.open();
+        // The writer thread holds the other reference until it ends.
+        until("the writer ends", || Arc::strong_count(&inner) == 1);
+        assert_eq!(inner.seen.load(Ordering::SeqCst), 3);
+        assert_eq!(inner.flushes.load(Ordering::SeqCst), 1);
+    }
+
+    /// Records dropped on a full queue are announced to the wrapped sink,
+    /// each round with its own count, at warn level.
+    #[test]
+    fn each_round_of_drops_is_announced_with_its_own_count() {
+        let inner = Arc::new(Gated::default());
+        let sink = AsyncSink::wrapping(inner.clone())
+            .capacity(2)
+            .overflow(Overflow::Drop)
+            .build();
+        let mut i = 0;
+        for dropped in [2, 3] {
+            inner.close();
+            let entered = inner.on_entry();
+            record_into(&sink, i);
+            entered.recv().unwrap(); // the writer holds it
+            for _ in 0..2 + dropped {
+                i += 1;
+                record_into(&sink, i); // two queued, the rest dropped
+            }
+            i += 1;
+            inner.open();
+            sink.flush();
+        }
+        assert_eq!(sink.stats().dropped, 5);
+        let messages = inner.messages.lock().unwrap();
+        let notices: Vec<&str> = messages
+            .iter()
+            .filter(|m| m.contains("dropped"))
+            .map(String::as_str)
+            .collect();
+        assert_eq!(notices, ["2 records dropped", "3 records dropped"]);
+        assert_eq!(
+            messages.len(),
+            2 * 3 + 2,
+            "three records a round, two notices"
+        );
+        assert!(
+            !sink.shared.panic_reported.load(Ordering::Relaxed),
+            "a notice written is not reported as a panic"
+        );
     }
 
     #[test]
