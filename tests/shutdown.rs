@@ -372,6 +372,30 @@ fn a_flush_that_gives_up_says_how_many_records_are_left() {
     }
 }
 
+/// Behind an async sink, a sink that panics on every record costs its
+/// records, each counted as failed and as a sink panic, and one line on
+/// stderr saying so, not one per record.
+#[test]
+fn panics_of_a_wrapped_sink_are_counted_and_reported_once() {
+    let out = run_within(
+        child().arg("panicky-wrapped").arg("50"),
+        Duration::from_secs(60),
+        "panicky-wrapped",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("sink_panics=50 written=0 failed=50"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.matches("the wrapped sink panicked in emit").count(),
+        1,
+        "{stderr}"
+    );
+}
+
 /// A sink that panics on every record is contained, and printed once per
 /// sink: two such sinks over 1,000 records give two panic messages, not
 /// thousands of lines; every panic is counted.

@@ -418,6 +418,22 @@ fn main() {
             log_n(n);
             println!("sink_panics={}", elide::stats().sink_panics);
         }
+        // An async sink wrapping a sink that panics on each of N records:
+        // `panicky-wrapped N`.
+        "panicky-wrapped" => {
+            let n: u64 = arg(2).parse().unwrap_or(1_000);
+            let sink = Arc::new(AsyncSink::wrap(Arc::new(PanickyEmitA)));
+            install(sink.clone());
+            log_n(n);
+            elide::flush();
+            let s = sink.stats();
+            println!(
+                "sink_panics={} written={} failed={}",
+                elide::stats().sink_panics,
+                s.written,
+                s.failed
+            );
+        }
         // Busy threads log while main exits: `exit-busy PATH`.
         #[cfg(unix)]
         "exit-busy" => exit_busy(arg(2), arg(3)),
