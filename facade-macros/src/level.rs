@@ -109,3 +109,57 @@ pub(crate) fn parse_threshold(text: &str) -> Option<u8> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A level written as a path is known while the macro expands (so the
+    /// static gate can drop the site) in elide's and tracing's spelling.
+    #[test]
+    fn levels_are_known_by_their_variant_in_either_spelling() {
+        for l in ALL {
+            assert_eq!(Level::from_variant(l.name), Some(l));
+            assert_eq!(Level::from_variant(&l.name.to_ascii_uppercase()), Some(l));
+        }
+        assert_eq!(Level::from_variant("info"), None);
+        assert_eq!(Level::from_variant("Verbose"), None);
+    }
+
+    /// Every threshold names the `elide::__private` constant of its own
+    /// level (those constants are checked against `elide::Level` there),
+    /// and `off` names the one below every level.
+    #[test]
+    fn thresholds_name_their_own_constant() {
+        assert_eq!(number_ident(OFF), "LEVEL_OFF");
+        for l in ALL {
+            let expected = format!("LEVEL_{}", l.name.to_ascii_uppercase());
+            assert_eq!(number_ident(l.number), expected);
+        }
+        assert_eq!(
+            switch_tokens(false).to_string(),
+            quote!(::elide::__private::INTEREST_OFF).to_string()
+        );
+        assert_eq!(switch_tokens(true).to_string(), interest_on().to_string());
+    }
+
+    /// The threshold names of a static filter, as the run-time
+    /// configuration spells them (any case, `warning`, `critical`).
+    #[test]
+    fn every_threshold_name_parses_to_its_level() {
+        let cases = [
+            ("off", OFF),
+            ("Error", ERROR.number),
+            ("critical", ERROR.number),
+            ("WARN", WARN.number),
+            ("warning", WARN.number),
+            ("info", INFO.number),
+            ("debug", DEBUG.number),
+            ("Trace", TRACE),
+        ];
+        for (text, n) in cases {
+            assert_eq!(parse_threshold(text), Some(n), "{text}");
+        }
+        assert_eq!(parse_threshold("verbose"), None);
+    }
+}
