@@ -48,14 +48,16 @@ pub(crate) fn parse_crate(input: ParseStream) -> syn::Result<Option<Path>> {
 pub(crate) fn rename_crate(tokens: TokenStream, krate: &TokenStream) -> TokenStream {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = Vec::with_capacity(trees.len());
-    let mut i = 0;
-    while i < trees.len() {
-        if is_elide_root(&trees, i) {
+    let mut rest = &trees[..];
+    let mut prev: Option<&TokenTree> = None;
+    while let Some(first) = rest.first() {
+        if let Some(after) = elide_root(prev, rest) {
             out.extend(krate.clone());
-            i += 3;
+            prev = None;
+            rest = after;
             continue;
         }
-        out.push(match &trees[i] {
+        out.push(match first {
             TokenTree::Group(g) => {
                 let mut ng = Group::new(g.delimiter(), rename_crate(g.stream(), krate));
                 ng.set_span(g.span());
@@ -63,22 +65,110 @@ pub(crate) fn rename_crate(tokens: TokenStream, krate: &TokenStream) -> TokenStr
             }
             t => t.clone(),
         });
-        i += 1;
+        prev = Some(first);
+        rest = &rest[1..];
     }
     out.into_iter().collect()
 }
 
-/// `: : elide` at `i`, as a path start (not after an identifier).
-fn is_elide_root(t: &[TokenTree], i: usize) -> bool {
-    let colon = |j: usize, spacing: Option<Spacing>| match t.get(j) {
-        Some(TokenTree::Punct(p)) => {
-            p.as_char() == ':' && spacing.map_or(true, |s| p.spacing() == s)
+/// The tokens after `: : elide` at the start of `t`, if it starts a path
+/// there (`prev`, the token before, is not an identifier or a group that
+/// the path would continue: `a::elide` and `f()::elide` are not renamed).
+fn elide_root<'t>(prev: Option<&TokenTree>, t: &'t [TokenTree]) -> Option<&'t [TokenTree]> {
+    if matches!(prev, Some(TokenTree::Ident(_) | TokenTree::Group(_))) {
+        return None;
+    }
+    match t {
+        [TokenTree::Punct(a), TokenTree::Punct(b), TokenTree::Ident(id), after @ ..]
+            if a.as_char() == ':'
+                && a.spacing() == Spacing::Joint
+                && b.as_char() == ':'
+                && id == "elide" =>
+        {
+            Some(after)
         }
-        _ => false,
-    };
-    let after_path = i > 0 && matches!(t[i - 1], TokenTree::Ident(_) | TokenTree::Group(_));
-    !after_path
-        && colon(i, Some(Spacing::Joint))
-        && colon(i + 1, None)
-        && matches!(t.get(i + 2), Some(TokenTree::Ident(id)) if id == "elide")
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn renamed(tokens: TokenStream) -> String {
+        rename_crate(tokens, &quote!(::my::facade)).to_string()
+    }
+
+    /// `crate = path` renames every `::elide` path start, inside groups
+    /// too, and nothing else.
+    #[test]
+    fn only_absolute_elide_paths_are_renamed() {
+        assert_eq!(
+            renamed(quote!(::elide::emit(x, { ::elide::Level::Info }))),
+            quote!(::my::facade::emit(x, { ::my::facade::Level::Info })).to_string()
+        );
+        // Continuations of another path, and near misses, stay.
+        for kept in [
+            quote!(a::elide::x),
+            quote!(f()::elide),
+            quote!(::elider::x),
+            quote!(:elide),
+            quote!(elide::x),
+        ] {
+            assert_eq!(renamed(kept.clone()), kept.to_string());
+        }
+        // After a renamed path, the next one starts afresh.
+        assert_eq!(
+            renamed(quote!(::elide::a; ::elide::b)),
+            quote!(::my::facade::a; ::my::facade::b).to_string()
+        );
+    }
+
+    fn crate_of(input: TokenStream) -> (Option<String>, String) {
+        let parse = |input: ParseStream| {
+            let krate = parse_crate(input)?;
+            let rest: TokenStream = input.parse()?;
+            Ok((krate.map(|p| quote!(#p).to_string()), rest.to_string()))
+        };
+        parse.parse2(input).unwrap()
+    }
+
+    /// A leading `crate = path,` is taken off the input; anything else,
+    /// `crate` alone included, is left for the call site's parser.
+    #[test]
+    fn a_leading_crate_argument_is_taken_off() {
+        assert_eq!(
+            crate_of(quote!(crate = ::my::facade, "msg {}", x)),
+            (
+                Some(quote!(::my::facade).to_string()),
+                quote!("msg {}", x).to_string()
+            )
+        );
+        assert_eq!(
+            crate_of(quote!(crate = my::facade)),
+            (Some(quote!(my::facade).to_string()), String::new())
+        );
+        for kept in [quote!(crate, "msg"), quote!(target: "t", "msg"), quote!()] {
+            assert_eq!(crate_of(kept.clone()), (None, kept.to_string()));
+        }
+        // Two paths without a comma between them: an error, not a guess.
+        let parse = |input: ParseStream| parse_crate(input);
+        assert!(parse.parse2(quote!(crate = a b)).is_err());
+    }
+
+    /// The whole expansion: a renamed site refers to the given path.
+    #[test]
+    fn expand_renames_what_the_site_generates() {
+        let out = expand(quote!(crate = ::my::facade, x), |input| {
+            let x: syn::Ident = input.parse()?;
+            Ok(quote!(::elide::f(#x)))
+        });
+        assert_eq!(out.to_string(), quote!(::my::facade::f(x)).to_string());
+        let err = expand(quote!(crate = ::my::facade, 1), |input| {
+            let x: syn::Ident = input.parse()?;
+            Ok(quote!(#x))
+        });
+        assert!(err.to_string().contains("compile_error"), "{err}");
+    }
 }
