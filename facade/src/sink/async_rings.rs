@@ -820,10 +820,13 @@ impl RingWriter {
         let mut idle = IDLE;
         loop {
             crate::clock::recalibrate();
+            // The request first: a thread that registered its ring, wrote
+            // into it and then asked for a flush has set `rings_changed`
+            // before `requested`, so this round then drains its ring too.
+            let requested = shared.flush_requested.load(Ordering::Acquire);
             if shared.rings_changed.swap(false, Ordering::Acquire) {
                 self.rings = lock(&shared.rings).clone();
             }
-            let requested = shared.flush_requested.load(Ordering::Acquire);
             let shutdown = shared.shutdown.load(Ordering::Acquire);
             let taken = self.drain();
             let done = *lock(&shared.flushed);
@@ -1365,6 +1368,20 @@ mod tests {
                 q.emit(&plain(i));
             }
         })
+    }
+
+    /// A flush waits for a record its thread published just before, also
+    /// when that record is the thread's first (its ring registered while
+    /// the writer, just started, runs its first round).
+    #[test]
+    fn a_flush_waits_for_the_first_record_of_a_new_ring() {
+        for i in 0..500 {
+            let out = Out::default();
+            let q = queue(&out);
+            q.emit(&plain(i));
+            assert!(flushed(&q));
+            assert_eq!(q.shared().counts().0, 1, "written when flush returned");
+        }
     }
 
     /// Waits for everything queued to be written; false if the writer
