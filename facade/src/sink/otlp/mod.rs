@@ -902,6 +902,22 @@ mod tests {
         assert_eq!(bodies(&stub), [text("last")]);
     }
 
+    /// Dropping the sink does not retry: a failing batch gets one attempt
+    /// (and the drop returns), however long `retry_for` is.
+    #[test]
+    fn dropping_the_sink_gives_a_failing_batch_one_attempt() {
+        let stub = Stub::start();
+        stub.set(|s| s.status = 503);
+        let s = sink(&stub)
+            .retry_for(Duration::from_secs(3600))
+            .request_timeout(Duration::from_secs(60))
+            .build()
+            .unwrap();
+        emit(&s, "lost");
+        within("dropping the sink", move || drop(s));
+        assert_eq!(stub.count("/v1/logs"), 1);
+    }
+
     /// Any retry and request timeouts make a sink (no arithmetic on them
     /// underflows).
     #[test]
