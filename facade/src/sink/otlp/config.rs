@@ -7,8 +7,8 @@ use super::http::Endpoint;
 pub const DEFAULT_ENDPOINT: &str = "http://localhost:4318";
 
 /// Parses `http://host[:port][/prefix]` (port 80 if absent; an IPv6 host
-/// in brackets). Anything else
-/// (`https://`, no scheme, a bad port) is an error naming the problem.
+/// in brackets). Anything else (`https://`, no scheme, a bad port) is an
+/// error naming the problem.
 pub(crate) fn parse_endpoint(url: &str) -> Result<Endpoint, String> {
     let url = url.trim();
     let rest = if let Some(r) = url.strip_prefix("http://") {
