@@ -366,3 +366,40 @@ fn default_service_name_is_otel_service_name_else_root_namespace_else_executable
         "env-probe"
     );
 }
+
+/// A collector that takes connections and never answers (sink_child
+/// `otlp-stalled`): the first failed export is reported, once (the later
+/// ones are only counted), and a flush that runs out of time says how many
+/// records it left unsent; one that leaves none says nothing.
+#[test]
+fn a_stalled_collector_is_reported_once_and_a_flush_says_what_it_left() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sink_child"))
+        .arg("otlp-stalled")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run sink_child");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("sink_child otlp-stalled hung for 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let reports = stderr.matches("elide: OTLP export to ").count();
+    assert_eq!(reports, 1, "one report of the failures: {stderr}");
+    // "elide: OTLP <url>: flush gave up after <t>; <n> records not yet sent"
+    let left: Vec<u64> = stderr
+        .lines()
+        .filter_map(|l| l.strip_suffix(" records not yet sent"))
+        .map(|l| l.rsplit_once("; ").unwrap().1.parse().unwrap())
+        .collect();
+    assert!(
+        !left.is_empty() && left.iter().all(|n| *n > 0),
+        "{left:?}: {stderr}"
+    );
+}

@@ -438,6 +438,8 @@ fn main() {
         #[cfg(unix)]
         "exit-busy" => exit_busy(arg(2), arg(3)),
         "stuck-flush" => stuck_flush(arg(2)),
+        #[cfg(feature = "otlp")]
+        "otlp-stalled" => otlp_stalled(),
         // Floods 6 KB records from 4 threads under Drop: `flood N [max_bytes]`.
         "flood" => flood(
             arg(2).parse().unwrap_or(20_000),
@@ -566,4 +568,34 @@ fn main() {
             std::process::exit(2);
         }
     }
+}
+
+/// `otlp-stalled`: an OTLP sink whose collector takes connections and
+/// never answers, so every request times out. A flush with nothing queued,
+/// then three records (a batch each) and a flush that gives up before they
+/// are all tried; the parent reads the warnings on stderr.
+#[cfg(feature = "otlp")]
+fn otlp_stalled() {
+    use std::time::Duration;
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        // Every connection stays open, unanswered.
+        let mut held = Vec::new();
+        for c in l.incoming() {
+            held.push(c);
+        }
+    });
+    let sink = elide::sink::OtlpSink::builder(&format!("http://127.0.0.1:{port}"))
+        .batch_size(1)
+        .retry_for(Duration::ZERO)
+        .request_timeout(Duration::from_millis(200))
+        .shutdown_timeout(Duration::from_secs(10))
+        .build()
+        .expect("a valid endpoint");
+    install(Arc::new(sink));
+    elide::flush();
+    log_n(3);
+    elide::flush();
+    elide::set_sinks([]);
 }

@@ -6,8 +6,9 @@ use super::http::Endpoint;
 /// The default OTLP/HTTP endpoint.
 pub const DEFAULT_ENDPOINT: &str = "http://localhost:4318";
 
-/// Parses `http://host[:port][/prefix]` (port 80 if absent). Anything else
-/// (`https://`, no scheme, a bad port) is an error naming the problem.
+/// Parses `http://host[:port][/prefix]` (port 80 if absent; an IPv6 host
+/// in brackets). Anything else (`https://`, no scheme, a bad port) is an
+/// error naming the problem.
 pub(crate) fn parse_endpoint(url: &str) -> Result<Endpoint, String> {
     let url = url.trim();
     let rest = if let Some(r) = url.strip_prefix("http://") {
@@ -23,14 +24,23 @@ pub(crate) fn parse_endpoint(url: &str) -> Result<Endpoint, String> {
         Some(i) => (&rest[..i], rest[i..].trim_end_matches('/')),
         None => (rest, ""),
     };
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((h, p)) if !h.ends_with(']') || authority.starts_with('[') => {
-            let port = p.parse::<u16>().map_err(|_| format!("bad port {p:?}"))?;
-            (h, port)
-        }
-        _ => (authority, 80),
+    let port = |p: &str| p.parse::<u16>().map_err(|_| format!("bad port {p:?}"));
+    let (host, port) = match authority.strip_prefix('[') {
+        // An IPv6 literal, `[addr]` or `[addr]:port`: its colons are not
+        // the port's.
+        Some(v6) => match v6.split_once(']') {
+            Some((host, "")) => (host, 80),
+            Some((host, rest)) => match rest.strip_prefix(':') {
+                Some(p) => (host, port(p)?),
+                None => return Err(format!("bad port {rest:?}")),
+            },
+            None => return Err(format!("bad host {authority:?}")),
+        },
+        None => match authority.rsplit_once(':') {
+            Some((host, p)) => (host, port(p)?),
+            None => (authority, 80),
+        },
     };
-    let host = host.trim_start_matches('[').trim_end_matches(']');
     if host.is_empty() || host.contains(|c: char| c.is_whitespace() || c == '@') {
         return Err(format!("bad host {host:?}"));
     }
@@ -103,12 +113,49 @@ mod tests {
         assert!(parse_endpoint("http://h:99999")
             .unwrap_err()
             .contains("port"));
+        for bad in ["http://user@collector:4318", "http://a b:4318"] {
+            assert!(parse_endpoint(bad).unwrap_err().contains("host"), "{bad}");
+        }
+    }
+
+    /// An IPv6 host is written in brackets, with or without a port, and
+    /// URLs name it so again.
+    #[test]
+    fn ipv6_endpoints() {
+        let e = parse_endpoint("http://[::1]:4318").unwrap();
+        assert_eq!((e.host.as_str(), e.port), ("::1", 4318));
+        assert_eq!(e.url("/v1/logs"), "http://[::1]:4318/v1/logs");
+        let e = parse_endpoint("http://[fe80::1]/otlp").unwrap();
+        assert_eq!(
+            (e.host.as_str(), e.port, e.base.as_str()),
+            ("fe80::1", 80, "/otlp")
+        );
+        assert!(parse_endpoint("http://[::1").unwrap_err().contains("host"));
+        assert!(parse_endpoint("http://[::1]4318")
+            .unwrap_err()
+            .contains("port"));
+        assert!(parse_endpoint("http://[]:4318").is_err());
+    }
+
+    /// `%XX` escapes are decoded; anything else, a `%` without two hex
+    /// digits included, is kept as it is. (On a thread, bounded: a decoder
+    /// that stops advancing must fail the test, not hang it.)
+    #[test]
+    fn escapes_decode_and_everything_else_is_kept() {
+        super::super::stub::within("decode", || {
+            assert_eq!(decode("a%3Db%2c"), "a=b,");
+            for s in ["a12", "%4", "a%4", "50%", "%zz", "%", ""] {
+                assert_eq!(decode(s), s);
+            }
+        });
     }
 
     #[test]
     fn pairs() {
-        let (ok, bad) = parse_pairs("a=1, b = x%20y ,broken,=v");
-        assert_eq!(ok, [("a".into(), "1".into()), ("b".into(), "x y".into())]);
-        assert_eq!(bad, ["broken", "=v"]);
+        super::super::stub::within("parse_pairs", || {
+            let (ok, bad) = parse_pairs("a=1, b = x%20y ,broken,=v");
+            assert_eq!(ok, [("a".into(), "1".into()), ("b".into(), "x y".into())]);
+            assert_eq!(bad, ["broken", "=v"]);
+        });
     }
 }

@@ -217,3 +217,246 @@ pub(crate) fn convert(r: &Record<'_>, ids: Ids) -> Item {
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+    use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
+    use opentelemetry_proto::tonic::trace::v1::span;
+
+    use super::{convert, Ids, Item};
+    use crate::metadata::{Kind, Metadata};
+    use crate::record::Record;
+    use crate::value::{Field, Value};
+    use crate::Level;
+
+    static LOG: Metadata = Metadata::new(
+        Kind::Log,
+        Level::Info,
+        "app::db",
+        "app::db",
+        "src/db.rs",
+        42,
+        "",
+    );
+    static CHECK: Metadata = Metadata::new(
+        Kind::Check,
+        Level::Debug,
+        "app",
+        "app",
+        "src/a.rs",
+        7,
+        "n > 0",
+    );
+    static EVENT: Metadata = Metadata::new(
+        Kind::Telemetry,
+        Level::Info,
+        "app",
+        "app",
+        "src/a.rs",
+        9,
+        "task.state",
+    );
+    static START: Metadata = Metadata::new(
+        Kind::Telemetry,
+        Level::Info,
+        "app",
+        "app",
+        "src/a.rs",
+        10,
+        "stage_start",
+    );
+    static STOP: Metadata = Metadata::new(
+        Kind::Telemetry,
+        Level::Info,
+        "app",
+        "app",
+        "src/a.rs",
+        10,
+        "stage_stop",
+    );
+
+    const IDS: Ids = Ids {
+        salt: 0x0123_4567_89ab_cdef,
+    };
+    /// A record's time, in Unix nanoseconds.
+    const AT: u64 = 1_700_000_000_000_000_007;
+
+    fn at() -> SystemTime {
+        UNIX_EPOCH + Duration::from_nanos(AT)
+    }
+
+    fn value(v: any_value::Value) -> Option<AnyValue> {
+        Some(AnyValue { value: Some(v) })
+    }
+    fn s(text: &str) -> Option<AnyValue> {
+        value(any_value::Value::StringValue(text.to_owned()))
+    }
+    fn i(n: i64) -> Option<AnyValue> {
+        value(any_value::Value::IntValue(n))
+    }
+    fn attrs(pairs: Vec<(&str, Option<AnyValue>)>) -> Vec<KeyValue> {
+        pairs
+            .into_iter()
+            .map(|(k, value)| KeyValue {
+                key: k.to_owned(),
+                value,
+                ..Default::default()
+            })
+            .collect()
+    }
+    /// Thread 77 ("w1") and the site's code location.
+    fn tail(meta: &Metadata) -> Vec<(&'static str, Option<AnyValue>)> {
+        vec![
+            ("thread.id", i(77)),
+            ("thread.name", s("w1")),
+            ("code.namespace", s(meta.module_path())),
+            ("code.filepath", s(meta.file())),
+            ("code.lineno", i(i64::from(meta.line()))),
+        ]
+    }
+
+    fn record<'a>(meta: &'static Metadata, level: Level, fields: &'a [Field<'a>]) -> Record<'a> {
+        Record::new(meta, level, format_args!("hello 1"), fields)
+            .with_time(at())
+            .with_thread(77)
+            .with_thread_name("w1")
+    }
+
+    /// A log record: level, message, the caller's time, typed fields
+    /// (integers stay integers while they fit an `i64`), thread and code
+    /// location; the target is the instrumentation scope.
+    #[test]
+    fn a_log_record_keeps_its_level_message_time_and_typed_fields() {
+        let fields: [Field<'_>; 11] = [
+            ("n", Value::I64(-3)),
+            ("small", Value::U64(7)),
+            ("big", Value::U64(u64::MAX)),
+            ("i128", Value::I128(-5)),
+            ("i128_big", Value::I128(i128::MIN)),
+            ("u128", Value::U128(6)),
+            ("u128_big", Value::U128(u128::MAX)),
+            ("ratio", Value::F64(0.5)),
+            ("ok", Value::Bool(true)),
+            ("who", Value::Display(&"ann")),
+            ("dbg", Value::Debug(&"x")),
+        ];
+        let before = super::nanos(SystemTime::now());
+        let Item::Log(target, l) = convert(&record(&LOG, Level::Warn, &fields), IDS) else {
+            panic!("a log record becomes a log record")
+        };
+        assert_eq!(target, "app::db");
+        assert_eq!(l.time_unix_nano, AT);
+        assert!(l.observed_time_unix_nano >= before, "observed now");
+        assert_eq!((l.severity_number, l.severity_text.as_str()), (13, "WARN"));
+        assert_eq!(l.body, s("hello 1"));
+        assert_eq!(l.event_name, "");
+        let mut want = vec![
+            ("n", i(-3)),
+            ("small", i(7)),
+            ("big", s(&u64::MAX.to_string())),
+            ("i128", i(-5)),
+            ("i128_big", s(&i128::MIN.to_string())),
+            ("u128", i(6)),
+            ("u128_big", s(&u128::MAX.to_string())),
+            ("ratio", value(any_value::Value::DoubleValue(0.5))),
+            ("ok", value(any_value::Value::BoolValue(true))),
+            ("who", s("ann")),
+            ("dbg", s("\"x\"")),
+        ];
+        want.extend(tail(&LOG));
+        assert_eq!(l.attributes, attrs(want));
+    }
+
+    /// OTLP severity numbers and texts of the five levels; a failed check
+    /// is an error whatever its site's level.
+    #[test]
+    fn levels_map_to_otlp_severities_and_checks_are_errors() {
+        for (level, want) in [
+            (Level::Error, (17, "ERROR")),
+            (Level::Warn, (13, "WARN")),
+            (Level::Info, (9, "INFO")),
+            (Level::Debug, (5, "DEBUG")),
+            (Level::Trace, (1, "TRACE")),
+        ] {
+            let Item::Log(_, l) = convert(&record(&LOG, level, &[]), IDS) else {
+                panic!("a log record")
+            };
+            assert_eq!((l.severity_number, l.severity_text.as_str()), want);
+        }
+        let Item::Log(_, l) = convert(&record(&CHECK, Level::Debug, &[]), IDS) else {
+            panic!("a log record")
+        };
+        assert_eq!((l.severity_number, l.severity_text.as_str()), (17, "ERROR"));
+        assert_eq!(l.event_name, "", "only telemetry events are named");
+    }
+
+    /// A telemetry event is a log record named by its event.
+    #[test]
+    fn a_telemetry_event_is_a_named_log_record() {
+        let fields: [Field<'_>; 1] = [("state", Value::Str("DONE"))];
+        let Item::Log(target, l) = convert(&record(&EVENT, Level::Info, &fields), IDS) else {
+            panic!("a log record")
+        };
+        assert_eq!((target, l.event_name.as_str()), ("app", "task.state"));
+        assert_eq!((l.severity_number, l.time_unix_nano), (9, AT));
+    }
+
+    /// A scope's stop event is its span: ids from the scope, parent and
+    /// root ids (salted), start = end - duration, its other fields as
+    /// attributes; the start event adds nothing.
+    #[test]
+    fn a_scope_becomes_a_span_at_its_stop_event() {
+        let start: [Field<'_>; 1] = [("scope", Value::U64(5))];
+        assert!(matches!(
+            convert(&record(&START, Level::Info, &start), IDS),
+            Item::Skip
+        ));
+        let stop: [Field<'_>; 5] = [
+            ("scope", Value::U64(5)),
+            ("parent", Value::U64(3)),
+            ("trace", Value::U64(1)),
+            ("duration_ns", Value::U64(2_000)),
+            ("uid", Value::Str("task.000001")),
+        ];
+        let Item::Span(target, sp) = convert(&record(&STOP, Level::Info, &stop), IDS) else {
+            panic!("a span")
+        };
+        assert_eq!(target, "app");
+        assert_eq!(sp.name, "stage");
+        assert_eq!(sp.kind, span::SpanKind::Internal as i32);
+        assert_eq!(sp.trace_id, IDS.trace(1));
+        assert_eq!(sp.span_id, IDS.span(5));
+        assert_eq!(sp.parent_span_id, IDS.span(3));
+        assert_eq!(
+            (sp.start_time_unix_nano, sp.end_time_unix_nano),
+            (AT - 2_000, AT)
+        );
+        let mut want = vec![("uid", s("task.000001"))];
+        want.extend(tail(&STOP));
+        assert_eq!(sp.attributes, attrs(want));
+        // A root scope: its own trace, no parent.
+        let root: [Field<'_>; 2] = [("scope", Value::U64(1)), ("duration_ns", Value::U64(9))];
+        let Item::Span(_, sp) = convert(&record(&STOP, Level::Info, &root), IDS) else {
+            panic!("a span")
+        };
+        assert_eq!((sp.trace_id, sp.parent_span_id), (IDS.trace(1), vec![]));
+    }
+
+    /// Trace ids are the salt then the root's id; span ids are 8 bytes,
+    /// distinct for distinct scopes and never all zero (invalid in OTLP).
+    #[test]
+    fn ids_are_salted_distinct_and_never_zero() {
+        let mut want = IDS.salt.to_be_bytes().to_vec();
+        want.extend_from_slice(&9u64.to_be_bytes());
+        assert_eq!(IDS.trace(9), want);
+        let spans: std::collections::HashSet<Vec<u8>> = (1..=1000).map(|id| IDS.span(id)).collect();
+        assert_eq!(spans.len(), 1000);
+        assert!(spans
+            .iter()
+            .all(|s| s.len() == 8 && s.iter().any(|b| *b != 0)));
+        assert_ne!(IDS.span(IDS.salt), [0; 8]);
+        assert_eq!(IDS.span(2), (2 ^ IDS.salt).to_be_bytes());
+    }
+}

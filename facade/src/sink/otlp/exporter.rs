@@ -395,3 +395,435 @@ impl Exporter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::ptr;
+    use std::sync::atomic::Ordering::Relaxed;
+    use std::sync::{mpsc, Arc};
+    use std::time::Duration;
+
+    use opentelemetry_proto::tonic::logs::v1::LogRecord;
+    use opentelemetry_proto::tonic::trace::v1::Span;
+
+    use super::super::convert::Item;
+    use super::super::stub::{wait_for, within, Stub, PATIENCE};
+    use super::{Exporter, Settings};
+    use crate::counter::{Counter, ShardCell};
+
+    const HOUR: Duration = Duration::from_secs(3600);
+
+    fn settings(batch: usize, interval: Duration) -> Settings {
+        Settings {
+            batch,
+            buffer: 1000,
+            interval,
+            retry_for: HOUR,
+            request_timeout: Duration::from_secs(60),
+        }
+    }
+
+    fn exporter(stub: &Stub, settings: Settings) -> Arc<Exporter> {
+        Arc::new(Exporter::new(stub.endpoint(), Vec::new(), settings))
+    }
+
+    fn log(n: u64) -> Item {
+        Item::Log(
+            "app",
+            LogRecord {
+                severity_text: format!("r{n}"),
+                ..Default::default()
+            },
+        )
+    }
+
+    fn span(target: &'static str, n: u64) -> Item {
+        Item::Span(
+            target,
+            Span {
+                name: format!("s{n}"),
+                ..Default::default()
+            },
+        )
+    }
+
+    /// The exporter's thread; the receiver hears when it has ended.
+    fn start(ex: &Arc<Exporter>) -> mpsc::Receiver<()> {
+        let (tx, rx) = mpsc::channel();
+        let ex = ex.clone();
+        std::thread::spawn(move || {
+            ex.run();
+            let _ = tx.send(());
+        });
+        rx
+    }
+
+    fn stop(ex: &Arc<Exporter>, thread: mpsc::Receiver<()>) {
+        ex.stop();
+        thread
+            .recv_timeout(PATIENCE)
+            .expect("the exporter's thread ends once stopped");
+    }
+
+    /// `flush` with all the time it wants, on a thread, bounded.
+    fn flush(ex: &Arc<Exporter>) -> usize {
+        let ex = ex.clone();
+        within("flush", move || ex.flush(HOUR))
+    }
+
+    /// What each `/v1/logs` request carried, by record name.
+    fn log_names(stub: &Stub) -> Vec<Vec<String>> {
+        stub.log_batches()
+            .into_iter()
+            .map(|b| {
+                b.into_iter()
+                    .map(|(scope, l)| {
+                        assert_eq!(scope, "app", "the target is the scope");
+                        l.severity_text
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn names(n: std::ops::Range<u64>) -> Vec<String> {
+        n.map(|i| format!("r{i}")).collect()
+    }
+
+    /// A full batch goes out without waiting for the interval; the rest
+    /// at a flush, which returns once everything is sent and counted.
+    #[test]
+    fn full_batches_go_out_on_their_own_and_the_rest_at_a_flush() {
+        let stub = Stub::start();
+        let ex = exporter(&stub, settings(2, HOUR));
+        for i in 0..5 {
+            ex.push(log(i));
+        }
+        let thread = start(&ex);
+        wait_for("two full batches", || stub.count("/v1/logs") == 2);
+        assert_eq!(flush(&ex), 0, "nothing left unsent");
+        assert_eq!(
+            log_names(&stub),
+            [names(0..2), names(2..4), names(4..5)],
+            "batches of 2, in order"
+        );
+        assert_eq!(ex.counts.logs.load(Relaxed), 5);
+        assert_eq!(ex.unsent(), 0);
+        stop(&ex, thread);
+    }
+
+    /// Spans are batched and counted like logs, each under its target.
+    #[test]
+    fn spans_are_batched_like_logs_under_their_targets() {
+        let stub = Stub::start();
+        let ex = exporter(&stub, settings(2, HOUR));
+        for (i, t) in ["a", "b", "a"].into_iter().enumerate() {
+            ex.push(span(t, i as u64));
+        }
+        let thread = start(&ex);
+        wait_for("a full batch of spans", || stub.count("/v1/traces") == 1);
+        assert_eq!(flush(&ex), 0);
+        let got: Vec<Vec<(String, String)>> = stub
+            .span_batches()
+            .into_iter()
+            .map(|b| b.into_iter().map(|(t, s)| (t, s.name)).collect())
+            .collect();
+        let pair = |t: &str, n: &str| (t.to_owned(), n.to_owned());
+        assert_eq!(
+            got,
+            [
+                vec![pair("a", "s0"), pair("b", "s1")],
+                vec![pair("a", "s2")]
+            ]
+        );
+        assert_eq!(ex.counts.spans.load(Relaxed), 3);
+        stop(&ex, thread);
+    }
+
+    /// Until a batch is full (or the interval passes, or a flush asks),
+    /// records wait: two records pushed apart go out in one request.
+    #[test]
+    fn a_partial_batch_waits_for_the_batch_to_fill() {
+        let stub = Stub::start();
+        let ex = exporter(&stub, settings(2, HOUR));
+        ex.push(log(0));
+        let thread = start(&ex);
+        for pair in [0, 2] {
+            if pair > 0 {
+                ex.push(log(pair));
+            }
+            // Time for an exporter that sends too early to do so.
+            std::thread::sleep(Duration::from_millis(100));
+            ex.push(log(pair + 1));
+            wait_for("a full batch", || ex.counts.logs.load(Relaxed) == pair + 2);
+        }
+        assert_eq!(log_names(&stub), [names(0..2), names(2..4)]);
+        stop(&ex, thread);
+    }
+
+    /// A batch whose request is still unanswered counts as unsent: a
+    /// flush that runs out of time reports it, and `unsent` too.
+    #[test]
+    fn a_batch_being_sent_is_unsent_until_answered() {
+        let stub = Stub::start();
+        stub.set(|s| s.hold = true);
+        let ex = exporter(&stub, settings(512, HOUR));
+        ex.push(log(0));
+        ex.push(span("app", 0));
+        let thread = start(&ex);
+        let e = ex.clone();
+        assert_eq!(
+            within("flush", move || e.flush(Duration::from_millis(300))),
+            2
+        );
+        assert_eq!(ex.unsent(), 2);
+        stub.set(|s| s.hold = false);
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(
+            (ex.counts.logs.load(Relaxed), ex.counts.spans.load(Relaxed)),
+            (1, 1)
+        );
+        stop(&ex, thread);
+    }
+
+    /// Stopping sends everything left, batch after batch, then the
+    /// thread ends.
+    #[test]
+    fn stopping_sends_everything_left_then_the_thread_ends() {
+        let stub = Stub::start();
+        let ex = exporter(&stub, settings(2, HOUR));
+        for i in 0..5 {
+            ex.push(log(i));
+        }
+        ex.push(span("app", 0));
+        ex.stop();
+        let thread = start(&ex);
+        thread
+            .recv_timeout(PATIENCE)
+            .expect("the exporter's thread ends once stopped");
+        assert_eq!(log_names(&stub).concat(), names(0..5));
+        assert_eq!(stub.span_batches().concat().len(), 1);
+        assert_eq!(
+            (ex.counts.logs.load(Relaxed), ex.counts.spans.load(Relaxed)),
+            (5, 1)
+        );
+    }
+
+    /// The writer that feeds a full buffer waits (the async queue behind
+    /// it then applies its overflow policy); stopping lets it through.
+    #[test]
+    fn a_writer_waits_while_the_buffer_is_full() {
+        let stub = Stub::start();
+        let ex = exporter(
+            &stub,
+            Settings {
+                buffer: 2,
+                ..settings(512, HOUR)
+            },
+        );
+        let e = ex.clone();
+        within("two pushes into room", move || {
+            e.push(log(0));
+            e.push(log(1));
+        });
+        let e = ex.clone();
+        let writer = std::thread::spawn(move || e.push(log(2)));
+        // Time for a writer that does not wait to finish.
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!writer.is_finished(), "the third record waits for room");
+        assert_eq!(ex.unsent(), 2);
+        ex.stop();
+        within("the waiting writer", move || writer.join().unwrap());
+        let thread = start(&ex);
+        thread
+            .recv_timeout(PATIENCE)
+            .expect("the exporter's thread ends once stopped");
+        assert_eq!(log_names(&stub).concat(), names(0..3));
+    }
+
+    /// 5xx answers are retried (with backoff) until one succeeds.
+    #[test]
+    fn a_failing_batch_is_retried_until_it_is_taken() {
+        let stub = Stub::start();
+        stub.set(|s| s.next = [503, 500].into());
+        let ex = exporter(&stub, settings(512, HOUR));
+        ex.push(log(0));
+        let thread = start(&ex);
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(stub.count("/v1/logs"), 3);
+        assert_eq!(
+            (ex.counts.logs.load(Relaxed), ex.counts.failed.load(Relaxed)),
+            (1, 0)
+        );
+        stop(&ex, thread);
+    }
+
+    /// A 4xx answer is final: the batch counts as failed at once.
+    #[test]
+    fn a_refused_batch_fails_without_a_retry() {
+        let stub = Stub::start();
+        stub.set(|s| s.next = [400].into());
+        let ex = exporter(&stub, settings(512, HOUR));
+        ex.push(log(0));
+        ex.push(log(1));
+        let thread = start(&ex);
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(stub.count("/v1/logs"), 1);
+        assert_eq!(
+            (ex.counts.logs.load(Relaxed), ex.counts.failed.load(Relaxed)),
+            (0, 2)
+        );
+        stop(&ex, thread);
+    }
+
+    /// Retries stop after `retry_for`: then the batch counts as failed.
+    /// The backoff doubles, so a collector in trouble gets a handful of
+    /// requests in that time, not a stream.
+    #[test]
+    fn a_batch_failing_for_retry_for_counts_as_failed() {
+        let stub = Stub::start();
+        stub.set(|s| s.status = 503);
+        let ex = exporter(
+            &stub,
+            Settings {
+                retry_for: Duration::from_secs(1),
+                ..settings(512, HOUR)
+            },
+        );
+        ex.push(log(0));
+        let thread = start(&ex);
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(
+            (ex.counts.logs.load(Relaxed), ex.counts.failed.load(Relaxed)),
+            (0, 1)
+        );
+        let tries = stub.count("/v1/logs");
+        assert!((2..=8).contains(&tries), "{tries} requests in 1 s");
+        stop(&ex, thread);
+    }
+
+    /// `retry_for` zero: one attempt, no retry.
+    #[test]
+    fn no_retry_time_means_one_attempt() {
+        let stub = Stub::start();
+        stub.set(|s| s.status = 503);
+        let ex = exporter(
+            &stub,
+            Settings {
+                retry_for: Duration::ZERO,
+                ..settings(512, HOUR)
+            },
+        );
+        ex.push(log(0));
+        let thread = start(&ex);
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(stub.count("/v1/logs"), 1);
+        assert_eq!(ex.counts.failed.load(Relaxed), 1);
+        stop(&ex, thread);
+    }
+
+    /// While stopping, a failing batch is still retried (within one
+    /// request timeout of the stop).
+    #[test]
+    fn while_stopping_a_failing_batch_is_still_retried() {
+        let stub = Stub::start();
+        stub.set(|s| s.next = [503, 503].into());
+        let ex = exporter(&stub, settings(512, HOUR));
+        ex.push(log(0));
+        ex.stop();
+        let thread = start(&ex);
+        thread
+            .recv_timeout(PATIENCE)
+            .expect("the exporter's thread ends once stopped");
+        assert_eq!(stub.count("/v1/logs"), 3);
+        assert_eq!(ex.counts.logs.load(Relaxed), 1);
+    }
+
+    /// After `hurry` (the sink is being dropped), a failing batch gets one
+    /// attempt.
+    #[test]
+    fn in_a_hurry_a_failing_batch_gets_one_attempt() {
+        let stub = Stub::start();
+        stub.set(|s| s.status = 503);
+        let ex = exporter(&stub, settings(512, HOUR));
+        ex.hurry();
+        ex.push(log(0));
+        ex.stop();
+        let thread = start(&ex);
+        thread
+            .recv_timeout(PATIENCE)
+            .expect("the exporter's thread ends once stopped");
+        assert_eq!(stub.count("/v1/logs"), 1);
+        assert_eq!(ex.counts.failed.load(Relaxed), 1);
+    }
+
+    static HITS: Counter = Counter::new("otlp.unit.hits", module_path!(), file!(), line!());
+    thread_local! {
+        static HITS_CELL: ShardCell = const { Cell::new(ptr::null()) };
+    }
+    static TICKS: Counter = Counter::new("otlp.unit.ticks", module_path!(), file!(), line!());
+    thread_local! {
+        static TICKS_CELL: ShardCell = const { Cell::new(ptr::null()) };
+    }
+
+    /// Counter totals go out at a flush (and on the interval, below), as
+    /// cumulative sums, only when they changed; never just because a
+    /// batch of records went.
+    #[test]
+    fn counters_go_out_at_a_flush_when_they_changed() {
+        let stub = Stub::start();
+        let ex = exporter(&stub, settings(2, HOUR));
+        let hits = |stub: &Stub| -> Vec<i64> {
+            stub.metric_exports()
+                .iter()
+                .map(|m| m["otlp.unit.hits"])
+                .collect()
+        };
+        let round_done = |n| ex.counts.logs.load(Relaxed) == n && ex.unsent() == 0;
+        HITS.add(&HITS_CELL, 3);
+        let before = HITS.value() as i64;
+        ex.push(log(0));
+        ex.push(log(1));
+        let thread = start(&ex);
+        wait_for("a batch sent", || round_done(2));
+        assert_eq!(stub.count("/v1/metrics"), 0, "not with a batch");
+        // A record with each flush: the flush then waits for the whole
+        // round, counters included.
+        ex.push(log(2));
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(hits(&stub), [before]);
+        HITS.add(&HITS_CELL, 2);
+        ex.push(log(3));
+        ex.push(log(4));
+        wait_for("a batch sent", || round_done(5));
+        assert_eq!(stub.count("/v1/metrics"), 1, "not with a batch");
+        ex.push(log(5));
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(hits(&stub), [before, before + 2]);
+        assert_eq!(ex.counts.metric_exports.load(Relaxed), 2);
+        // Nothing changed (unless another test counted meanwhile): no export.
+        let totals = crate::counter::counters();
+        ex.push(log(6));
+        assert_eq!(flush(&ex), 0);
+        if crate::counter::counters() == totals {
+            assert_eq!(stub.count("/v1/metrics"), 2, "unchanged counters");
+        }
+        stop(&ex, thread);
+    }
+
+    /// Without any flush, counters go out every export interval.
+    #[test]
+    fn counters_go_out_every_interval() {
+        let stub = Stub::start();
+        let ex = exporter(&stub, settings(512, Duration::from_millis(20)));
+        TICKS.add(&TICKS_CELL, 1);
+        let thread = start(&ex);
+        wait_for("a counter export", || {
+            stub.metric_exports()
+                .iter()
+                .any(|m| m.get("otlp.unit.ticks").is_some_and(|v| *v >= 1))
+        });
+        stop(&ex, thread);
+    }
+}

@@ -34,7 +34,16 @@ pub(crate) enum Sent {
 impl Endpoint {
     /// The URL of a signal path, for messages.
     pub(crate) fn url(&self, path: &str) -> String {
-        format!("http://{}:{}{}{path}", self.host, self.port, self.base)
+        format!("http://{}{}{path}", self.authority(), self.base)
+    }
+
+    /// `host:port`, an IPv6 host in brackets (URLs and the `Host` header).
+    fn authority(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
     }
 
     /// Posts a protobuf body to `<base><path>`.
@@ -59,11 +68,10 @@ impl Endpoint {
         s.set_write_timeout(Some(timeout))?;
         s.set_nodelay(true)?;
         let mut head = format!(
-            "POST {}{path} HTTP/1.1\r\nHost: {}:{}\r\nContent-Type: application/x-protobuf\r\n\
+            "POST {}{path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-protobuf\r\n\
              Content-Length: {}\r\nConnection: close\r\n",
             self.base,
-            self.host,
-            self.port,
+            self.authority(),
             body.len()
         );
         for (k, v) in &self.headers {
@@ -87,5 +95,154 @@ impl Endpoint {
             .and_then(|c| c.parse::<u16>().ok())
             .filter(|_| line.starts_with("HTTP/1."))
             .ok_or_else(|| io::Error::other(format!("malformed HTTP response {:?}", line.trim())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::{Shutdown, TcpListener, TcpStream};
+    use std::time::Duration;
+
+    use super::super::stub::{Stub, PATIENCE};
+    use super::{Endpoint, Sent};
+
+    const TIMEOUT: Duration = Duration::from_secs(10);
+
+    fn kind(s: &Sent) -> &'static str {
+        match s {
+            Sent::Ok => "ok",
+            Sent::Retry(_) => "retry",
+            Sent::Refused(_) => "refused",
+        }
+    }
+
+    /// Reads a request with a one-byte body (so closing the connection
+    /// leaves nothing unread: no reset).
+    fn read_request(c: TcpStream) -> TcpStream {
+        c.set_read_timeout(Some(PATIENCE)).unwrap();
+        let mut r = BufReader::new(c);
+        let mut line = String::new();
+        while line != "\r\n" {
+            line.clear();
+            r.read_line(&mut line).unwrap();
+        }
+        r.read_exact(&mut [0; 1]).unwrap();
+        r.into_inner()
+    }
+
+    /// 2xx is sent; 429 and 5xx are worth a retry; other statuses are a
+    /// refusal.
+    #[test]
+    fn the_status_decides_sent_retry_or_refused() {
+        let stub = Stub::start();
+        let ep = stub.endpoint();
+        for (status, want) in [
+            (200, "ok"),
+            (204, "ok"),
+            (429, "retry"),
+            (500, "retry"),
+            (503, "retry"),
+            (400, "refused"),
+            (404, "refused"),
+            (499, "refused"),
+        ] {
+            stub.set(|s| s.status = status);
+            let got = ep.post("/v1/logs", b"x", TIMEOUT);
+            assert_eq!(kind(&got), want, "{status}: {got:?}");
+            if let Sent::Retry(why) | Sent::Refused(why) = got {
+                assert_eq!(why, format!("HTTP status {status}"));
+            }
+        }
+    }
+
+    /// One POST to the base path plus the signal's, with the protobuf
+    /// content type, the body's length, the configured headers, the body.
+    #[test]
+    fn the_request_carries_path_headers_and_body() {
+        let stub = Stub::start();
+        let mut ep =
+            super::super::config::parse_endpoint(&format!("{}/otlp/", stub.url())).unwrap();
+        ep.headers.push(("x-api-key".into(), "k1".into()));
+        assert!(matches!(
+            ep.post("/v1/traces", &[0, 1, 255], TIMEOUT),
+            Sent::Ok
+        ));
+        let s = stub.state();
+        let r = &s.requests[0];
+        assert_eq!(r.path, "/otlp/v1/traces");
+        assert!(
+            r.head.starts_with("POST /otlp/v1/traces HTTP/1.1\r\n"),
+            "{}",
+            r.head
+        );
+        for h in [
+            "Content-Type: application/x-protobuf\r\n",
+            "Content-Length: 3\r\n",
+            "x-api-key: k1\r\n",
+        ] {
+            assert!(r.head.contains(h), "{h:?} in {}", r.head);
+        }
+        assert_eq!(r.body, [0, 1, 255]);
+    }
+
+    /// A server that does not answer HTTP, or no server at all: retry.
+    #[test]
+    fn no_collector_or_no_http_answer_is_worth_a_retry() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let (c, _) = l.accept().unwrap();
+            let mut c = read_request(c);
+            let _ = c.write_all(b"SSH-2.0-OpenSSH\r\n");
+        });
+        let ep = Endpoint {
+            host: "127.0.0.1".into(),
+            port,
+            base: String::new(),
+            headers: Vec::new(),
+        };
+        match ep.post("/v1/logs", b"x", TIMEOUT) {
+            Sent::Retry(why) => assert!(why.contains("malformed HTTP response"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = closed.local_addr().unwrap().port();
+        drop(closed);
+        match (Endpoint { port, ..ep }).post("/v1/logs", b"x", TIMEOUT) {
+            Sent::Retry(_) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The client reads the whole answer before closing, so the collector
+    /// sees an orderly close rather than a reset in the middle of its
+    /// answer.
+    #[test]
+    fn the_whole_answer_is_read_before_the_connection_closes() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (c, _) = l.accept().unwrap();
+            let mut c = read_request(c);
+            let answer = [
+                &b"HTTP/1.1 200 OK\r\nContent-Length: 8192\r\n\r\n"[..],
+                &[b'.'; 8192],
+            ]
+            .concat();
+            c.write_all(&answer).unwrap();
+            c.shutdown(Shutdown::Write).unwrap();
+            // An orderly close reads as the end; a reset as an error.
+            let _ = tx.send(c.read(&mut [0; 16]).map_err(|e| e.kind()));
+        });
+        let ep = Endpoint {
+            host: "127.0.0.1".into(),
+            port,
+            base: String::new(),
+            headers: Vec::new(),
+        };
+        assert!(matches!(ep.post("/v1/logs", b"x", TIMEOUT), Sent::Ok));
+        assert_eq!(rx.recv_timeout(PATIENCE).unwrap(), Ok(0));
     }
 }

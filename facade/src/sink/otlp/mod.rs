@@ -138,40 +138,7 @@ impl OtlpSink {
     /// `OTEL_RESOURCE_ATTRIBUTES` (`k=v,..`; malformed items are warned
     /// about and skipped).
     pub fn builder_from_env(endpoint: Option<&str>) -> OtlpSinkBuilder {
-        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-        let url = endpoint
-            .map(str::to_owned)
-            .or_else(|| var("OTEL_EXPORTER_OTLP_ENDPOINT"))
-            .unwrap_or_else(|| DEFAULT_ENDPOINT.to_owned());
-        let mut b = OtlpSink::builder(&url);
-        if let Some(p) = var("OTEL_EXPORTER_OTLP_PROTOCOL") {
-            if p.trim() != "http/protobuf" {
-                warn(&format!(
-                    "OTEL_EXPORTER_OTLP_PROTOCOL={p:?} is not supported; using http/protobuf"
-                ));
-            }
-        }
-        for (name, is_header) in [
-            ("OTEL_EXPORTER_OTLP_HEADERS", true),
-            ("OTEL_RESOURCE_ATTRIBUTES", false),
-        ] {
-            let Some(text) = var(name) else { continue };
-            let (ok, bad) = config::parse_pairs(&text);
-            for item in bad {
-                warn(&format!("{name}: ignoring {item:?} (expected key=value)"));
-            }
-            for (k, v) in ok {
-                b = if is_header {
-                    b.header(&k, &v)
-                } else {
-                    b.resource_attribute(&k, &v)
-                };
-            }
-        }
-        if let Some(s) = var("OTEL_SERVICE_NAME") {
-            b = b.service_name(&s);
-        }
-        b
+        builder_from_vars(endpoint, |k| std::env::var(k).ok(), warn)
     }
 
     /// [`builder_from_env(None)`](Self::builder_from_env), built. A
@@ -336,6 +303,50 @@ fn warn(msg: &str) {
     let _ = crate::process::write_stderr(format!("elide: {msg}\n").as_bytes());
 }
 
+/// [`OtlpSink::builder_from_env`] over any source of variables, warning
+/// through `warn` (so its tests need not change the process's environment
+/// or read stderr).
+fn builder_from_vars(
+    endpoint: Option<&str>,
+    get: impl Fn(&str) -> Option<String>,
+    warn: impl Fn(&str),
+) -> OtlpSinkBuilder {
+    let var = |k: &str| get(k).filter(|v| !v.trim().is_empty());
+    let url = endpoint
+        .map(str::to_owned)
+        .or_else(|| var("OTEL_EXPORTER_OTLP_ENDPOINT"))
+        .unwrap_or_else(|| DEFAULT_ENDPOINT.to_owned());
+    let mut b = OtlpSink::builder(&url);
+    if let Some(p) = var("OTEL_EXPORTER_OTLP_PROTOCOL") {
+        if p.trim() != "http/protobuf" {
+            warn(&format!(
+                "OTEL_EXPORTER_OTLP_PROTOCOL={p:?} is not supported; using http/protobuf"
+            ));
+        }
+    }
+    for (name, is_header) in [
+        ("OTEL_EXPORTER_OTLP_HEADERS", true),
+        ("OTEL_RESOURCE_ATTRIBUTES", false),
+    ] {
+        let Some(text) = var(name) else { continue };
+        let (ok, bad) = config::parse_pairs(&text);
+        for item in bad {
+            warn(&format!("{name}: ignoring {item:?} (expected key=value)"));
+        }
+        for (k, v) in ok {
+            b = if is_header {
+                b.header(&k, &v)
+            } else {
+                b.resource_attribute(&k, &v)
+            };
+        }
+    }
+    if let Some(s) = var("OTEL_SERVICE_NAME") {
+        b = b.service_name(&s);
+    }
+    b
+}
+
 fn string(s: &str) -> Option<AnyValue> {
     Some(AnyValue {
         value: Some(any_value::Value::StringValue(s.to_owned())),
@@ -442,5 +453,505 @@ impl Drop for OtlpSink {
                 ));
             }
         }
+    }
+}
+
+/// A stand-in OTLP/HTTP collector for the unit tests: a loopback listener
+/// that keeps every request (path, head, body), answers each with the
+/// status the test chose, and holds its answer while the test says so.
+#[cfg(test)]
+mod stub {
+    use std::collections::{BTreeMap, VecDeque};
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+    use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+    use std::time::{Duration, Instant};
+
+    use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
+    use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    use opentelemetry_proto::tonic::logs::v1::LogRecord;
+    use opentelemetry_proto::tonic::metrics::v1::{metric, number_data_point};
+    use opentelemetry_proto::tonic::trace::v1::Span;
+    use prost::Message;
+
+    use super::http::Endpoint;
+
+    /// How long a test waits for something the exporter must do.
+    pub(super) const PATIENCE: Duration = Duration::from_secs(10);
+
+    pub(super) struct Request {
+        pub(super) path: String,
+        pub(super) head: String,
+        pub(super) body: Vec<u8>,
+    }
+
+    #[derive(Default)]
+    pub(super) struct State {
+        pub(super) requests: Vec<Request>,
+        /// Statuses for the next requests, in order; then `status`.
+        pub(super) next: VecDeque<u16>,
+        /// 0: 200.
+        pub(super) status: u16,
+        /// Answers wait while this is set.
+        pub(super) hold: bool,
+    }
+
+    pub(super) struct Stub {
+        pub(super) port: u16,
+        state: Arc<(Mutex<State>, Condvar)>,
+    }
+
+    impl Stub {
+        pub(super) fn start() -> Stub {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            let state: Arc<(Mutex<State>, Condvar)> = Arc::default();
+            let s = state.clone();
+            // Lives as long as the test process: each test has its own port.
+            std::thread::spawn(move || {
+                for c in listener.incoming().flatten() {
+                    let s = s.clone();
+                    std::thread::spawn(move || serve(c, &s));
+                }
+            });
+            Stub { port, state }
+        }
+
+        pub(super) fn url(&self) -> String {
+            format!("http://127.0.0.1:{}", self.port)
+        }
+
+        pub(super) fn endpoint(&self) -> Endpoint {
+            super::config::parse_endpoint(&self.url()).unwrap()
+        }
+
+        pub(super) fn state(&self) -> MutexGuard<'_, State> {
+            self.state.0.lock().unwrap_or_else(|e| e.into_inner())
+        }
+
+        /// Changes the state and wakes held answers.
+        pub(super) fn set(&self, f: impl FnOnce(&mut State)) {
+            f(&mut self.state());
+            self.state.1.notify_all();
+        }
+
+        /// Requests to `path` so far.
+        pub(super) fn count(&self, path: &str) -> usize {
+            self.state()
+                .requests
+                .iter()
+                .filter(|r| r.path == path)
+                .count()
+        }
+
+        /// Each `/v1/logs` request's records, with their scope's name.
+        pub(super) fn log_batches(&self) -> Vec<Vec<(String, LogRecord)>> {
+            self.bodies("/v1/logs")
+                .iter()
+                .map(|b| {
+                    let req = ExportLogsServiceRequest::decode(&b[..]).unwrap();
+                    let mut out = Vec::new();
+                    for rl in req.resource_logs {
+                        for sl in rl.scope_logs {
+                            let scope = sl.scope.unwrap_or_default().name;
+                            out.extend(sl.log_records.into_iter().map(|l| (scope.clone(), l)));
+                        }
+                    }
+                    out
+                })
+                .collect()
+        }
+
+        /// Each `/v1/traces` request's spans, with their scope's name.
+        pub(super) fn span_batches(&self) -> Vec<Vec<(String, Span)>> {
+            self.bodies("/v1/traces")
+                .iter()
+                .map(|b| {
+                    let req = ExportTraceServiceRequest::decode(&b[..]).unwrap();
+                    let mut out = Vec::new();
+                    for rs in req.resource_spans {
+                        for ss in rs.scope_spans {
+                            let scope = ss.scope.unwrap_or_default().name;
+                            out.extend(ss.spans.into_iter().map(|s| (scope.clone(), s)));
+                        }
+                    }
+                    out
+                })
+                .collect()
+        }
+
+        /// Each `/v1/metrics` request: counter name to value, as a
+        /// cumulative monotonic integer `Sum` under scope `elide::counters`.
+        pub(super) fn metric_exports(&self) -> Vec<BTreeMap<String, i64>> {
+            self.bodies("/v1/metrics")
+                .iter()
+                .map(|b| {
+                    let req = ExportMetricsServiceRequest::decode(&b[..]).unwrap();
+                    let mut out = BTreeMap::new();
+                    for rm in req.resource_metrics {
+                        for sm in rm.scope_metrics {
+                            assert_eq!(sm.scope.unwrap_or_default().name, "elide::counters");
+                            for m in sm.metrics {
+                                let Some(metric::Data::Sum(sum)) = m.data else {
+                                    panic!("{} is not a Sum", m.name)
+                                };
+                                assert!(sum.is_monotonic);
+                                assert_eq!(sum.aggregation_temporality, 2, "cumulative");
+                                let p = &sum.data_points[0];
+                                assert!(p.start_time_unix_nano <= p.time_unix_nano);
+                                let Some(number_data_point::Value::AsInt(v)) = p.value else {
+                                    panic!("{} is not an integer", m.name)
+                                };
+                                out.insert(m.name, v);
+                            }
+                        }
+                    }
+                    out
+                })
+                .collect()
+        }
+
+        fn bodies(&self, path: &str) -> Vec<Vec<u8>> {
+            let s = self.state();
+            s.requests
+                .iter()
+                .filter(|r| r.path == path)
+                .map(|r| r.body.clone())
+                .collect()
+        }
+    }
+
+    /// Waits until `cond` holds; fails the test after [`PATIENCE`].
+    pub(super) fn wait_for(what: &str, cond: impl Fn() -> bool) {
+        let deadline = Instant::now() + PATIENCE;
+        while !cond() {
+            assert!(Instant::now() < deadline, "{what}: not within {PATIENCE:?}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Runs `f` on a thread of its own; fails the test if it has not
+    /// returned after [`PATIENCE`] (it may be stuck: the test must not be).
+    pub(super) fn within<T: Send + 'static>(
+        what: &str,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(PATIENCE)
+            .unwrap_or_else(|e| panic!("{what}: did not return within {PATIENCE:?} ({e})"))
+    }
+
+    fn serve(c: std::net::TcpStream, state: &(Mutex<State>, Condvar)) {
+        let _ = c.set_read_timeout(Some(PATIENCE));
+        let mut r = BufReader::new(c);
+        let mut head = String::new();
+        loop {
+            let mut line = String::new();
+            if r.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            head.push_str(&line);
+            if line == "\r\n" {
+                break;
+            }
+        }
+        let len = head
+            .lines()
+            .find_map(|l| l.strip_prefix("Content-Length: "))
+            .map_or(0, |n| n.trim().parse().unwrap());
+        let mut body = vec![0; len];
+        if r.read_exact(&mut body).is_err() {
+            return;
+        }
+        let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
+        let status = {
+            let mut s = state.0.lock().unwrap_or_else(|e| e.into_inner());
+            s.requests.push(Request { path, head, body });
+            let status = s.next.pop_front().unwrap_or(s.status);
+            let deadline = Instant::now() + PATIENCE;
+            while s.hold && Instant::now() < deadline {
+                s = state
+                    .1
+                    .wait_timeout(s, PATIENCE)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+            if status == 0 {
+                200
+            } else {
+                status
+            }
+        };
+        let _ = r.get_mut().write_all(
+            format!("HTTP/1.1 {status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::time::Duration;
+
+    use opentelemetry_proto::tonic::common::v1::any_value;
+
+    use super::stub::{within, Stub};
+    use super::*;
+    use crate::metadata::TEST_LOG;
+    use crate::Level;
+
+    /// `builder_from_env` over `vars`: the builder and the warnings.
+    fn from_vars(endpoint: Option<&str>, vars: &[(&str, &str)]) -> (OtlpSinkBuilder, Vec<String>) {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        let warnings = RefCell::new(Vec::new());
+        let b = builder_from_vars(
+            endpoint,
+            |k| vars.get(k).cloned(),
+            |w| warnings.borrow_mut().push(w.to_owned()),
+        );
+        (b, warnings.into_inner())
+    }
+
+    fn pair(k: &str, v: &str) -> (String, String) {
+        (k.to_owned(), v.to_owned())
+    }
+
+    /// The standard variables: endpoint, headers (`%XX` decoded),
+    /// resource attributes and service name; an unsupported protocol and a
+    /// malformed item are warned about.
+    #[test]
+    fn the_otel_variables_configure_the_exporter() {
+        let (b, warnings) = from_vars(
+            None,
+            &[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318/otlp"),
+                ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+                ("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=a%20b,broken"),
+                ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=test"),
+                ("OTEL_SERVICE_NAME", "checkout"),
+            ],
+        );
+        assert_eq!(b.url, "http://collector:4318/otlp");
+        let e = b.endpoint.as_ref().unwrap();
+        assert_eq!(
+            (e.host.as_str(), e.port, e.base.as_str()),
+            ("collector", 4318, "/otlp")
+        );
+        assert_eq!(e.headers, [pair("x-api-key", "a b")]);
+        assert_eq!(b.resource, [pair("deployment.environment", "test")]);
+        assert_eq!(b.service_name.as_deref(), Some("checkout"));
+        assert_eq!(
+            warnings,
+            [
+                "OTEL_EXPORTER_OTLP_PROTOCOL=\"grpc\" is not supported; using http/protobuf",
+                "OTEL_EXPORTER_OTLP_HEADERS: ignoring \"broken\" (expected key=value)",
+            ]
+        );
+    }
+
+    /// A blank variable counts as unset; the supported protocol gives no
+    /// warning; an endpoint given wins over the variable; the root
+    /// namespace names the service only when nothing else did.
+    #[test]
+    fn blank_variables_are_unset_and_a_given_endpoint_wins() {
+        let (b, warnings) = from_vars(
+            None,
+            &[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", " "),
+                ("OTEL_SERVICE_NAME", ""),
+                ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"),
+            ],
+        );
+        assert_eq!(
+            (b.url.as_str(), b.service_name.as_deref()),
+            (DEFAULT_ENDPOINT, None)
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(
+            b.default_service_name("root").service_name.as_deref(),
+            Some("root")
+        );
+        let (b, _) = from_vars(
+            Some("http://given:1"),
+            &[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://env:2"),
+                ("OTEL_SERVICE_NAME", "checkout"),
+            ],
+        );
+        assert_eq!(b.url, "http://given:1");
+        assert_eq!(
+            b.default_service_name("root").service_name.as_deref(),
+            Some("checkout")
+        );
+    }
+
+    fn text(v: &str) -> Option<any_value::Value> {
+        Some(any_value::Value::StringValue(v.to_owned()))
+    }
+
+    /// The resource: `service.name`, `host.name`, `process.pid`, then the
+    /// extra attributes that do not repeat them.
+    #[test]
+    fn the_resource_names_service_host_and_process() {
+        let r = resource(
+            Some("svc".into()),
+            vec![
+                pair("deployment.environment", "t"),
+                pair("host.name", "other"),
+                pair("service.name", "ignored"),
+            ],
+        );
+        let got: Vec<(String, Option<any_value::Value>)> = r
+            .into_iter()
+            .map(|a| (a.key, a.value.and_then(|v| v.value)))
+            .collect();
+        let pid = any_value::Value::IntValue(i64::from(std::process::id()));
+        assert_eq!(
+            got,
+            [
+                ("service.name".to_owned(), text("svc")),
+                ("host.name".to_owned(), text(&crate::host::hostname())),
+                ("process.pid".to_owned(), Some(pid)),
+                ("deployment.environment".to_owned(), text("t")),
+            ]
+        );
+        // Without a name: the attributes' `service.name`, else the
+        // executable's name.
+        let name = |extra| resource(None, extra).remove(0).value.and_then(|v| v.value);
+        assert_eq!(
+            name(vec![pair("a", "b"), pair("service.name", "attr")]),
+            text("attr")
+        );
+        let exe = crate::process::exe_name().unwrap_or_else(|| "elide".to_owned());
+        assert_eq!(name(vec![]), text(&exe));
+    }
+
+    /// Each sink draws its own id salt, so two processes' ids differ.
+    #[test]
+    fn each_salt_is_new() {
+        assert_ne!(salt(), salt());
+    }
+
+    /// `endpoint()` and `Debug` name the collector (base path included).
+    #[test]
+    fn endpoint_and_debug_name_the_collector() {
+        let stub = Stub::start();
+        let s = OtlpSink::builder(&format!("{}/otlp/", stub.url()))
+            .build()
+            .unwrap();
+        let url = format!("{}/otlp", stub.url());
+        assert_eq!(s.endpoint(), url);
+        let dbg = format!("{s:?}");
+        assert!(dbg.starts_with("OtlpSink") && dbg.contains(&url), "{dbg}");
+        within("dropping the sink", move || drop(s));
+    }
+
+    fn sink(stub: &Stub) -> OtlpSinkBuilder {
+        OtlpSink::builder(&stub.url()).export_interval(Duration::from_secs(3600))
+    }
+
+    fn emit(s: &OtlpSink, message: &'static str) {
+        s.emit(&Record::new(
+            &TEST_LOG,
+            Level::Info,
+            format_args!("{message}"),
+            &[],
+        ));
+    }
+
+    fn bodies(stub: &Stub) -> Vec<Option<any_value::Value>> {
+        stub.log_batches()
+            .concat()
+            .into_iter()
+            .map(|(_, l)| l.body.and_then(|b| b.value))
+            .collect()
+    }
+
+    /// The sink's level is the builder's; it takes telemetry; a flush
+    /// returns once what was emitted is sent and counted.
+    #[test]
+    fn a_flush_returns_once_the_record_is_sent_and_counted() {
+        let stub = Stub::start();
+        let s = sink(&stub).level(LevelFilter::Info).build().unwrap();
+        assert_eq!(s.max_level(), LevelFilter::Info);
+        assert!(s.wants_telemetry());
+        emit(&s, "sent");
+        s.flush();
+        assert_eq!(bodies(&stub), [text("sent")], "sent when flush returns");
+        let st = s.stats();
+        assert_eq!((st.logs, st.spans, st.failed, st.dropped), (1, 0, 0, 0));
+        within("dropping the sink", move || drop(s));
+    }
+
+    /// Dropping the sink sends what is still queued.
+    #[test]
+    fn dropping_the_sink_sends_what_is_left() {
+        let stub = Stub::start();
+        let s = sink(&stub).build().unwrap();
+        emit(&s, "last");
+        within("dropping the sink", move || drop(s));
+        assert_eq!(bodies(&stub), [text("last")]);
+    }
+
+    /// Dropping the sink does not retry: a failing batch gets one attempt
+    /// (and the drop returns), however long `retry_for` is.
+    #[test]
+    fn dropping_the_sink_gives_a_failing_batch_one_attempt() {
+        let stub = Stub::start();
+        stub.set(|s| s.status = 503);
+        let s = sink(&stub)
+            .retry_for(Duration::from_secs(3600))
+            .request_timeout(Duration::from_secs(60))
+            .build()
+            .unwrap();
+        emit(&s, "lost");
+        within("dropping the sink", move || drop(s));
+        assert_eq!(stub.count("/v1/logs"), 1);
+    }
+
+    /// Any retry and request timeouts make a sink (no arithmetic on them
+    /// underflows).
+    #[test]
+    fn any_timeouts_build() {
+        let stub = Stub::start();
+        let s = sink(&stub)
+            .retry_for(Duration::ZERO)
+            .request_timeout(Duration::from_millis(1))
+            .build_or_warn("TEST_ENDPOINT")
+            .expect("a valid endpoint builds");
+        within("dropping the sink", move || drop(s));
+    }
+
+    /// Without `OTEL_EXPORTER_OTLP_ENDPOINT`, `from_env` makes a sink for
+    /// the default endpoint.
+    #[test]
+    fn from_env_defaults_to_the_local_collector() {
+        if std::env::var_os("OTEL_EXPORTER_OTLP_ENDPOINT").is_none() {
+            let s = OtlpSink::from_env().expect("the default endpoint is valid");
+            assert_eq!(s.endpoint(), DEFAULT_ENDPOINT);
+            within("dropping the sink", move || drop(s));
+        }
+    }
+
+    /// A batch the collector refuses counts as failed in `stats`.
+    #[test]
+    fn a_refused_record_counts_as_failed() {
+        let stub = Stub::start();
+        stub.set(|s| s.status = 400);
+        let s = sink(&stub).build().unwrap();
+        emit(&s, "refused");
+        s.flush();
+        let st = s.stats();
+        assert_eq!((st.logs, st.failed, st.dropped), (0, 1, 0));
+        within("dropping the sink", move || drop(s));
     }
 }
