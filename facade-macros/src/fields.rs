@@ -166,3 +166,35 @@ pub(crate) fn fields_typecheck(fields: &[Field]) -> TokenStream {
     });
     quote!(#(#items)*)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(text: &str) -> Option<Expr> {
+        Some(syn::parse_str(text).unwrap())
+    }
+
+    /// A site keeps its target in its `static` when the target is a
+    /// constant; anything else is looked up per hit, and sites that need a
+    /// constant (telemetry, counters) say so at compile time.
+    #[test]
+    fn constant_targets_are_told_from_run_time_ones() {
+        for constant in [
+            r#""net::io""#,
+            "module_path!()",
+            "TARGET",
+            "crate::names::DB_2",
+            "A_B",
+        ] {
+            assert!(!is_runtime_target(&target(constant)), "{constant}");
+            assert!(require_static_target(&target(constant), "counter!").is_ok());
+        }
+        assert!(!is_runtime_target(&None));
+        for runtime in ["target", "self.name", "Target", "names::db", "_", "f()"] {
+            assert!(is_runtime_target(&target(runtime)), "{runtime}");
+            let e = require_static_target(&target(runtime), "counter!").unwrap_err();
+            assert!(e.to_string().contains("`counter!`"), "{e}");
+        }
+    }
+}
