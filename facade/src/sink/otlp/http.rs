@@ -87,14 +87,24 @@ impl Endpoint {
         // The status line is all we need; read to the end so the collector
         // is not reset mid-response.
         let mut resp = Vec::with_capacity(256);
-        let _ = s.take(64 * 1024).read_to_end(&mut resp);
+        let read = s.take(64 * 1024).read_to_end(&mut resp);
         let line = resp.split(|b| *b == b'\n').next().unwrap_or(&[]);
         let line = String::from_utf8_lossy(line);
-        line.split_whitespace()
+        let status = line
+            .split_whitespace()
             .nth(1)
             .and_then(|c| c.parse::<u16>().ok())
-            .filter(|_| line.starts_with("HTTP/1."))
-            .ok_or_else(|| io::Error::other(format!("malformed HTTP response {:?}", line.trim())))
+            .filter(|_| line.starts_with("HTTP/1."));
+        match (status, read) {
+            (Some(code), _) => Ok(code),
+            // Nothing came back: say why (a timeout, a reset), not that an
+            // empty answer is malformed.
+            (None, Err(e)) if resp.is_empty() => Err(e),
+            (None, _) => Err(io::Error::other(format!(
+                "malformed HTTP response {:?}",
+                line.trim()
+            ))),
+        }
     }
 }
 
@@ -206,6 +216,24 @@ mod tests {
             Sent::Retry(why) => assert!(why.contains("malformed HTTP response"), "{why}"),
             other => panic!("{other:?}"),
         }
+        // A collector that takes the request and never answers: the
+        // reason is the timeout, not a malformed answer.
+        let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = silent.local_addr().unwrap().port();
+        let (hold_tx, hold_rx) = std::sync::mpsc::channel::<()>();
+        let holder = std::thread::spawn(move || {
+            let (c, _) = silent.accept().unwrap();
+            let c = read_request(c);
+            let _ = hold_rx.recv_timeout(PATIENCE);
+            drop(c);
+        });
+        let quick = Duration::from_millis(200);
+        match (Endpoint { port, ..ep.clone() }).post("/v1/logs", b"x", quick) {
+            Sent::Retry(why) => assert!(!why.contains("malformed"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        drop(hold_tx);
+        holder.join().unwrap();
         let closed = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = closed.local_addr().unwrap().port();
         drop(closed);
