@@ -364,6 +364,19 @@ fn countdown(n: u32) -> impl Iterator<Item = u32> {
     (0..n).rev()
 }
 
+// The body's type comes from the return type (`collect`), which the
+// expansion must therefore repeat; an `impl Trait` inside a tuple must not
+// be repeated (it cannot be written in a `let`).
+#[checked(ensures(|v| v.len() == n as usize))]
+fn collected(n: u32) -> Vec<u32> {
+    (0..n).collect()
+}
+
+#[checked(ensures(|(_, n)| *n == 2))]
+fn with_count() -> (impl Iterator<Item = u32>, usize) {
+    (0..2, 2)
+}
+
 struct Queue {
     items: Vec<u32>,
     cap: usize,
@@ -417,6 +430,8 @@ impl Queue {
 
 #[test]
 fn checked_passes_through_values_when_conditions_hold() {
+    assert_eq!(collected(3), [0, 1, 2]);
+    assert_eq!(with_count().0.sum::<u32>(), 1);
     let (_g, mem) = setup(true);
     assert_eq!(divide(7, 2), 3);
     assert_eq!(twin(), 1);

@@ -228,6 +228,18 @@ async fn job(id: u32) -> Result<u32, String> {
     Ok(r)
 }
 
+// `?` converts the error into the declared one: the expansion must name
+// the return type for that, except an `impl Trait` one, which it cannot.
+#[elide::timed]
+async fn parsed(s: &str) -> Result<u32, Box<dyn std::error::Error>> {
+    Ok(s.parse::<u32>()?)
+}
+
+#[elide::timed]
+async fn evens(n: u32) -> impl Iterator<Item = u32> {
+    (0..n).filter(|i| i % 2 == 0)
+}
+
 #[elide::timed(name = "job.io")]
 async fn step(id: u32) -> Result<u32, String> {
     YieldOnce(false).await;
@@ -235,6 +247,32 @@ async fn step(id: u32) -> Result<u32, String> {
         return Err("zero".into());
     }
     Ok(id * 2)
+}
+
+/// Polls `fut` on this thread until it is ready.
+fn ready<F: Future>(fut: F) -> F::Output {
+    let waker = Waker::from(Arc::new(Noop));
+    let mut cx = Context::from_waker(&waker);
+    let mut fut = Box::pin(fut);
+    loop {
+        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+/// `#[timed]` keeps an async function's return type: `?` still converts
+/// into the declared error, and an `impl Trait` return still compiles.
+#[test]
+fn timed_async_functions_keep_their_return_types() {
+    let _g = serial();
+    let mem = memory();
+    assert_eq!(ready(parsed("7")).unwrap(), 7);
+    assert!(ready(parsed("x")).is_err());
+    assert_eq!(ready(evens(5)).collect::<Vec<_>>(), [0, 2, 4]);
+    let names: Vec<&str> = mem.take().iter().map(|r| r.name).collect();
+    assert_eq!(names.first(), Some(&"parsed_start"));
+    assert_eq!(names.last(), Some(&"evens_stop"));
 }
 
 #[test]

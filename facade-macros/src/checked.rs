@@ -23,6 +23,7 @@ use syn::{AttrStyle, Expr, ItemFn, LitStr, ReturnType, Token, Type};
 
 use crate::args;
 use crate::gate::Presence;
+use crate::impl_trait::mentions_impl_trait;
 use crate::source_text::{self, Source};
 
 const USAGE: &str = "expected `requires(cond, \"message\")` or `ensures(|ret| cond, \"message\")`";
@@ -177,18 +178,6 @@ fn parse_fn(item: TokenStream) -> syn::Result<ItemFn> {
     }
 }
 
-/// Whether a type mentions `impl Trait`, which cannot be written in a `let`.
-fn has_impl_trait(ty: &Type) -> bool {
-    fn walk(ts: TokenStream) -> bool {
-        ts.into_iter().any(|tt| match tt {
-            TokenTree::Ident(i) => i == "impl",
-            TokenTree::Group(g) => walk(g.stream()),
-            _ => false,
-        })
-    }
-    walk(ty.to_token_stream())
-}
-
 fn expand_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let f = parse_fn(item)?;
     let clauses = parse_clauses(attr)?;
@@ -213,7 +202,7 @@ fn expand_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     // there (`impl Trait`): then it is inferred from the body.
     let ret_ty: Option<TokenStream> = match &f.sig.output {
         ReturnType::Default => Some(quote!(())),
-        ReturnType::Type(_, ty) if has_impl_trait(ty) => None,
+        ReturnType::Type(_, ty) if mentions_impl_trait(ty) => None,
         ReturnType::Type(_, ty) => Some(ty.to_token_stream()),
     };
     let live = live_body(&f, &clauses, ret_ty.as_ref());

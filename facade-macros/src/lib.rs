@@ -31,6 +31,7 @@ mod enabled;
 mod expand;
 mod fields;
 mod gate;
+mod impl_trait;
 mod level;
 mod log_site;
 mod raw_message;

@@ -16,7 +16,7 @@
 //! it is polled.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, ToTokens};
+use quote::quote;
 use syn::parse::{Parse, ParseStream, Parser};
 use syn::{Expr, Ident, ItemFn, LitStr, ReturnType, Token};
 
@@ -25,6 +25,7 @@ use crate::callsite::{callsite, metadata};
 use crate::expand::expand;
 use crate::fields;
 use crate::gate::Presence;
+use crate::impl_trait::mentions_impl_trait;
 use crate::level;
 
 /// `[target: ..,] "name" [, fields]`.
@@ -209,7 +210,7 @@ fn timed_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let stmts = &f.block.stmts;
     let live = if f.sig.asyncness.is_some() {
         let run = match &f.sig.output {
-            ReturnType::Type(_, ty) if !has_impl(ty) => {
+            ReturnType::Type(_, ty) if !mentions_impl_trait(ty) => {
                 quote!(::elide::__private::timed_as::<#ty, _>)
             }
             ReturnType::Default => quote!(::elide::__private::timed_as::<(), _>),
@@ -249,9 +250,4 @@ fn timed_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             crate::checked::with_body(&f, quote!(if #c { #live } else { #dead }))
         }
     })
-}
-
-/// Whether a type mentions `impl Trait` (it cannot be named in a turbofish).
-fn has_impl(ty: &syn::Type) -> bool {
-    ty.to_token_stream().to_string().contains("impl ")
 }
