@@ -300,3 +300,68 @@ pub(crate) fn parse_format(input: ParseStream) -> syn::Result<(Option<LitStr>, T
     let rest: TokenStream = input.parse()?;
     Ok((Some(lit), rest))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::{quote, ToTokens};
+    use syn::parse::Parser;
+
+    fn target_of(tokens: TokenStream) -> Option<String> {
+        let parse = |input: ParseStream| {
+            let t = parse_target(input)?;
+            let _: TokenStream = input.parse()?;
+            Ok(t)
+        };
+        parse
+            .parse2(tokens)
+            .unwrap()
+            .map(|e| e.to_token_stream().to_string())
+    }
+
+    /// `target: expr,` is taken off; a leading path (`::elide::Level::Warn`,
+    /// `Level::Info`) or another key is not a target and not an error.
+    #[test]
+    fn a_leading_target_is_taken_and_nothing_else() {
+        assert_eq!(
+            target_of(quote!(target: "net", "msg")),
+            Some("\"net\"".into())
+        );
+        assert_eq!(target_of(quote!(target: T)), Some("T".into()));
+        for not_a_target in [
+            quote!(::elide::Level::Warn, "msg"),
+            quote!(Level::Info, "msg"),
+            quote!(targets: 1),
+            quote!(x = 1, "msg"),
+        ] {
+            assert_eq!(target_of(not_a_target), None);
+        }
+    }
+
+    fn names(tokens: TokenStream, allow_sampling: bool) -> (Vec<String>, bool) {
+        let parse = |input: ParseStream| parse_fields(input, allow_sampling);
+        let (fields, sampling) = parse.parse2(tokens).unwrap();
+        (
+            fields.into_iter().map(|f| f.name).collect(),
+            sampling.is_none(),
+        )
+    }
+
+    /// `sample`, `first`, `every` and `once` are sampling options at log
+    /// sites only; elsewhere (telemetry events, scopes) they are fields.
+    #[test]
+    fn sampling_keys_are_fields_where_sites_do_not_sample() {
+        for key in [quote!(sample = 3), quote!(first = 2), quote!(every = d)] {
+            let tokens = quote!(#key, a = 1);
+            assert_eq!(names(tokens.clone(), true), (vec!["a".to_owned()], false));
+            let (fields, none) = names(tokens, false);
+            assert_eq!(fields.len(), 2, "{fields:?}");
+            assert!(none);
+        }
+        assert_eq!(
+            names(quote!(once, a = 1), true),
+            (vec!["a".to_owned()], false)
+        );
+        assert_eq!(names(quote!(once), false), (vec!["once".to_owned()], true));
+    }
+}
