@@ -62,3 +62,22 @@ pub(crate) fn static_gate(input: TokenStream) -> TokenStream {
         ([#max, #release_max], [#cd, #cr, #td, #tr], #level, #release, #checks, #telemetry)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A filter variable set to blanks reads as unset, in `describe` as in
+    /// the gate (a variable of its own, so no other test sees it).
+    #[test]
+    fn a_blank_variable_is_described_as_unset() {
+        const VAR: &str = "ELIDE_MACROS_TEST_BLANK_FILTER";
+        std::env::set_var(VAR, "  ");
+        let t = table(VAR, &filter::LEVELS).unwrap().to_string();
+        assert!(t.starts_with("(:: core :: option :: Option :: None"), "{t}");
+        std::env::set_var(VAR, "info");
+        let t = table(VAR, &filter::LEVELS).unwrap().to_string();
+        assert!(t.contains("Some (\"info\")"), "{t}");
+        std::env::remove_var(VAR);
+    }
+}

@@ -120,3 +120,34 @@ fn expand_enabled(a: EnabledArgs) -> syn::Result<TokenStream> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+    use syn::parse::Parser;
+
+    fn parses<T: Parse>(tokens: TokenStream) -> Result<(), String> {
+        (|input: ParseStream| input.parse::<T>())
+            .parse2(tokens)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    /// A trailing comma is fine; anything after the level is an error
+    /// that says what the macro takes (`event_enabled!` also takes field
+    /// names, as `tracing`'s does).
+    #[test]
+    fn a_level_with_an_optional_comma_and_nothing_more() {
+        assert!(parses::<EnabledArgs>(quote!(Level::Debug)).is_ok());
+        assert!(parses::<EnabledArgs>(quote!(target: "t", Level::Debug,)).is_ok());
+        let e = parses::<EnabledArgs>(quote!(Level::Debug, x)).unwrap_err();
+        assert!(e.contains("takes only"), "{e}");
+        assert!(parses::<EventEnabledArgs>(quote!(Level::DEBUG,)).is_ok());
+        assert!(parses::<EventEnabledArgs>(quote!(Level::DEBUG, a, b)).is_ok());
+        let e = parses::<EventEnabledArgs>(quote!(Level::DEBUG, a, "msg")).unwrap_err();
+        assert!(e.contains("field names only"), "{e}");
+        let e = parses::<EventEnabledArgs>(quote!()).unwrap_err();
+        assert!(e.contains("expected a level"), "{e}");
+    }
+}
