@@ -251,3 +251,39 @@ fn timed_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timed_args(tokens: TokenStream) -> (String, Vec<String>) {
+        let f = Ident::new("work", Span::call_site());
+        let a = (|input: ParseStream| parse_timed(input, &f))
+            .parse2(tokens)
+            .unwrap();
+        (
+            a.name.value(),
+            a.fields.into_iter().map(|f| f.name).collect(),
+        )
+    }
+
+    /// `#[timed]` takes `name = "literal"` as the scope's name; any other
+    /// key, `name` with a value that is not a literal, and literal keys
+    /// are fields.
+    #[test]
+    fn only_a_literal_name_names_the_scope() {
+        assert_eq!(timed_args(quote!()), ("work".into(), vec![]));
+        assert_eq!(
+            timed_args(quote!(name = "calc", n)),
+            ("calc".into(), vec!["n".into()])
+        );
+        assert_eq!(
+            timed_args(quote!(name = label)),
+            ("work".into(), vec!["name".into()])
+        );
+        assert_eq!(
+            timed_args(quote!("content-type" = "json", id = "x")),
+            ("work".into(), vec!["content-type".into(), "id".into()])
+        );
+    }
+}
