@@ -249,6 +249,27 @@ async fn step(id: u32) -> Result<u32, String> {
     Ok(id * 2)
 }
 
+/// A scope's `?x` and `%x` fields keep their formatting: `Debug` and
+/// `Display` as written (a string's `Debug` is quoted).
+#[test]
+fn scope_fields_keep_debug_and_display() {
+    let _g = serial();
+    let mem = memory();
+    let who = "a b";
+    {
+        let _s = elide::scope!("fmt", ?who, %who);
+    }
+    let recs = mem.take();
+    let start = recs.iter().find(|r| r.name == "fmt_start").expect("start");
+    let shown: Vec<(&str, String)> = start
+        .fields
+        .iter()
+        .filter(|(k, _)| *k == "who")
+        .map(|(k, v)| (*k, v.to_string()))
+        .collect();
+    assert_eq!(shown, [("who", "\"a b\"".into()), ("who", "a b".into())]);
+}
+
 /// Polls `fut` on this thread until it is ready.
 fn ready<F: Future>(fut: F) -> F::Output {
     let waker = Waker::from(Arc::new(Noop));
