@@ -271,3 +271,59 @@ fn sampling_typecheck(s: &Sampling) -> TokenStream {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    /// The branch a statically removed site leaves behind still names
+    /// every expression the site would evaluate (target, fields, sampling
+    /// options, format arguments), each where the compiler checks its type,
+    /// inside `if false`: removed sites keep type-checking.
+    #[test]
+    fn a_removed_site_still_type_checks_all_it_would_evaluate() {
+        let a: LogArgs = syn::parse2(quote!(
+            target: TARGET, sample = n_sample, ?dbg, %shown, plain = value,
+            "m {}", arg
+        ))
+        .unwrap();
+        let dead = log_dead(&a).to_string();
+        assert!(dead.starts_with("if false"), "{dead}");
+        for needed in [
+            "= TARGET",
+            "let _ : u32 = n_sample",
+            "type_check_debug (& (dbg))",
+            "type_check_display (& (shown))",
+            "field_value (& (value))",
+            "arg",
+        ] {
+            assert!(dead.contains(needed), "{needed} in {dead}");
+        }
+        let a: LogArgs = syn::parse2(quote!(first = n_first, "m")).unwrap();
+        assert!(log_dead(&a).to_string().contains("let _ : u32 = n_first"));
+        let a: LogArgs = syn::parse2(quote!(every = period, "m")).unwrap();
+        let dead = log_dead(&a).to_string();
+        assert!(
+            dead.contains("let _ : :: core :: time :: Duration = period"),
+            "{dead}"
+        );
+    }
+
+    /// A level written as a path (any spelling) is known while expanding;
+    /// an expression is not.
+    #[test]
+    fn fixed_levels_are_read_from_paths_only() {
+        for (e, l) in [
+            (quote!(Level::Info), Some("Info")),
+            (quote!(::elide::Level::WARN), Some("Warn")),
+            (quote!(Debug), Some("Debug")),
+            (quote!(level), None),
+            (quote!(<T as X>::Info), None),
+            (quote!(pick(Level::Info)), None),
+        ] {
+            let e: Expr = syn::parse2(e).unwrap();
+            assert_eq!(fixed_level(&e).map(|l| l.name), l);
+        }
+    }
+}
