@@ -366,3 +366,36 @@ fn dead_body(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> To
         #(#stmts)*
     }}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clauses(tokens: TokenStream) -> Result<Vec<(bool, String)>, String> {
+        parse_clauses(tokens)
+            .map(|cs| {
+                cs.into_iter()
+                    .map(|c| (c.side == Side::Ensures, c.text))
+                    .collect()
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    /// Clauses are `requires(..)` and `ensures(..)` in parentheses, one
+    /// comma between them; other brackets or separators are errors that
+    /// say what is expected.
+    #[test]
+    fn clauses_take_parentheses_and_commas_only() {
+        let ok = clauses(quote!(requires(n > 0), ensures(|r| *r < 5, "big"),)).unwrap();
+        assert_eq!(ok.len(), 2);
+        assert!(!ok[0].0 && ok[1].0, "requires, then ensures");
+        let e = clauses(quote!(requires[n > 0])).unwrap_err();
+        assert!(e.contains("expected `requires(cond"), "{e}");
+        let e = clauses(quote!(ensures{ |r| true })).unwrap_err();
+        assert!(e.contains("expected `ensures(|ret|"), "{e}");
+        let e = clauses(quote!(requires(a); ensures(|r| true))).unwrap_err();
+        assert!(e.contains("expected `,` between clauses"), "{e}");
+        let e = clauses(quote!(requires(a) ensures(|r| true))).unwrap_err();
+        assert!(e.contains("expected `,` between clauses"), "{e}");
+    }
+}
