@@ -372,6 +372,15 @@ fn collected(n: u32) -> Vec<u32> {
     (0..n).collect()
 }
 
+// Outer attributes stay on the function, inner ones in its body.
+#[checked(requires(x > 0))]
+#[inline]
+fn attributed(x: u32) -> u32 {
+    #![allow(clippy::let_and_return)]
+    let y = x + 1;
+    y
+}
+
 #[checked(ensures(|(_, n)| *n == 2))]
 fn with_count() -> (impl Iterator<Item = u32>, usize) {
     (0..2, 2)
@@ -431,6 +440,7 @@ impl Queue {
 #[test]
 fn checked_passes_through_values_when_conditions_hold() {
     assert_eq!(collected(3), [0, 1, 2]);
+    assert_eq!(attributed(1), 2);
     assert_eq!(with_count().0.sum::<u32>(), 1);
     let (_g, mem) = setup(true);
     assert_eq!(divide(7, 2), 3);
