@@ -398,4 +398,28 @@ mod tests {
         let e = clauses(quote!(requires(a) ensures(|r| true))).unwrap_err();
         assert!(e.contains("expected `,` between clauses"), "{e}");
     }
+
+    /// With checks compiled out, the body runs as written and the clauses
+    /// stay behind `if false`, still type-checked: conditions as `bool`,
+    /// `ensures` closures against the return type, messages as arguments.
+    #[test]
+    fn a_compiled_out_function_keeps_its_body_and_type_checks_its_clauses() {
+        let f = parse_fn(quote!(
+            fn next(n: u32) -> u32 {
+                n + 1
+            }
+        ))
+        .unwrap();
+        let cs = parse_clauses(quote!(requires(n > 0, "n = {}", n), ensures(|r| *r > 1))).unwrap();
+        let dead = dead_body(&f, &cs, Some(&quote!(u32))).to_string();
+        assert!(dead.starts_with("{ if false {"), "{dead}");
+        for needed in [
+            "let _ : bool = n > 0",
+            "format_args ! (\"n = {}\" , n)",
+            "type_check_ensures :: < u32 , _ > (| r | * r > 1)",
+        ] {
+            assert!(dead.contains(needed), "{needed} in {dead}");
+        }
+        assert!(dead.ends_with("} n + 1 }"), "{dead}");
+    }
 }
