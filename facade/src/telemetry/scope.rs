@@ -290,8 +290,9 @@ pub fn timed<F: Future>(scope: Option<Scope>, inner: F) -> Timed<F> {
     Timed { scope, inner }
 }
 
-/// `#[timed] async fn` with an annotated output type, so `?` in the body
-/// knows its error type.
+/// `#[timed] async fn` with its output type named where it can be (not
+/// for `impl Trait`): a hint only, as the awaited future is the function's
+/// tail and its output is inferred from the return type either way.
 #[inline]
 pub fn timed_as<R, F: Future<Output = R>>(scope: Option<Scope>, inner: F) -> Timed<F> {
     Timed { scope, inner }
