@@ -168,3 +168,27 @@ fn skip_trivia(text: &str, mut pos: usize) -> usize {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The condition text a failed check shows leaves out whitespace and
+    /// comments between tokens: each is skipped to the next token.
+    #[test]
+    fn trivia_is_skipped_up_to_the_next_token() {
+        for (text, rest) in [
+            ("x", "x"),
+            ("  \n x", "x"),
+            ("// why\n  x", "x"),
+            ("/* a */ /* b */x", "x"),
+            ("/* a */\n// b\n\tx > 0", "x > 0"),
+            ("// no end", ""),
+            ("/* no end", ""),
+            ("", ""),
+        ] {
+            assert_eq!(&text[skip_trivia(text, 0)..], rest, "{text:?}");
+        }
+        assert_eq!(skip_trivia("a /* c */ b", 1), "a /* c */ ".len());
+    }
+}
