@@ -195,4 +195,21 @@ mod tests {
         let e = Filter::parse(CHECKS_VAR, "dep=maybe", &SWITCH).unwrap_err();
         assert!(e.contains("on or off"), "{e}");
     }
+
+    /// A filter variable that is unset or blank is no filter; one that is
+    /// set is parsed, and a bad one is an error, not ignored.
+    #[test]
+    fn the_variable_is_read_unset_blank_or_parsed() {
+        const VAR: &str = "ELIDE_MACROS_TEST_FILTER_READ";
+        std::env::remove_var(VAR);
+        assert!(read(VAR, &LEVELS).unwrap().is_none());
+        std::env::set_var(VAR, " \t");
+        assert!(read(VAR, &LEVELS).unwrap().is_none());
+        std::env::set_var(VAR, "warn,dep=off");
+        let f = read(VAR, &LEVELS).unwrap().expect("a filter");
+        assert_eq!((f.lookup("app"), f.lookup("dep::x")), (Some(2), Some(0)));
+        std::env::set_var(VAR, "verbose");
+        assert!(read(VAR, &LEVELS).unwrap_err().contains("verbose"));
+        std::env::remove_var(VAR);
+    }
 }
