@@ -208,8 +208,8 @@ mod tests {
         std::env::set_var(VAR, "warn,dep=off");
         let f = read(VAR, &LEVELS).unwrap().expect("a filter");
         assert_eq!((f.lookup("app"), f.lookup("dep::x")), (Some(2), Some(0)));
-        std::env::set_var(VAR, "verbose");
-        assert!(read(VAR, &LEVELS).unwrap_err().contains("verbose"));
+        std::env::set_var(VAR, "info,dep=verbose");
+        assert!(read(VAR, &LEVELS).unwrap_err().contains("`verbose`"));
         std::env::remove_var(VAR);
     }
 }
