@@ -422,4 +422,35 @@ mod tests {
         }
         assert!(dead.ends_with("} n + 1 }"), "{dead}");
     }
+
+    /// `#[checked]` on a declaration without a body says so; on anything
+    /// else that is not a function, that it applies to functions.
+    #[test]
+    fn only_functions_with_bodies_are_taken() {
+        let error = |tokens| match parse_fn(tokens) {
+            Ok(_) => String::from("accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(
+            error(quote!(
+                fn f() {}
+            )),
+            "accepted"
+        );
+        let e = error(quote!(
+            fn f();
+        ));
+        assert!(e.contains("needs a function body"), "{e}");
+        for other in [
+            quote!(
+                static X: u8;
+            ),
+            quote!(
+                struct S;
+            ),
+        ] {
+            let e = error(other);
+            assert!(e.contains("applies to functions"), "{e}");
+        }
+    }
 }

@@ -366,4 +366,25 @@ mod tests {
         assert_eq!(release_limit(None, Some(level::ERROR.number)), 1);
         assert_eq!(release_limit(None, None), TRACE);
     }
+
+    /// Of several level features, the most restrictive set one decides;
+    /// none set decides nothing.
+    #[test]
+    fn the_most_restrictive_feature_set_decides() {
+        let unset = [
+            (false, 0),
+            (false, 1),
+            (false, 2),
+            (false, 3),
+            (false, 4),
+            (false, 5),
+        ];
+        assert_eq!(most_restrictive(unset), None);
+        let mut flags = unset;
+        flags[3].0 = true;
+        flags[5].0 = true;
+        assert_eq!(most_restrictive(flags), Some(3));
+        flags[1].0 = true;
+        assert_eq!(most_restrictive(flags), Some(1));
+    }
 }
