@@ -42,6 +42,7 @@ mod tests {
             "Vec<(u8, String)>",
             "Box<dyn Fn()>",
             "implement::Thing",
+            "Simpl<u8>",
         ] {
             assert!(!mentions_impl_trait(&ty(without)), "{without}");
         }
