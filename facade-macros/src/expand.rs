@@ -53,7 +53,9 @@ pub(crate) fn rename_crate(tokens: TokenStream, krate: &TokenStream) -> TokenStr
     while let Some(first) = rest.first() {
         if let Some(after) = elide_root(prev, rest) {
             out.extend(krate.clone());
-            prev = None;
+            // What follows continues the renamed path (`::elide::elide`
+            // renames once), as it did the original.
+            prev = rest.get(2);
             rest = after;
             continue;
         }
@@ -118,7 +120,12 @@ mod tests {
         ] {
             assert_eq!(renamed(kept.clone()), kept.to_string());
         }
-        // After a renamed path, the next one starts afresh.
+        // A path continues after the renamed root; the next path starts
+        // afresh.
+        assert_eq!(
+            renamed(quote!(::elide::elide::x)),
+            quote!(::my::facade::elide::x).to_string()
+        );
         assert_eq!(
             renamed(quote!(::elide::a; ::elide::b)),
             quote!(::my::facade::a; ::my::facade::b).to_string()
