@@ -387,4 +387,21 @@ mod tests {
         flags[1].0 = true;
         assert_eq!(most_restrictive(flags), Some(1));
     }
+
+    /// `log!(lvl, ..)` compares its run-time level against one constant
+    /// when both profiles have the same limit, and against the profile's
+    /// own limit when they differ (here a release-only filter). The only
+    /// test that sets this variable, so no other test sees it.
+    #[test]
+    fn a_run_time_level_site_compares_against_each_profiles_limit() {
+        let same = static_max_tokens(&None).unwrap().to_string();
+        assert_eq!(same, "const { :: elide :: __private :: LEVEL_TRACE }");
+        std::env::set_var(filter::RELEASE_LEVEL_VAR, "warn");
+        let differ = static_max_tokens(&None).map(|t| t.to_string());
+        std::env::remove_var(filter::RELEASE_LEVEL_VAR);
+        let differ = differ.unwrap();
+        for needed in ["debug_assertions", "LEVEL_TRACE", "LEVEL_WARN"] {
+            assert!(differ.contains(needed), "{needed} in {differ}");
+        }
+    }
 }
