@@ -1139,6 +1139,7 @@ mod tests {
     }
 
     use crate::metadata::TEST_LOG as TEST_META;
+    use crate::sink::until;
 
     fn record_into(sink: &AsyncSink, i: u64) {
         sink.emit(&Record::new(
@@ -1205,15 +1206,6 @@ mod tests {
             let (tx, rx) = bounded(1);
             *self.entered.lock().unwrap() = Some(tx);
             rx
-        }
-    }
-
-    /// Waits, at most 10 s, for `done`.
-    fn until(what: &str, done: impl Fn() -> bool) {
-        let start = Instant::now();
-        while !done() {
-            assert!(start.elapsed() < Duration::from_secs(10), "{what}");
-            std::thread::sleep(Duration::from_millis(1));
         }
     }
 

@@ -1221,6 +1221,7 @@ mod tests {
     use super::*;
     use crate::metadata::TEST_LOG;
     use crate::raw::Piece;
+    use crate::sink::until;
     use std::time::SystemTime;
 
     /// 2026-11-30 in nanoseconds since the epoch: records carry their own
@@ -1336,16 +1337,6 @@ mod tests {
             until("the writer waits in `write`", || {
                 self.0.waiting.load(Ordering::SeqCst)
             });
-        }
-    }
-
-    /// Waits for `cond`, failing the test (instead of hanging it) after
-    /// ten seconds.
-    fn until(what: &str, cond: impl Fn() -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !cond() {
-            assert!(Instant::now() < deadline, "gave up waiting: {what}");
-            std::thread::yield_now();
         }
     }
 

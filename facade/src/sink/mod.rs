@@ -100,6 +100,20 @@ pub trait Sink: Send + Sync + 'static {
     fn flush(&self) {}
 }
 
+/// For the asynchronous sinks' unit tests: waits until `cond` holds,
+/// failing the test after ten seconds (`what` says what never happened).
+#[cfg(all(test, feature = "async"))]
+pub(crate) fn until(what: &str, cond: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !cond() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "gave up waiting: {what}"
+        );
+        std::thread::yield_now();
+    }
+}
+
 /// For sinks' unit tests: one telemetry event into `sink`, then a flush,
 /// raises the count of write errors (the sink writes to a full device).
 #[cfg(all(test, any(feature = "json", feature = "prof")))]
