@@ -97,9 +97,9 @@ impl Endpoint {
             .filter(|_| line.starts_with("HTTP/1."));
         match (status, read) {
             (Some(code), _) => Ok(code),
-            // Nothing came back: say why (a timeout, a reset), not that an
-            // empty answer is malformed.
-            (None, Err(e)) if resp.is_empty() => Err(e),
+            // No status line, and the read failed: say why (a timeout, a
+            // reset), not that the answer is malformed.
+            (None, Err(e)) => Err(e),
             (None, _) => Err(io::Error::other(format!(
                 "malformed HTTP response {:?}",
                 line.trim()
