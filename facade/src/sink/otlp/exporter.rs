@@ -59,7 +59,14 @@ struct Pending {
     in_flight: usize,
     /// A flush asked for everything now.
     urgent: bool,
+    /// Flushes asked for so far; each flush's ticket.
+    asked: u64,
+    /// The latest ticket whose round has ended, counters included: a
+    /// flush with no records waits for this, not for an empty buffer.
+    served: u64,
     stop: bool,
+    /// The thread has ended: no round will serve a flush any more.
+    ended: bool,
 }
 
 impl Pending {
@@ -146,12 +153,14 @@ impl Exporter {
     pub(crate) fn flush(&self, timeout: Duration) -> usize {
         let deadline = Instant::now() + timeout;
         let mut p = self.lock();
+        p.asked += 1;
+        let ticket = p.asked;
         p.urgent = true;
         self.work.notify_one();
-        while p.len() + p.in_flight > 0 {
+        while !p.ended && (p.served < ticket || p.len() + p.in_flight > 0) {
             let now = Instant::now();
             if now >= deadline {
-                return p.len() + p.in_flight;
+                break;
             }
             p = self
                 .room
@@ -159,7 +168,7 @@ impl Exporter {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
-        0
+        p.len() + p.in_flight
     }
 
     /// From now on a batch that fails is not retried (shutdown).
@@ -194,7 +203,7 @@ impl Exporter {
                     .unwrap_or_else(|e| e.into_inner())
                     .0;
             }
-            let (stop, urgent) = (p.stop, p.urgent);
+            let (stop, urgent, serving) = (p.stop, p.urgent, p.asked);
             p.urgent = false;
             let n = self.settings.batch;
             let logs: Vec<_> = {
@@ -239,9 +248,14 @@ impl Exporter {
             }
             let mut p = self.lock();
             p.in_flight = 0;
+            if urgent {
+                p.served = serving;
+            }
+            let end = stop && !more;
+            p.ended = end;
             drop(p);
             self.room.notify_all();
-            if stop && !more {
+            if end {
                 break;
             }
         }
@@ -810,6 +824,37 @@ mod tests {
             assert_eq!(stub.count("/v1/metrics"), 2, "unchanged counters");
         }
         stop(&ex, thread);
+    }
+
+    static BUMPS: Counter = Counter::new("otlp.unit.bumps", module_path!(), file!(), line!());
+    thread_local! {
+        static BUMPS_CELL: ShardCell = const { Cell::new(ptr::null()) };
+    }
+
+    /// A flush with changed counters and no records waits for the
+    /// counters' export; a flush after the thread has ended returns.
+    #[test]
+    fn a_flush_with_only_counters_returns_once_they_are_sent() {
+        let stub = Stub::start();
+        let ex = exporter(&stub, settings(2, HOUR));
+        let thread = start(&ex);
+        let bumps = |stub: &Stub| -> Vec<i64> {
+            stub.metric_exports()
+                .iter()
+                .filter_map(|m| m.get("otlp.unit.bumps").copied())
+                .collect()
+        };
+        for round in 1..=3 {
+            BUMPS.add(&BUMPS_CELL, 1);
+            assert_eq!(flush(&ex), 0);
+            assert_eq!(
+                bumps(&stub).last(),
+                Some(&round),
+                "sent before the flush returned"
+            );
+        }
+        stop(&ex, thread);
+        assert_eq!(flush(&ex), 0, "a flush after the end returns at once");
     }
 
     /// Without any flush, counters go out every export interval.
