@@ -143,6 +143,39 @@ fn installed_sinks_and_other_threads_are_unaffected() {
 }
 
 #[inline(never)]
+fn plain_site(hits: &AtomicUsize) {
+    debug!(target: "capture::plain", "hit {}", hits.fetch_add(1, Ordering::SeqCst));
+}
+
+/// A common site raised by a capture is still off on a thread outside it:
+/// its hot check passes there, but its arguments are not evaluated and no
+/// record is built; the capturing thread gets it.
+#[test]
+fn a_raised_site_hit_elsewhere_evaluates_nothing() {
+    let global = Arc::new(MemorySink::new());
+    elide::set_sinks([global.clone() as Arc<dyn Sink>]);
+    elide::set_level_for("capture::plain", LevelFilter::Error);
+    let hits = Arc::new(AtomicUsize::new(0));
+    let capture = Capture::start();
+    for _ in 0..3 {
+        let hits = hits.clone();
+        std::thread::spawn(move || plain_site(&hits))
+            .join()
+            .unwrap();
+    }
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "arguments never evaluated");
+    plain_site(&hits);
+    assert_eq!(capture.finish().messages(), ["hit 0"]);
+    assert!(
+        global
+            .records()
+            .iter()
+            .all(|r| r.target != "capture::plain"),
+        "the installed sinks get nothing"
+    );
+}
+
+#[inline(never)]
 fn once_site(hits: &AtomicUsize) {
     info!(target: "capture::once", once, "first hit {}", hits.fetch_add(1, Ordering::SeqCst));
 }

@@ -40,13 +40,15 @@ impl Parse for LogArgs {
 
 impl LogArgs {
     /// The cold closure's body: builds the record (with the message's raw
-    /// view where the format string allows one) and dispatches it.
-    fn dispatch(&self, level: &TokenStream) -> TokenStream {
+    /// view where the format string allows one) and dispatches it; `at_site`
+    /// as for `dispatch_record`.
+    fn dispatch(&self, level: &TokenStream, at_site: bool) -> TokenStream {
         crate::raw_message::dispatch_record(
             level,
             self.format.as_ref(),
             &self.format_args,
             &fields::kv_template(&self.fields),
+            at_site,
         )
     }
 
@@ -154,17 +156,21 @@ fn site_decl(level: &str, a: &LogArgs) -> (TokenStream, TokenStream, TokenStream
 }
 
 fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
-    let record = a.dispatch(&level.variant());
     if a.sampling.is_none() && !fields::is_runtime_target(&a.target) {
-        // The common site: the facade's `site!` template writes it out.
+        // The common site: the facade's `site!` template writes it out. Its
+        // closure takes nothing; the record's dispatch finds the route
+        // again from the `static`, so the site's code is a call, a branch
+        // and the closure's call.
+        let record = a.dispatch(&level.variant(), true);
         let name = syn::Ident::new(level.name, proc_macro2::Span::call_site());
         let needed = crate::level::number_ident(level.number);
         let target = fields::target_tokens(&a.target);
         let live = quote! {
-            ::elide::__private::site!(#name #needed (#target) __elide_route __elide_meta { #record })
+            ::elide::__private::site!(#name #needed (#target) __ELIDE_CS { #record })
         };
         return Ok(Presence::for_level(level, &a.target)?.select(live, || log_dead(a)));
     }
+    let record = a.dispatch(&level.variant(), false);
     let (cs, cs_ref, meta_ref) = site_decl(level.name, a);
     let body = quote!(|__elide_meta, __elide_route| { #record });
     let needed = level.number_tokens();
@@ -181,7 +187,7 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
 fn log_dynamic(level: &Expr, a: &LogArgs) -> syn::Result<TokenStream> {
     let (cs, cs_ref, meta_ref) = site_decl("Trace", a);
     let static_max = gate::static_max_tokens(&a.target)?;
-    let record = a.dispatch(&quote!(__elide_level));
+    let record = a.dispatch(&quote!(__elide_level), false);
     let body = quote!(|__elide_meta, __elide_route| { #record });
     let call = sampled(a, &cs_ref, &meta_ref, &quote!(__elide_lvl), body);
     let dead = log_dead(a);

@@ -18,7 +18,10 @@ const MAX_RAW_ARGS: usize = 32;
 /// The record half of a site: an invocation of the facade's
 /// `__private::record!` template (see `templates.rs` there), which
 /// builds the record from `level`, the message and the fields (`kv`: the
-/// template's `key = form value` items) and dispatches it. Only the
+/// template's `key = form value` items) and dispatches it: with `at_site`
+/// (a common site, whose cold closure takes nothing) through the shared
+/// function that decides the route from the site's `static __ELIDE_CS`,
+/// else to the closure's `__elide_route` and `__elide_meta`. Only the
 /// decisions are made here; the boilerplate around them is the template's,
 /// expanded by the compiler without a round trip through this macro.
 pub(crate) fn dispatch_record(
@@ -26,10 +29,24 @@ pub(crate) fn dispatch_record(
     format: Option<&LitStr>,
     rest: &TokenStream,
     kv: &TokenStream,
+    at_site: bool,
 ) -> TokenStream {
+    let (text, raw, dest) = if at_site {
+        (
+            quote!(dispatch_text_at),
+            quote!(dispatch_message_at),
+            quote!((&__ELIDE_CS)),
+        )
+    } else {
+        (
+            quote!(dispatch_text),
+            quote!(dispatch_message),
+            quote!((__elide_route, __elide_meta)),
+        )
+    };
     let plain = |message: TokenStream| {
         quote! {
-            ::elide::__private::record!(plain __elide_route __elide_meta (#level) [#kv] (#message))
+            ::elide::__private::record!(plain #text #dest (#level) [#kv] (#message))
         }
     };
     let Some(lit) = format else {
@@ -76,7 +93,7 @@ pub(crate) fn dispatch_record(
         }
     };
     quote! {
-        ::elide::__private::record!(raw __elide_route __elide_meta (#level) [#kv] (#lit #rest)
+        ::elide::__private::record!(raw #raw #dest (#level) [#kv] (#lit #rest)
             [#(#names = #exprs => #methods),*] [#(#by),*] #format)
     }
 }

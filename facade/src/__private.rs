@@ -46,9 +46,7 @@ pub fn route(cs: &'static Callsite, needed: u8) -> Option<Route> {
 /// compare and branch and this call).
 #[inline]
 pub fn routed(cs: &'static Callsite, needed: u8) -> Option<Route> {
-    // Levels are 0..=5 and `UNRESOLVED` is 255, -1 as an `i8`: one signed
-    // compare says "resolved, and the configuration wants this level".
-    if cs.configured() as i8 >= needed as i8 {
+    if wanted(cs, needed) {
         Some(Route::All)
     } else {
         route_cold(cs, needed)
@@ -60,6 +58,25 @@ pub fn routed(cs: &'static Callsite, needed: u8) -> Option<Route> {
 #[inline(never)]
 fn route_cold(cs: &'static Callsite, needed: u8) -> Option<Route> {
     crate::runtime::route(cs, needed)
+}
+
+/// The hot check of a common site (the `site!` template): [`route`]
+/// answering only yes or no. The record's dispatch
+/// ([`dispatch_message_at`], [`dispatch_text_at`]) decides the route again
+/// from the callsite (one more load of it, on the cold path), so the site
+/// passes nothing on: in an unoptimised build its code is this call, a
+/// branch and the closure's call, with no `Option` to match.
+#[inline(always)]
+pub fn hit(cs: &'static Callsite, needed: u8) -> bool {
+    needed <= cs.interest() && (wanted(cs, needed) || route_cold(cs, needed).is_some())
+}
+
+/// Whether `cs` is resolved and its configuration wants level `needed`.
+#[inline(always)]
+fn wanted(cs: &'static Callsite, needed: u8) -> bool {
+    // Levels are 0..=5 and `UNRESOLVED` is 255, -1 as an `i8`: one signed
+    // compare answers both.
+    cs.configured() as i8 >= needed as i8
 }
 
 /// For a site with a sampling filter, after its hot check and its filter
@@ -95,6 +112,46 @@ pub fn dispatch_message(
     with_fields(kv, |fields| {
         message_record(route, meta, level, fields, format, args)
     })
+}
+
+/// [`dispatch_message`] for a common site, after its [`hit`]: the route is
+/// the callsite's again, found here rather than passed through the site's
+/// code. It can only differ from the hot check's if the configuration
+/// changed in between; the record then goes where the new one sends it, or
+/// nowhere.
+#[inline(never)]
+pub fn dispatch_message_at(
+    cs: &'static Callsite,
+    level: crate::Level,
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    format: &'static MessageFormat,
+    args: &[RawArg<'_>],
+) {
+    if wanted(cs, level.as_u8()) {
+        with_fields(kv, |fields| {
+            message_record(Route::All, &cs.meta, level, fields, format, args)
+        })
+    } else {
+        // A tail call with the same arguments: the fast path above keeps
+        // nothing across a call, so it saves no registers.
+        message_rerouted(cs, level, kv, format, args)
+    }
+}
+
+/// [`dispatch_message_at`] for a site the configuration does not want (a
+/// capture raised it, or the configuration changed after its hot check).
+#[cold]
+#[inline(never)]
+fn message_rerouted(
+    cs: &'static Callsite,
+    level: crate::Level,
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    format: &'static MessageFormat,
+    args: &[RawArg<'_>],
+) {
+    if let Some(route) = crate::runtime::route(cs, level.as_u8()) {
+        dispatch_message(route, &cs.meta, level, kv, format, args)
+    }
 }
 
 /// The record of `dispatch_message`, built where the message is: straight
@@ -143,6 +200,35 @@ pub fn dispatch_text(
     with_fields(kv, |fields| {
         dispatch_to(route, &crate::Record::new(meta, level, message, fields))
     })
+}
+
+/// [`dispatch_text`] for a common site, as [`dispatch_message_at`].
+#[inline(never)]
+pub fn dispatch_text_at(
+    cs: &'static Callsite,
+    level: crate::Level,
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    message: core::fmt::Arguments<'_>,
+) {
+    if wanted(cs, level.as_u8()) {
+        dispatch_text(Route::All, &cs.meta, level, kv, message)
+    } else {
+        text_rerouted(cs, level, kv, message)
+    }
+}
+
+/// [`dispatch_text_at`] for a site the configuration does not want.
+#[cold]
+#[inline(never)]
+fn text_rerouted(
+    cs: &'static Callsite,
+    level: crate::Level,
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    message: core::fmt::Arguments<'_>,
+) {
+    if let Some(route) = crate::runtime::route(cs, level.as_u8()) {
+        dispatch_text(route, &cs.meta, level, kv, message)
+    }
 }
 
 /// Runs `emit` on the present fields of `kv`: directly when the site has

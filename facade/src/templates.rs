@@ -9,21 +9,27 @@
 //! instead of the expanded record cut an incremental build of 1,000 sites
 //! by about a third (README, "Build cost").
 //!
-//! The caller names the closure's parameters (`$route`, `$meta`) and the
-//! argument bindings (`$n`): identifiers a template introduces itself are
-//! hygienic and would not match the ones of the expansion around it.
+//! The caller names the site's `static` (`$cs`) and the argument bindings
+//! (`$n`): local names a template introduces itself are hygienic and would
+//! not match the ones of the expansion around it.
 
 /// A log site with a constant target and no sampling: its `static
-/// Callsite`, the hot check, and the `#[cold]`, never-inlined closure
-/// around `$body` (which reads `$meta` and `$route`). Not public API.
+/// Callsite` named `$cs`, the hot check, and the `#[cold]`, never-inlined
+/// closure around `$body`. Not public API.
+///
+/// The closure takes nothing: `$body` names the `static` itself and
+/// leaves the route to the record's dispatch (`dispatch_message_at`,
+/// `dispatch_text_at`), so in an unoptimised build the site is a call, a
+/// branch and the closure's call, with no route value to match, pass on or
+/// spill.
 ///
 /// `file!`, `line!` and `module_path!` here name the user's call site:
 /// they resolve at the outermost macro invocation.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __elide_site {
-    ($level:ident $needed:ident ($target:expr) $route:ident $meta:ident { $($body:tt)* }) => {{
-        static __ELIDE_CS: $crate::__private::Callsite =
+    ($level:ident $needed:ident ($target:expr) $cs:ident { $($body:tt)* }) => {{
+        static $cs: $crate::__private::Callsite =
             $crate::__private::Callsite::new($crate::__private::Metadata::new(
                 $crate::__private::Kind::Log,
                 $crate::Level::$level,
@@ -33,17 +39,18 @@ macro_rules! __elide_site {
                 ::core::line!(),
                 "",
             ));
-        if let ::core::option::Option::Some($route) =
-            $crate::__private::route(&__ELIDE_CS, $crate::__private::$needed)
-        {
+        if $crate::__private::hit(&$cs, $crate::__private::$needed) {
             // Attributes on a closure are allowed in a tuple element; called
             // on the temporary, so an `FnMut` closure needs no `mut` binding.
-            ((#[cold] #[inline(never)] |$meta, $route| { $($body)* },).0)(&__ELIDE_CS.meta, $route);
+            ((#[cold] #[inline(never)] || { $($body)* },).0)();
         }
     }};
 }
 
-/// Builds and dispatches a log site's record. Not public API.
+/// Builds a log site's record and dispatches it through `__private::$f`,
+/// whose leading arguments are `$dest`: the site's callsite for the `_at`
+/// functions (a common site), the route and metadata for the others (a
+/// site whose closure got them). Not public API.
 ///
 /// - `plain`: the message rendered on the caller (`format_args!`).
 /// - `raw`: the arguments offered raw; the message format is the constant
@@ -52,15 +59,15 @@ macro_rules! __elide_site {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __elide_record {
-    (plain $route:ident $meta:ident ($level:expr)
+    (plain $f:ident ($($dest:expr),*) ($level:expr)
         [$($key:literal = $value:expr),*] ($($message:tt)*)) => {
-        $crate::__private::dispatch_text(
-            $route, $meta, $level,
+        $crate::__private::$f(
+            $($dest,)* $level,
             &[$(($key, $value)),*],
             ::core::format_args!($($message)*),
         )
     };
-    (raw $route:ident $meta:ident ($level:expr)
+    (raw $f:ident ($($dest:expr),*) ($level:expr)
         [$($key:literal = $value:expr),*] ($($message:tt)*)
         [$($n:ident = $e:expr => $m:ident),*] [$($by:ident),*]
         $ctor:ident $args:tt $($decoder:item)?) => {{
@@ -79,8 +86,8 @@ macro_rules! __elide_record {
                     use $crate::__private::Piece::*;
                     $crate::__private::MessageFormat::$ctor $args
                 };
-                $crate::__private::dispatch_message(
-                    $route, $meta, $level,
+                $crate::__private::$f(
+                    $($dest,)* $level,
                     &[$(($key, $value)),*],
                     &__ELIDE_FORMAT,
                     &[$((&&$crate::__private::RawWrap(&$n)).$m()),*],
