@@ -527,6 +527,31 @@ mod tests {
         stop(&ex, thread);
     }
 
+    /// A flush asked before the thread starts is served by its first
+    /// round, which sends one batch of many: the flush still waits for the
+    /// rest, not only for its round.
+    #[test]
+    fn a_flush_waits_for_every_batch_not_only_its_round() {
+        let stub = Stub::start();
+        let ex = exporter(&stub, settings(1, HOUR));
+        for i in 0..8 {
+            ex.push(log(i));
+        }
+        let flushing = {
+            let ex = ex.clone();
+            std::thread::spawn(move || ex.flush(HOUR))
+        };
+        wait_for("the flush asked", || ex.lock().asked == 1);
+        let thread = start(&ex);
+        let left = within("flush", move || flushing.join().unwrap());
+        assert_eq!(left, 0, "nothing left unsent");
+        assert_eq!(
+            log_names(&stub),
+            [names(0..1), names(1..2), names(2..3), names(3..4)]
+        );
+        stop(&ex, thread);
+    }
+
     /// Spans are batched and counted like logs, each under its target.
     #[test]
     fn spans_are_batched_like_logs_under_their_targets() {
