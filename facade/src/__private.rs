@@ -28,8 +28,9 @@ pub use crate::{__elide_record as record, __elide_site as site};
 /// Where the record of a site at level `needed` goes, if anywhere: the hot
 /// check (one load of the site's interest, a compare, a branch), then, on a
 /// hit, the route (the installed sinks, or only this thread's test
-/// captures), resolving the site on its first hit. Inlined, not generic: the
-/// site calls its own `#[cold]`, non-inlined closure directly with the route.
+/// captures), resolving the site on its first hit. Inlined, not generic: a
+/// site with a run-time target calls its own `#[cold]`, non-inlined closure
+/// directly with the route (a common site asks [`hit`] instead).
 #[inline(always)]
 pub fn route(cs: &'static Callsite, needed: u8) -> Option<Route> {
     if needed > cs.interest() {
