@@ -545,10 +545,8 @@ mod tests {
         let thread = start(&ex);
         let left = within("flush", move || flushing.join().unwrap());
         assert_eq!(left, 0, "nothing left unsent");
-        assert_eq!(
-            log_names(&stub),
-            [names(0..1), names(1..2), names(2..3), names(3..4)]
-        );
+        let each: Vec<_> = (0..8).map(|i| names(i..i + 1)).collect();
+        assert_eq!(log_names(&stub), each, "one record a batch, in order");
         stop(&ex, thread);
     }
 
@@ -797,14 +795,20 @@ mod tests {
         assert_eq!(ex.counts.failed.load(Relaxed), 1);
     }
 
-    static HITS: Counter = Counter::new("otlp.unit.hits", module_path!(), file!(), line!());
-    thread_local! {
-        static HITS_CELL: ShardCell = const { Cell::new(ptr::null()) };
+    /// A counter of these tests' own, as `counter!` declares one: its
+    /// `static` and its per-thread shard cell.
+    macro_rules! unit_counter {
+        ($counter:ident, $cell:ident, $name:literal) => {
+            static $counter: Counter = Counter::new($name, module_path!(), file!(), line!());
+            thread_local! {
+                static $cell: ShardCell = const { Cell::new(ptr::null()) };
+            }
+        };
     }
-    static TICKS: Counter = Counter::new("otlp.unit.ticks", module_path!(), file!(), line!());
-    thread_local! {
-        static TICKS_CELL: ShardCell = const { Cell::new(ptr::null()) };
-    }
+
+    unit_counter!(HITS, HITS_CELL, "otlp.unit.hits");
+    unit_counter!(TICKS, TICKS_CELL, "otlp.unit.ticks");
+    unit_counter!(BUMPS, BUMPS_CELL, "otlp.unit.bumps");
 
     /// Counter totals go out at a flush (and on the interval, below), as
     /// cumulative sums, only when they changed; never just because a
@@ -849,11 +853,6 @@ mod tests {
             assert_eq!(stub.count("/v1/metrics"), 2, "unchanged counters");
         }
         stop(&ex, thread);
-    }
-
-    static BUMPS: Counter = Counter::new("otlp.unit.bumps", module_path!(), file!(), line!());
-    thread_local! {
-        static BUMPS_CELL: ShardCell = const { Cell::new(ptr::null()) };
     }
 
     /// A flush with changed counters and no records waits for the
