@@ -163,14 +163,9 @@ impl Stub {
     }
 }
 
-/// Waits until `cond` holds; fails the test after [`PATIENCE`].
-pub(super) fn wait_for(what: &str, cond: impl Fn() -> bool) {
-    let deadline = Instant::now() + PATIENCE;
-    while !cond() {
-        assert!(Instant::now() < deadline, "{what}: not within {PATIENCE:?}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
+/// Waits until `cond` holds; fails the test after ten seconds (the
+/// asynchronous sinks' bounded wait).
+pub(super) use crate::sink::until as wait_for;
 
 /// Runs `f` on a thread of its own; fails the test if it has not
 /// returned after [`PATIENCE`] (it may be stuck: the test must not be).
