@@ -4,12 +4,13 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use elide::sink::{AsyncSink, Overflow};
 use elide::{LevelFilter, Sink};
+use elide_tests::Scratch;
 
 /// These tests replace the process-wide sinks: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -18,10 +19,9 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn temp_path(name: &str) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("elide-{}-{name}.log", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    path
+/// A log file's path, removed when the test ends.
+fn temp_path(name: &str) -> Scratch {
+    Scratch::path(&format!("async-{name}"))
 }
 
 fn install(sink: Arc<dyn Sink>) {
@@ -115,7 +115,6 @@ fn block_keeps_every_record_once_and_in_thread_order() {
         assert_eq!(seqs.last(), Some(&(PER_THREAD - 1)));
     }
     assert!(!text.contains("records dropped"));
-    let _ = std::fs::remove_file(&path);
 }
 
 /// A file writer that holds its first write until the test opens the gate.
@@ -138,7 +137,7 @@ impl Write for Gated {
     }
 }
 
-fn gated(path: &PathBuf) -> (Gated, Arc<(Mutex<bool>, Condvar)>) {
+fn gated(path: &Path) -> (Gated, Arc<(Mutex<bool>, Condvar)>) {
     let gate = Arc::new((Mutex::new(false), Condvar::new()));
     let file = File::create(path).expect("create log");
     (
@@ -184,7 +183,6 @@ fn drop_accounts_for_every_record_and_says_so_in_the_log() {
     let (announced, lines) = announced_drops(&text);
     assert!(lines >= 1, "no 'records dropped' line in:\n{text}");
     assert_eq!(announced, stats.dropped);
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
@@ -210,7 +208,6 @@ fn shutdown_timeout_bounds_flush_behind_a_stuck_writer() {
     assert_eq!(sink.stats().written, 10);
     let text = std::fs::read_to_string(&path).expect("read log");
     assert_eq!(text.lines().count(), 10);
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
@@ -264,8 +261,6 @@ fn async_lines_are_byte_for_byte_the_synchronous_ones() {
         let s = std::fs::read_to_string(&sync_path).expect("read sync log");
         assert_eq!(a.lines().count(), 25, "{format:?}");
         assert_eq!(a, s, "{format:?}");
-        let _ = std::fs::remove_file(&async_path);
-        let _ = std::fs::remove_file(&sync_path);
     }
 }
 
@@ -491,5 +486,4 @@ fn block_waits_for_bytes_and_loses_nothing() {
         (1_000, 0, 0),
         "{st:?}"
     );
-    let _ = std::fs::remove_file(&path);
 }

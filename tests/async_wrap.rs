@@ -275,8 +275,7 @@ fn flush_waits_for_the_drain_then_flushes_the_inner_sink() {
 #[test]
 fn wrapped_prof_sink_gets_telemetry_with_the_callers_thread() {
     let _serial = serial();
-    let dir = std::env::temp_dir().join(format!("elide-wrap-prof-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = elide_tests::Scratch::path("wrap-prof");
     let prof = Arc::new(ProfSink::create(&dir, "wrapped").unwrap());
     let sink = Arc::new(AsyncSink::wrap(prof.clone()));
     assert!(sink.wants_telemetry());
@@ -314,7 +313,6 @@ fn wrapped_prof_sink_gets_telemetry_with_the_callers_thread() {
     );
     assert_eq!(sink.stats().written, 2);
     elide::set_telemetry(false);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Panics on records with `boom = true`, keeps the others.

@@ -2,14 +2,12 @@
 //! whose dependency `chatty-dep` knows only `log` and `tracing`).
 
 use std::io::Read;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn temp_path(name: &str) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("elide-bridge-{}-{name}.log", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    path
+/// A log file's path, removed when the test ends.
+fn temp_path(name: &str) -> elide_tests::Scratch {
+    elide_tests::Scratch::path(&format!("bridge-{name}"))
 }
 
 /// Runs the child in `mode` with `env`; kills it after 30 s (a loop would
@@ -96,7 +94,6 @@ fn dependency_log_and_tracing_records_reach_the_file_sink_under_their_namespace(
     assert!(out.contains("log_bridge=true"), "{out}");
     assert!(out.contains("max_level=INFO"), "{out}");
     assert!(out.contains("max_level_after=TRACE"), "{out}");
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
@@ -114,7 +111,6 @@ fn a_dependency_whose_namespace_is_off_writes_nothing() {
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(!text.contains("chatty_dep"), "{text}");
     assert!(out.contains("max_level=INFO"), "{out}");
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
@@ -168,14 +164,12 @@ fn both_directions_of_both_bridges_do_not_loop() {
     // The inbound bridges left alone what the outbound sinks forwarded:
     // nothing reached elide's dispatch again.
     assert!(out.contains("nested_dropped=0\n"), "{out}");
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
 fn the_log_logger_answers_enabled_from_elides_levels_and_flushes_its_sinks() {
     let path = temp_path("queries");
     let out = run_with(&["log-queries", path.to_str().unwrap()], &[]);
-    let _ = std::fs::remove_file(&path);
     // `log::Log::enabled`, asked directly (not through `log`'s max level):
     // elide's level for the target decides.
     assert!(out.contains("app_info=true"), "{out}");

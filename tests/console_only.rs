@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use elide_tests::run_with_deadline;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -57,17 +56,9 @@ fn app(build: Build) -> &'static Path {
     })
 }
 
-/// A fresh scratch directory for one run.
-fn scratch() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "elide-console-only-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh scratch directory for one run, removed when the test ends.
+fn scratch() -> elide_tests::Scratch {
+    elide_tests::Scratch::dir("console-only")
 }
 
 /// One run of the fixture's `build` with only `vars` set, in `dir`; its
@@ -116,7 +107,6 @@ fn log_mode_async_falls_back_to_buffered_writes_with_one_warning() {
         "stderr:\n{stderr}"
     );
     assert_both_logged(&dir.join("app.log"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -140,7 +130,6 @@ fn log_mode_durable_falls_back_to_sync_durable_with_one_warning() {
         "stderr:\n{stderr}"
     );
     assert_both_logged(&dir.join("app.log"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -157,7 +146,6 @@ fn console_and_synchronous_modes_need_no_warning() {
     assert_eq!(warnings(&stderr), Vec::<&str>::new(), "stderr:\n{stderr}");
     assert_eq!(stderr.matches("console-only first").count(), 1, "{stderr}");
     assert_both_logged(&dir.join("app.log"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Whether the binary of `build` holds `text` (its symbol table names
@@ -223,7 +211,6 @@ fn file_target_falls_back_to_stderr_with_one_warning() {
     }
     assert!(!dir.join("app.log").exists(), "a log file was created");
     assert!(!dir.join("sub").exists(), "a log directory was created");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -246,7 +233,6 @@ fn log_fmt_json_falls_back_to_the_radical_layout_with_one_warning() {
         line.contains(" : ERROR    : console-only first"),
         "not the RADICAL layout: {line:?}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -269,7 +255,6 @@ fn rust_log_is_not_read_and_warns_once() {
     // An empty RUST_LOG asks for nothing: no warning.
     let stderr = run_app(Build::Console, &dir, &[("RUST_LOG", " ")]);
     assert_eq!(warnings(&stderr), Vec::<&str>::new(), "stderr:\n{stderr}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -295,5 +280,4 @@ fn profile_on_turns_telemetry_on_without_a_prof_file_and_warns_once() {
     // Logging is unaffected, and no profile directory or file appears.
     assert_eq!(stderr.matches("console-only second").count(), 1, "{stderr}");
     assert!(!dir.join("profiles").exists(), "a .prof directory was made");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,10 +8,9 @@ fn child() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sink_child"))
 }
 
-fn temp_path(name: &str) -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!("elide-{}-{name}.log", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    path
+/// A log file's path, removed when the test ends.
+fn temp_path(name: &str) -> elide_tests::Scratch {
+    elide_tests::Scratch::path(&format!("durable-{name}"))
 }
 
 /// `key=value` from the child's report line.
@@ -54,7 +53,6 @@ fn every_record_is_on_disk_after_the_guard_drops_and_the_process_exits() {
     let out = run(child().arg("durable-exit").arg(&path).arg("50000"));
     assert!(out.status.success(), "{out:?}");
     assert_all_records(&path, 50_000);
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
@@ -68,7 +66,6 @@ fn process_exit_without_a_guard_still_writes_every_record() {
             .arg("20000"));
         assert!(out.status.success(), "{sink}: {out:?}");
         assert_all_records(&path, 20_000);
-        let _ = std::fs::remove_file(&path);
     }
 }
 
@@ -103,7 +100,6 @@ fn a_forked_child_neither_hangs_on_the_async_sink_nor_freezes_every() {
     // 300 ms of hits at one per 10 ms: a frozen clock lets only one through.
     assert!(every >= 3, "every = 10ms passed {every} hits in the child");
     assert_all_records(&path, 20);
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
@@ -120,7 +116,6 @@ fn panic_hook_flushes_before_the_process_dies() {
     assert!(!out.status.success(), "the child aborts");
     assert!(String::from_utf8_lossy(&out.stderr).contains("boom"));
     assert_all_records(&path, 1_000);
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
@@ -200,7 +195,6 @@ fn datasyncs(args: &[&std::ffi::OsStr]) -> Option<usize> {
     }
     assert!(out.status.success(), "{args:?}: {out:?}");
     let text = std::fs::read_to_string(&trace).expect("read the trace");
-    let _ = std::fs::remove_file(&trace);
     Some(
         text.lines()
             .filter(|l| l.contains("fdatasync(") && l.trim_end().ends_with("= 0"))
@@ -218,7 +212,7 @@ fn durable_sinks_call_fdatasync() {
     for (mode, records, syncs) in [("sync-durable-log", 20, 20), ("durable-exit", 1000, 1)] {
         let path = temp_path(&format!("strace-{mode}"));
         let count = records.to_string();
-        let Some(n) = datasyncs(&[mode.as_ref(), path.as_ref(), count.as_ref()]) else {
+        let Some(n) = datasyncs(&[mode.as_ref(), path.as_os_str(), count.as_ref()]) else {
             return;
         };
         assert!(
@@ -226,6 +220,5 @@ fn durable_sinks_call_fdatasync() {
             "{mode}: {n} fdatasync calls for {records} records"
         );
         assert_all_records(&path, records);
-        let _ = std::fs::remove_file(&path);
     }
 }

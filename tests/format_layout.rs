@@ -142,9 +142,7 @@ fn same_line_on_every_sink_path() {
             f.write_str(self.0)
         }
     }
-    let dir = std::env::temp_dir().join(format!("elide-layout-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = elide_tests::Scratch::dir("layout");
     let shown = Shown(" key=forged\u{2028}");
     let fields = [
         ("uid", Value::Str("task.1")),
@@ -186,7 +184,6 @@ fn same_line_on_every_sink_path() {
         assert_eq!(text, want, "{name}");
     }
     drop(sinks);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `info!(target: "tgt\nFORGED : x", ..)` and friends: whatever the target,

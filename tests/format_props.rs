@@ -276,8 +276,7 @@ fn check_json(c: &Case, r: &Record<'_>) -> Result<(), TestCaseError> {
 /// line per event (plus header, `sync_abs`, `END`), each of seven fields.
 #[test]
 fn every_layout_one_line_and_read_back() {
-    let dir = std::env::temp_dir().join(format!("elide-props-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = elide_tests::Scratch::path("props");
     let sink = Arc::new(ProfSink::create(&dir, "props").unwrap());
     let emitted = std::cell::Cell::new(0u64);
     let mut runner = TestRunner::new(Config {
@@ -310,5 +309,4 @@ fn every_layout_one_line_and_read_back() {
     for line in lines {
         assert_eq!(line.split(',').count(), 7, "{line:?}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

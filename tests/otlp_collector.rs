@@ -154,8 +154,7 @@ fn records_scopes_and_counters_reach_the_collectors_file() {
         );
         return;
     };
-    let dir = std::env::temp_dir().join(format!("elide-otelcol-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = elide_tests::Scratch::dir("otelcol");
     let out = dir.join("exported.json");
     let port = free_port();
     let _collector = start(&bin, &dir, port, &out);
@@ -211,5 +210,4 @@ fn records_scopes_and_counters_reach_the_collectors_file() {
     assert_eq!(got.counters.get("collector.test.hits"), Some(&hits));
     assert!(got.services.iter().all(|s| s == "elide-collector-test"));
     drop(sink);
-    let _ = std::fs::remove_dir_all(&dir);
 }

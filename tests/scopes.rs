@@ -49,8 +49,7 @@ fn prof_ticks(field: &str) -> u128 {
 #[test]
 fn nested_scopes_write_start_stop_pairs_to_the_prof_file() {
     let _g = serial();
-    let dir = std::env::temp_dir().join(format!("elide-scopes-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = elide_tests::Scratch::path("scopes");
     let prof = Arc::new(elide::telemetry::ProfSink::create(&dir, "scopes").unwrap());
     elide::set_sinks([prof.clone() as Arc<dyn Sink>]);
     elide::set_telemetry(true);
@@ -113,7 +112,6 @@ fn nested_scopes_write_start_stop_pairs_to_the_prof_file() {
         let want = u128::from(ns) / 100;
         assert!(d.abs_diff(want) <= 1, "{d} ticks vs {ns} ns");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -11,11 +11,9 @@ fn child() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sink_child"))
 }
 
-fn temp_path(name: &str) -> std::path::PathBuf {
-    let path =
-        std::env::temp_dir().join(format!("elide-shutdown-{}-{name}.log", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    path
+/// A log file's path, removed when the test ends.
+fn temp_path(name: &str) -> elide_tests::Scratch {
+    elide_tests::Scratch::path(&format!("shutdown-{name}"))
 }
 
 /// Runs `cmd` to completion, or kills it after `limit` and panics.
@@ -87,7 +85,6 @@ fn forked_children_exit_promptly_whatever_the_sink() {
         assert!(out.status.success(), "{kind}: {out:?}");
         assert_eq!(stat(&out, "hung"), 0, "{kind}: children hung in exit");
         assert_eq!(stat(&out, "exited"), 40, "{kind}");
-        let _ = std::fs::remove_file(&path);
     }
 }
 
@@ -119,7 +116,6 @@ fn a_forked_childs_records_into_an_async_sink_are_dropped_and_reported() {
     let text = std::fs::read_to_string(&path).expect("read log");
     assert!(text.lines().any(|l| l.contains(": parent thread ")));
     assert!(!text.lines().any(|l| l.contains(": child ")), "{text}");
-    let _ = std::fs::remove_file(&path);
 }
 
 /// A forked child's console lines are written (one raw write each, past
@@ -191,7 +187,6 @@ fn a_forked_child_writes_its_own_lines_at_exit() {
             parent.len(),
             "{kind}: no parent line written twice"
         );
-        let _ = std::fs::remove_file(&path);
     }
 }
 
@@ -237,7 +232,6 @@ fn a_panicking_flush_leaves_the_other_sinks_flushed() {
             .filter(|l| l.contains("panicked in flush"))
             .count();
         assert_eq!(reports, 1, "{end}: reported once: {stderr}");
-        let _ = std::fs::remove_file(&path);
     }
 }
 
@@ -334,7 +328,6 @@ fn records_from_threads_running_at_exit_are_counted() {
                 "{policy}: no record was dropped before the exit: {report}"
             );
         }
-        let _ = std::fs::remove_file(&path);
     }
 }
 

@@ -774,13 +774,11 @@ fn sinks_lists_the_installed_sinks() {
 /// file; `f` gets the file's path.
 fn with_buffered_file(name: &str, f: impl FnOnce(&std::path::Path)) {
     elide::set_level(LevelFilter::Info);
-    let path = std::env::temp_dir().join(format!("elide-sites-{name}-{}.log", std::process::id()));
-    let _ = std::fs::remove_file(&path);
+    let path = elide_tests::Scratch::path(&format!("sites-{name}"));
     let file = Arc::new(elide::sink::FileSink::open(&path).unwrap());
     elide::set_sinks([file as Arc<dyn Sink>]);
     f(&path);
     elide::set_sinks([Arc::new(NullSink::new()) as Arc<dyn Sink>]);
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]

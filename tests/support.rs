@@ -1,6 +1,8 @@
 //! Shared helpers for the integration tests.
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Runs `cmd` with its output captured and a deadline, so a hung build or
@@ -21,4 +23,66 @@ pub fn run_with_deadline(mut cmd: Command, limit: Duration) -> Output {
         std::thread::sleep(Duration::from_millis(20));
     }
     child.wait_with_output().expect("output")
+}
+
+/// A path under the system temp directory for one test's files: unique to
+/// this process, `tag` and call, and removed (a file, or a directory with
+/// everything in it) when the guard drops, also when the test fails
+/// first, so a run leaves nothing behind in the temp directory.
+///
+/// `Scratch::path` gives a path with nothing at it (for a log file a sink
+/// creates); `Scratch::dir` an empty directory.
+#[derive(Debug)]
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// A path with nothing at it yet.
+    pub fn path(tag: &str) -> Scratch {
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        let n = CALLS.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("elide-{tag}-{}-{n}", std::process::id()));
+        let scratch = Scratch(path);
+        scratch.clear();
+        scratch
+    }
+
+    /// An empty directory.
+    pub fn dir(tag: &str) -> Scratch {
+        let scratch = Scratch::path(tag);
+        std::fs::create_dir_all(&scratch.0).expect("create a scratch directory");
+        scratch
+    }
+
+    fn clear(&self) {
+        if self.0.is_dir() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        } else {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        self.clear();
+    }
 }

@@ -15,8 +15,7 @@ impl std::fmt::Display for Shown {
 
 #[test]
 fn each_event_is_one_typed_json_object() {
-    let dir = std::env::temp_dir().join(format!("elide-json-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = elide_tests::Scratch::path("json");
     let path = dir.join("sub").join("events.jsonl");
     let before = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -108,5 +107,4 @@ fn each_event_is_one_typed_json_object() {
 
     elide::set_sinks([]);
     drop(sink);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

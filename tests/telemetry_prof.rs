@@ -2,7 +2,6 @@
 //! field checked. Tests here replace the global sinks, so they run one at a
 //! time.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -16,11 +15,9 @@ fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A fresh directory under the system temp dir, unique per test and process.
-fn fresh_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("elide-prof-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A path for one test's `.prof` directory, removed when the test ends.
+fn fresh_dir(test: &str) -> elide_tests::Scratch {
+    elide_tests::Scratch::path(&format!("prof-{test}"))
 }
 
 /// Time in units of 100 ns, the resolution of `%.7f` seconds.
@@ -142,7 +139,6 @@ fn events_round_trip_with_every_field() {
         last = t;
         assert_eq!(&line[1..], &want[..], "line {line:?}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -184,7 +180,6 @@ fn component_override_and_append_mode() {
         ["second.run", "client.0", &current_thread_label(), "u.2"]
     );
     assert_eq!(lines[7][1..3], ["END", "client.0"]);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -210,7 +205,6 @@ fn enable_installs_and_close_ends_every_file() {
         ["enabled", "session", &current_thread_label(), "", "ON"]
     );
     assert_eq!(lines[3][1], "END");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -255,7 +249,6 @@ fn counter_sampler_publishes_totals() {
     let rounds = samples.iter().filter(|l| l[4] == "prof.sampled.a").count();
     assert!(rounds >= 1);
     assert_eq!(samples.len() % rounds, 0);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -274,7 +267,6 @@ fn sampler_is_silent_when_telemetry_is_off_for_it() {
     sink.close().unwrap();
     let lines = read_prof(sink.path());
     assert_eq!(lines.len(), 3, "header, sync_abs, END: {lines:?}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The sampler's rounds for counter `uid` in `sink`, as the totals they
@@ -354,7 +346,6 @@ fn init_guard_drop_ends_enabled_files() {
     assert_eq!(lines.len(), 4, "{lines:?}");
     assert_eq!(lines[2][1], "work");
     assert_eq!(lines[3][1], "END");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `telemetry::enable(dir)` names the profile after the executable, as

@@ -304,11 +304,8 @@ impl Sink for DurableFileSink {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("elide-durable-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    fn scratch(name: &str) -> crate::sink::scratch::Scratch {
+        crate::sink::scratch::Scratch::dir(&format!("durable-{name}"))
     }
 
     /// `DurableFile` is a plain `io::Write` too: `write_all` and `write!`
@@ -327,7 +324,6 @@ mod tests {
             std::fs::read_to_string(&path).unwrap(),
             "kept\none\ntwo 2\n"
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// A sink prints what it is and where it writes (`describe()` and
@@ -340,7 +336,6 @@ mod tests {
         assert!(shown.starts_with("DurableFileSink"), "{shown}");
         assert!(shown.contains("audit.log"), "{shown}");
         assert!(shown.contains("format"), "{shown}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// On a pipe `sync_data` answers `EINVAL`: nothing more can be made
@@ -369,6 +364,5 @@ mod tests {
         let mut d = DurableFile::from_file(file, &fifo);
         d.write_all(b"line\n").unwrap();
         d.flush().expect("EINVAL from a pipe is not a failure");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -157,12 +157,13 @@ impl Sink for FileSink {
 mod tests {
     use super::*;
     use crate::metadata::{Kind, Metadata};
+    use crate::sink::scratch::Scratch;
     use std::fs;
 
     static META: Metadata = Metadata::new(Kind::Log, Level::Info, "t", "t", "f.rs", 1, "");
 
-    fn temp(name: &str) -> PathBuf {
-        std::env::temp_dir().join(format!("elide-file-{}-{name}", std::process::id()))
+    fn temp(name: &str) -> Scratch {
+        Scratch::dir(&format!("file-{name}"))
     }
 
     fn emit(sink: &FileSink, level: Level, msg: &str) {
@@ -196,16 +197,13 @@ mod tests {
             .collect();
         assert_eq!(lines.len(), 4, "{lines:?}");
         assert!(lines[3].ends_with("four"));
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn unopenable_path_is_an_error() {
         let dir = temp("blocked");
-        fs::create_dir_all(&dir).unwrap();
         let file = dir.join("plain");
         fs::write(&file, "x").unwrap();
         assert!(FileSink::open(file.join("sub/log.txt")).is_err());
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -26,6 +26,8 @@ mod prof;
 pub(crate) mod profiles;
 #[cfg(feature = "async")]
 mod ring;
+#[cfg(all(test, any(feature = "file", feature = "json", feature = "prof")))]
+mod scratch;
 #[cfg(feature = "file")]
 mod whole_lines;
 

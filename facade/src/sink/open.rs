@@ -69,8 +69,7 @@ mod tests {
     #[test]
     fn character_devices_and_files_open_a_fifo_is_refused_without_blocking() {
         assert!(open_append(Path::new("/dev/null")).is_ok());
-        let dir = std::env::temp_dir().join(format!("elide-open-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::sink::scratch::Scratch::dir("open");
         assert!(open_append(&dir.join("plain.log")).is_ok());
         let fifo = dir.join("fifo");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
@@ -96,6 +95,5 @@ mod tests {
         }
         let err = open_append(&dir).unwrap_err();
         assert!(err.to_string().contains("directory"), "{err}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -304,11 +304,8 @@ fn host_and_ip() -> &'static (String, Ipv4Addr) {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("elide-prof-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    fn scratch(name: &str) -> crate::sink::scratch::Scratch {
+        crate::sink::scratch::Scratch::dir(&format!("prof-{name}"))
     }
 
     /// A profile name is a file name: an empty one, or one with a path
@@ -322,7 +319,6 @@ mod tests {
         }
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
         assert!(left.is_empty(), "nothing created: {left:?}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// A profile whose writes fail (here a full device) counts a write
@@ -338,6 +334,5 @@ mod tests {
             return; // no /dev/full here
         };
         crate::sink::assert_counts_a_write_error(&sink);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -141,8 +141,7 @@ mod tests {
     /// the program runs).
     #[test]
     fn the_startup_sink_opens_on_the_first_event_and_flushes_it() {
-        let dir = std::env::temp_dir().join(format!("elide-lazy-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::sink::scratch::Scratch::dir("lazy");
         let path = dir.join("lazy.prof");
         let sink = startup_sink(&dir, "lazy");
         sink.flush();
@@ -158,6 +157,5 @@ mod tests {
         let events: Vec<&str> = text.lines().map(|l| l.split(',').nth(1).unwrap()).collect();
         assert_eq!(events, ["event", "sync_abs", "lazy.event"], "{text}");
         drop(sink);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
