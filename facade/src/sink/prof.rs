@@ -314,10 +314,10 @@ mod tests {
     fn a_name_that_is_not_a_file_name_is_refused() {
         let dir = scratch("names");
         for name in ["", "a/b", "a\\b", "/abs"] {
-            let err = ProfSink::create(&dir, name).expect_err(name);
+            let err = ProfSink::create(&*dir, name).expect_err(name);
             assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{name:?}");
         }
-        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        let left: Vec<_> = std::fs::read_dir(&*dir).unwrap().collect();
         assert!(left.is_empty(), "nothing created: {left:?}");
     }
 
@@ -330,7 +330,7 @@ mod tests {
         if std::os::unix::fs::symlink("/dev/full", dir.join("full.prof")).is_err() {
             return;
         }
-        let Ok(sink) = ProfSink::create(&dir, "full") else {
+        let Ok(sink) = ProfSink::create(&*dir, "full") else {
             return; // no /dev/full here
         };
         crate::sink::assert_counts_a_write_error(&sink);
