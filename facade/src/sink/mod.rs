@@ -26,7 +26,12 @@ mod prof;
 pub(crate) mod profiles;
 #[cfg(feature = "async")]
 mod ring;
-#[cfg(all(test, any(feature = "file", feature = "json", feature = "prof")))]
+// Plain `cfg(test)`, so mutation testing knows it for test code.
+#[cfg(test)]
+#[cfg_attr(
+    not(any(feature = "file", feature = "json", feature = "prof")),
+    allow(dead_code)
+)]
 mod scratch;
 #[cfg(feature = "file")]
 mod whole_lines;
