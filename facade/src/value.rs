@@ -383,4 +383,90 @@ mod tests {
         assert_eq!(present(&kv), want);
         assert_eq!(present(&kv[..16]).len(), 10, "exactly the stack's size");
     }
+
+    /// A visitor with only the two required methods, as a user writes one.
+    struct Text(Vec<String>);
+    impl Visit for Text {
+        fn display(&mut self, v: &dyn fmt::Display) {
+            self.0.push(format!("display {v}"));
+        }
+        fn debug(&mut self, v: &dyn fmt::Debug) {
+            self.0.push(format!("debug {v:?}"));
+        }
+    }
+
+    fn every_kind() -> [Value<'static>; 10] {
+        [
+            Value::I64(-3),
+            Value::U64(7),
+            Value::I128(-(1 << 100)),
+            Value::U128(1 << 100),
+            Value::F64(0.5),
+            Value::Bool(true),
+            Value::Char('q'),
+            Value::Str("a b"),
+            Value::Display(&"shown"),
+            Value::Debug(&"dbg"),
+        ]
+    }
+
+    #[test]
+    fn a_visitor_with_only_display_and_debug_gets_every_kind_as_text() {
+        let mut t = Text(Vec::new());
+        for v in every_kind() {
+            v.visit(&mut t);
+        }
+        assert_eq!(
+            t.0,
+            [
+                "display -3",
+                "display 7",
+                "display -1267650600228229401496703205376",
+                "display 1267650600228229401496703205376",
+                "display 0.5",
+                "display true",
+                "display q",
+                "display a b",
+                "display shown",
+                "debug \"dbg\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn display_writes_plain_text_and_debug_quotes_strings_and_chars() {
+        let shown: Vec<String> = every_kind().iter().map(|v| v.to_string()).collect();
+        assert_eq!(
+            shown,
+            [
+                "-3",
+                "7",
+                "-1267650600228229401496703205376",
+                "1267650600228229401496703205376",
+                "0.5",
+                "true",
+                "q",
+                "a b",
+                "shown",
+                "\"dbg\"",
+            ]
+        );
+        let debugged: Vec<String> = every_kind().iter().map(|v| format!("{v:?}")).collect();
+        assert_eq!(debugged[6..8], ["'q'", "\"a b\""]);
+        assert_eq!(debugged[..6], shown[..6]);
+    }
+
+    #[test]
+    fn an_option_field_is_present_only_when_some() {
+        fn text(v: Option<Value<'_>>) -> Option<String> {
+            v.map(|v| v.to_string())
+        }
+        let some: Option<u16> = Some(8080);
+        let none: Option<u16> = None;
+        assert_eq!(text(some.field_value()), Some("8080".into()));
+        assert_eq!(text(FieldValue::field_value(&&some)), Some("8080".into()));
+        assert_eq!(text(none.field_value()), None);
+        assert_eq!(text(FieldValue::field_value(&&none)), None);
+        assert_eq!(text(5u8.field_value()), Some("5".into()));
+    }
 }
