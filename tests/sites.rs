@@ -240,6 +240,33 @@ fn log_macro_takes_fixed_and_runtime_levels() {
     assert_eq!(recs[0].file, file!());
 }
 
+/// Sites that take their route themselves (a run-time level, a run-time
+/// target, sampling) compare against the configured level on their own:
+/// a record at exactly that level is emitted, one level above is not.
+#[test]
+fn self_routed_sites_emit_at_exactly_the_configured_level() {
+    let _s = serial();
+    let mem = capture(LevelFilter::Info);
+    let target = String::from("app::runtime_target");
+    for lvl in [Level::Info, Level::Debug] {
+        log!(lvl, "run-time level {lvl}");
+        log!(target: target.as_str(), lvl, "run-time target {lvl}");
+    }
+    info!(target: target.as_str(), "run-time target info!");
+    debug!(target: target.as_str(), "run-time target debug!");
+    info!(first = 1, "sampled info");
+    debug!(first = 1, "sampled debug");
+    assert_eq!(
+        mem.messages(),
+        [
+            "run-time level INFO",
+            "run-time target INFO",
+            "run-time target info!",
+            "sampled info"
+        ]
+    );
+}
+
 #[test]
 fn enabled_answers_per_target_and_level() {
     let _s = serial();
