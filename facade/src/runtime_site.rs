@@ -219,3 +219,48 @@ pub(crate) fn emit_at(
         dispatch::dispatch_to(route, &Record::new(meta, level, args, &all));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The targets in this thread's list, most recent first.
+    fn recent() -> Vec<&'static str> {
+        RECENT_SITES.with(|r| {
+            r.iter()
+                .filter_map(|s| s.get().map(|cs| cs.metadata().target()))
+                .collect()
+        })
+    }
+
+    /// A target is looked up under the global lock once per thread, then
+    /// found in the thread's own list, which keeps the last four used with
+    /// the latest first (so a steady target is found at the first compare).
+    #[test]
+    fn a_thread_keeps_its_last_targets_latest_first() {
+        // A thread of its own: the list starts empty.
+        std::thread::spawn(|| {
+            let names: Vec<String> = (0..5).map(|i| format!("recent_test::t{i}")).collect();
+            let a = site(&names[0]);
+            assert_eq!(recent(), [names[0].as_str()]);
+            let b = site(&names[1]);
+            assert_eq!(recent(), [names[1].as_str(), names[0].as_str()]);
+            // Found in the list: the same site, moved to the front.
+            assert!(std::ptr::eq(site(&names[0]), a));
+            assert_eq!(recent(), [names[0].as_str(), names[1].as_str()]);
+            for n in &names[2..] {
+                site(n);
+            }
+            // Four kept; the least recent (t1) fell off, and is found again
+            // in the global map, as the same site.
+            assert_eq!(
+                recent(),
+                [&names[4], &names[3], &names[2], &names[0]].map(String::as_str)
+            );
+            assert!(std::ptr::eq(site(&names[1]), b));
+            assert_eq!(recent()[0], names[1]);
+        })
+        .join()
+        .unwrap();
+    }
+}
