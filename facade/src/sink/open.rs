@@ -62,7 +62,8 @@ fn loggable(meta: &Metadata) -> io::Result<()> {
     ))
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 
