@@ -260,6 +260,18 @@ impl Visit for Plain<'_> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn every_layout_parses_from_its_name_in_any_case_and_spacing() {
+        for f in [Format::Radical, Format::Json, Format::Compact] {
+            assert_eq!(Format::parse(f.as_str()), Some(f));
+            let loud = format!("  {} ", f.as_str().to_ascii_uppercase());
+            assert_eq!(Format::parse(&loud), Some(f), "{loud:?}");
+        }
+        for bad in ["", "text", "radical2", "js on"] {
+            assert_eq!(Format::parse(bad), None, "{bad:?}");
+        }
+    }
+
     /// Run with and without the `json` feature (CI runs the unit tests
     /// both ways).
     #[test]
