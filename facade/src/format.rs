@@ -261,6 +261,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn plain_values_are_bare_numbers_and_bools_and_quoted_text_when_needed() {
+        let plain = |v: Value<'_>| {
+            let mut out = String::new();
+            write_plain_value(&v, &mut out);
+            out
+        };
+        assert_eq!(plain(Value::I64(-3)), "-3");
+        assert_eq!(plain(Value::U64(42)), "42");
+        assert_eq!(plain(Value::I128(i128::MIN)), i128::MIN.to_string());
+        assert_eq!(plain(Value::U128(u128::MAX)), u128::MAX.to_string());
+        assert_eq!(plain(Value::F64(-0.25)), "-0.25");
+        assert_eq!(plain(Value::Bool(false)), "false");
+        assert_eq!(plain(Value::Char('x')), "x");
+        assert_eq!(plain(Value::Char('=')), r#""=""#);
+        assert_eq!(plain(Value::Str("ok")), "ok");
+        assert_eq!(plain(Value::Str("a b")), r#""a b""#);
+        assert_eq!(plain(Value::Str("")), r#""""#);
+        assert_eq!(plain(Value::Display(&"x=1")), r#""x=1""#);
+        assert_eq!(plain(Value::Debug(&"q")), r#""\"q\"""#);
+    }
+
+    #[test]
     fn every_layout_parses_from_its_name_in_any_case_and_spacing() {
         for f in [Format::Radical, Format::Json, Format::Compact] {
             assert_eq!(Format::parse(f.as_str()), Some(f));
