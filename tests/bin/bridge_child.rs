@@ -119,6 +119,16 @@ fn main() {
                 "a debug"
             );
             tracing::trace!("a trace");
+            // A span field recorded after the span was made reaches the
+            // events inside it.
+            let span = tracing::info_span!("job", id = 9u64, stage = tracing::field::Empty);
+            span.record("stage", "load");
+            span.in_scope(|| tracing::info!(rows = 3u64, "in a span"));
+            // tracing's global level filter is elide's most verbose level.
+            println!(
+                "tracing_max_level={}",
+                tracing::level_filters::LevelFilter::current()
+            );
             // What a `tracing` user asks before building an event.
             println!("trace_enabled={}", tracing::enabled!(tracing::Level::TRACE));
             println!("debug_enabled={}", tracing::enabled!(tracing::Level::DEBUG));
@@ -129,6 +139,24 @@ fn main() {
                 "quiet_enabled={}",
                 tracing::enabled!(target: "quiet", tracing::Level::INFO)
             );
+            // With a second dispatcher (another thread's default) that wants
+            // everything, tracing caches "sometimes" for a new callsite and
+            // asks each subscriber per event: elide's layer still says no.
+            let (ready, wait) = std::sync::mpsc::channel();
+            let (done, finish) = std::sync::mpsc::channel::<()>();
+            let other = std::thread::spawn(move || {
+                let _d = tracing::dispatcher::set_default(&tracing::Dispatch::new(WantsAll));
+                ready.send(()).unwrap();
+                let _ = finish.recv();
+            });
+            wait.recv().unwrap();
+            elide::set_level_for("quiet2", LevelFilter::Off);
+            println!(
+                "quiet2_enabled={}",
+                tracing::enabled!(target: "quiet2", tracing::Level::INFO)
+            );
+            done.send(()).unwrap();
+            other.join().unwrap();
             for r in memory.records() {
                 println!("{:?} {} {:?}", r.level, r.message, r.fields);
             }
@@ -157,4 +185,28 @@ fn main() {
         }
         other => panic!("unknown mode {other:?}"),
     }
+}
+
+/// A subscriber that wants every event and keeps none: a second dispatcher
+/// for the `tracing-in` mode.
+struct WantsAll;
+
+impl tracing::Subscriber for WantsAll {
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::always()
+    }
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, _: &tracing::Event<'_>) {}
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
 }
