@@ -125,6 +125,17 @@ fn elide_records_appear_in_a_tracing_fmt_subscriber() {
         lines[0]
     );
     assert!(!out.contains("not wanted"), "{out}");
+    // The event has the site's file and line; a run-time site has neither.
+    assert!(
+        lines[0].contains(" tests/bin/bridge_child.rs:"),
+        "{}",
+        lines[0]
+    );
+    let runtime = lines_with(&out, "elide: no place").concat();
+    assert!(
+        runtime.contains("WARN runtime::place: elide: no place"),
+        "{out}"
+    );
 }
 
 #[test]

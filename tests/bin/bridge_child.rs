@@ -27,6 +27,8 @@ fn main() {
             tracing_subscriber::fmt()
                 .with_writer(std::io::stdout)
                 .with_ansi(false)
+                .with_file(true)
+                .with_line_number(true)
                 .init();
             elide::set_sinks([Arc::new(TracingSink::new()) as Arc<dyn elide::Sink>]);
             elide::set_level(LevelFilter::Info);
@@ -37,6 +39,13 @@ fn main() {
                 "elide: hello tracing"
             );
             elide::debug!("elide: not wanted");
+            // A run-time site has no file or line: none is shown.
+            elide::emit(
+                "runtime::place",
+                elide::Level::Warn,
+                &[],
+                format_args!("elide: no place"),
+            );
         }
         // elide records into the application's env_logger.
         "log-out" => {
