@@ -34,7 +34,11 @@ pub(crate) fn push_u64_left(n: u64, width: usize, out: &mut String) {
 ///
 /// Integer seconds and milliseconds are written directly; only a time
 /// within a rounding error of a half millisecond consults the float, and
-/// then by exact integer comparison.
+/// then by exact integer comparison. That holds for every time before
+/// 2^42 s (about 139,000 years), where a step of the float reaches a
+/// millisecond; a later time is written as its exact millisecond, or the
+/// next, and never panics (`secs * 1000` needs more than 64 bits from
+/// 2^64 / 1000 s on, which a `SystemTime` can hold).
 pub(crate) fn push_epoch_3(t: SystemTime, out: &mut String) {
     match t.duration_since(UNIX_EPOCH) {
         Ok(d) => {
@@ -72,7 +76,7 @@ pub(crate) fn round_millis(d: Duration) -> (u64, u32) {
     let up = if secs < 1 << 34 && rem.abs_diff(500_000) > 4_000 {
         rem > 500_000
     } else {
-        float_rounds_up(d.as_secs_f64(), secs * 1000 + u64::from(ms))
+        float_rounds_up(d.as_secs_f64(), u128::from(secs) * 1000 + u128::from(ms))
     };
     match (up, ms) {
         (false, ms) => (secs, ms),
@@ -84,7 +88,7 @@ pub(crate) fn round_millis(d: Duration) -> (u64, u32) {
 /// Whether `x` rounds to `k + 1` rather than `k` thousandths, `k` being the
 /// exact time's floor: compares `x` with the midpoint `(2k + 1) / 2000`
 /// exactly, in integers, ties to even.
-fn float_rounds_up(x: f64, k: u64) -> bool {
+fn float_rounds_up(x: f64, k: u128) -> bool {
     let bits = x.to_bits();
     let exp = ((bits >> 52) & 0x7ff) as i32;
     let frac = bits & ((1 << 52) - 1);
@@ -98,7 +102,7 @@ fn float_rounds_up(x: f64, k: u64) -> bool {
     }
     // x = m * 2^e; compare m * 2000 with (2k + 1) * 2^-e.
     let lhs = u128::from(m) * 2000;
-    let mid = u128::from(2 * k + 1);
+    let mid = 2 * k + 1;
     let rhs = match mid.checked_shl((-e) as u32) {
         Some(r) if r >> (-e) as u32 == mid => r,
         _ => return false, // the midpoint is far above x
@@ -162,6 +166,37 @@ mod tests {
         // An exact binary tie rounds to even, as Python's "%.3f" % 0.0625.
         assert_eq!(d(0, 62_500_000), "0.062");
         assert_eq!(d(0, 187_500_000), "0.188");
+    }
+
+    #[test]
+    fn far_future_times_are_written_without_overflow() {
+        let near_half = [0, 1, 499_999_999, 500_000_000, 500_000_001, 999_999_999];
+        for secs in [1 << 34, (1 << 34) + 1, 1 << 40, (1 << 42) - 1] {
+            for nanos in near_half {
+                let d = Duration::new(secs, nanos);
+                assert_eq!(text(d), format!("{:.3}", d.as_secs_f64()), "{d:?}");
+            }
+        }
+        // Later, where a float step passes a millisecond: the exact
+        // millisecond or the next, up to the latest time a SystemTime
+        // holds here (`secs * 1000` overflows a u64 past 2^64 / 1000).
+        for secs in [
+            1 << 42,
+            1 << 52,
+            (1 << 53) + 1,
+            u64::MAX / 1000 + 1,
+            i64::MAX as u64,
+        ] {
+            for nanos in near_half {
+                let d = Duration::new(secs, nanos);
+                let t = text(d);
+                let (s, ms) = t.split_once('.').expect("a dot");
+                assert_eq!(ms.len(), 3, "{t}");
+                let got = s.parse::<u128>().unwrap() * 1000 + ms.parse::<u128>().unwrap();
+                let exact = u128::from(secs) * 1000 + u128::from(nanos / 1_000_000);
+                assert!(got == exact || got == exact + 1, "{d:?}: {t}");
+            }
+        }
     }
 
     /// The same text as `{:.3}` of the float, near every kind of boundary.
