@@ -260,26 +260,42 @@ impl Visit for Plain<'_> {
 mod tests {
     use super::*;
 
+    /// Each kind of value as a `key=value` value and as a JSON value:
+    /// numbers and bools bare, text quoted and escaped (in `key=value` only
+    /// when it needs it).
     #[test]
-    fn plain_values_are_bare_numbers_and_bools_and_quoted_text_when_needed() {
-        let plain = |v: Value<'_>| {
+    fn values_of_every_kind_in_key_value_and_json() {
+        let (min, max) = (i128::MIN.to_string(), u128::MAX.to_string());
+        let cases: [(Value<'_>, &str, &str); 17] = [
+            (Value::I64(-3), "-3", "-3"),
+            (Value::U64(42), "42", "42"),
+            (Value::I128(i128::MIN), &min, &min),
+            (Value::U128(u128::MAX), &max, &max),
+            (Value::F64(-0.25), "-0.25", "-0.25"),
+            (Value::F64(1e21), "1000000000000000000000", "1e21"),
+            (Value::F64(f64::NAN), "NaN", r#""NaN""#),
+            (Value::Bool(false), "false", "false"),
+            (Value::Char('x'), "x", r#""x""#),
+            (Value::Char('='), r#""=""#, r#""=""#),
+            (Value::Char('"'), r#""\"""#, r#""\"""#),
+            (Value::Str("ok"), "ok", r#""ok""#),
+            (Value::Str("a b"), r#""a b""#, r#""a b""#),
+            (Value::Str(""), r#""""#, r#""""#),
+            (Value::Str("a\nb"), r#""a\nb""#, r#""a\nb""#),
+            (Value::Display(&"x=1"), r#""x=1""#, r#""x=1""#),
+            (Value::Debug(&"q"), r#""\"q\"""#, r#""\"q\"""#),
+        ];
+        for (v, plain, _json) in &cases {
             let mut out = String::new();
-            write_plain_value(&v, &mut out);
-            out
-        };
-        assert_eq!(plain(Value::I64(-3)), "-3");
-        assert_eq!(plain(Value::U64(42)), "42");
-        assert_eq!(plain(Value::I128(i128::MIN)), i128::MIN.to_string());
-        assert_eq!(plain(Value::U128(u128::MAX)), u128::MAX.to_string());
-        assert_eq!(plain(Value::F64(-0.25)), "-0.25");
-        assert_eq!(plain(Value::Bool(false)), "false");
-        assert_eq!(plain(Value::Char('x')), "x");
-        assert_eq!(plain(Value::Char('=')), r#""=""#);
-        assert_eq!(plain(Value::Str("ok")), "ok");
-        assert_eq!(plain(Value::Str("a b")), r#""a b""#);
-        assert_eq!(plain(Value::Str("")), r#""""#);
-        assert_eq!(plain(Value::Display(&"x=1")), r#""x=1""#);
-        assert_eq!(plain(Value::Debug(&"q")), r#""\"q\"""#);
+            write_plain_value(v, &mut out);
+            assert_eq!(out, *plain, "{v:?}");
+            #[cfg(feature = "json")]
+            {
+                let mut out = String::new();
+                json::json_value(v, &mut out);
+                assert_eq!(out, *_json, "{v:?}");
+            }
+        }
     }
 
     #[test]

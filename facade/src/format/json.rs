@@ -101,29 +101,3 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     json_str(meta.file(), out);
     let _ = write!(out, ",\"line\":{}}}", meta.line());
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn values_of_every_kind_are_typed_json() {
-        let json = |v: Value<'_>| {
-            let mut out = String::new();
-            json_value(&v, &mut out);
-            out
-        };
-        assert_eq!(json(Value::I64(-3)), "-3");
-        assert_eq!(json(Value::U64(42)), "42");
-        assert_eq!(json(Value::I128(i128::MIN)), i128::MIN.to_string());
-        assert_eq!(json(Value::U128(u128::MAX)), u128::MAX.to_string());
-        assert_eq!(json(Value::F64(0.5)), "0.5");
-        assert_eq!(json(Value::F64(1e300)), "1e300");
-        assert_eq!(json(Value::F64(f64::NAN)), r#""NaN""#);
-        assert_eq!(json(Value::Bool(true)), "true");
-        assert_eq!(json(Value::Char('"')), r#""\"""#);
-        assert_eq!(json(Value::Str("a\nb")), r#""a\nb""#);
-        assert_eq!(json(Value::Display(&"x")), r#""x""#);
-        assert_eq!(json(Value::Debug(&"x")), r#""\"x\"""#);
-    }
-}
