@@ -190,6 +190,35 @@ fn a_forked_child_writes_its_own_lines_at_exit() {
     }
 }
 
+/// An async sink whose writer thread cannot start (the child's
+/// `RUST_MIN_STACK` asks for a stack larger than any address space) drops
+/// and counts every record, and neither a `Block` caller, `flush` nor the
+/// exit waits for the missing writer; the failure is reported once.
+#[test]
+fn an_async_sink_without_its_writer_thread_drops_and_counts_instead_of_waiting() {
+    for form in ["wrapped", "bytes"] {
+        for policy in ["block", "drop"] {
+            let what = format!("{form} {policy}");
+            let out = run_within(
+                child()
+                    .args(["no-writer", form, policy])
+                    .env("RUST_MIN_STACK", (1u64 << 60).to_string()),
+                Duration::from_secs(30),
+                &what,
+            );
+            assert!(out.status.success(), "{what}: {out:?}");
+            assert_eq!(stat(&out, "written"), 0, "{what}");
+            assert_eq!(stat(&out, "dropped"), 100, "{what}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                stderr.matches("(writer thread) failed").count(),
+                1,
+                "{what}: {stderr}"
+            );
+        }
+    }
+}
+
 /// A failing `check!` inside a sink's `emit` (default policy: panic) gives
 /// control back to the caller: no deadlock on the sink's own lock, no panic
 /// out of the log call; the panic is counted and reported.

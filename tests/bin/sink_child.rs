@@ -438,6 +438,9 @@ fn main() {
         #[cfg(unix)]
         "exit-busy" => exit_busy(arg(2), arg(3)),
         "stuck-flush" => stuck_flush(arg(2)),
+        // An async sink whose writer thread could not start (the parent
+        // sets RUST_MIN_STACK too large to map): `no-writer FORM POLICY`.
+        "no-writer" => no_writer(arg(2), arg(3)),
         #[cfg(feature = "otlp")]
         "otlp-stalled" => otlp_stalled(),
         // Floods 6 KB records from 4 threads under Drop: `flood N [max_bytes]`.
@@ -568,6 +571,31 @@ fn main() {
             std::process::exit(2);
         }
     }
+}
+
+/// 100 records into an async sink (`bytes`: the per-thread rings over a
+/// `Write`; `wrapped`: the channel in front of a `Sink`, four records deep)
+/// with no writer thread, then a flush and a normal exit. Prints the sink's
+/// counters after the flush; the parent checks that nothing hung.
+fn no_writer(form: &str, policy: &str) {
+    use elide::sink::{MemorySink, Overflow};
+    let policy = match policy {
+        "block" => Overflow::Block,
+        _ => Overflow::Drop,
+    };
+    let sink = Arc::new(match form {
+        "wrapped" => AsyncSink::wrapping(Arc::new(MemorySink::new()))
+            .capacity(4)
+            .max_bytes(1024)
+            .overflow(policy)
+            .build(),
+        _ => AsyncSink::builder(std::io::sink()).overflow(policy).build(),
+    });
+    install(sink.clone());
+    log_n(100);
+    elide::flush();
+    let s = sink.stats();
+    println!("written={} dropped={}", s.written, s.dropped);
 }
 
 /// `otlp-stalled`: an OTLP sink whose collector takes connections and

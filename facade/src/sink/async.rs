@@ -76,7 +76,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{
+    bounded, Receiver, RecvTimeoutError, SendTimeoutError, Sender, TrySendError,
+};
 
 use crate::format::Format;
 use crate::metadata::{Kind, Metadata};
@@ -122,6 +124,10 @@ const MIN_THREAD_BUFFER: usize = 64 * 1024;
 /// Bytes per record assumed when a capacity in records bounds a thread
 /// buffer.
 const BYTES_PER_RECORD: usize = 64;
+
+/// How often a caller waiting on the wrapped form's writer (for room in the
+/// queue, or for a flush) checks that the writer thread is still there.
+const WRITER_CHECK: Duration = Duration::from_millis(100);
 
 /// Counters of an [`AsyncSink`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -175,9 +181,11 @@ struct Shared {
     byte_waiters: AtomicUsize,
     room: Mutex<()>,
     room_freed: Condvar,
-    /// Set when the writer thread ends: nobody frees bytes any more.
+    /// Set when the writer thread ends (or never started): nobody takes
+    /// records or frees bytes any more.
     writer_gone: AtomicBool,
-    /// Set by the exit flush: records are dropped and counted from now on.
+    /// Set by the exit flush, or when the writer thread ends: records are
+    /// dropped and counted from now on.
     closed: AtomicBool,
 }
 
@@ -230,8 +238,8 @@ impl Shared {
         let mut room = self.room.lock().unwrap_or_else(|e| e.into_inner());
         while !self.try_reserve(size) {
             if self.writer_gone.load(Ordering::SeqCst) {
-                // Nobody frees bytes any more: let it through; the closed
-                // queue refuses it and it is counted as dropped.
+                // Nobody frees bytes any more: let it through; it is
+                // counted as dropped by the send or by the exit flush.
                 self.queued_bytes.fetch_add(size, Ordering::SeqCst);
                 break;
             }
@@ -527,8 +535,9 @@ impl AsyncSinkBuilder {
     }
 
     /// Allocates the queue and the buffer pool and starts the writer
-    /// thread. If the thread cannot be started, records are counted as
-    /// dropped.
+    /// thread. If the thread cannot be started, the failure is reported once
+    /// on stderr, records are counted as dropped, and neither
+    /// [`Overflow::Block`] callers nor `flush` wait for it.
     pub fn build(self) -> AsyncSink {
         // Bytes go through per-thread rings; only a wrapped sink takes the
         // channel and its writer.
@@ -738,15 +747,31 @@ impl AsyncSink {
             }
             self.shared.reserve_blocking(size);
         }
-        let msg = Msg::Record(record);
-        let refused = if block {
-            self.tx.send(msg).err().map(|e| e.into_inner())
-        } else {
-            self.tx.try_send(msg).err().map(|e| e.into_inner())
+        let refused = match self.tx.try_send(Msg::Record(record)) {
+            Ok(()) => None,
+            Err(TrySendError::Full(msg)) if block => self.send_blocking(msg),
+            Err(e) => Some(e.into_inner()),
         };
         if let Some(Msg::Record(record)) = refused {
             self.shared.release(size);
             self.refuse(record);
+        }
+    }
+
+    /// Waits for room in the queue (under [`Overflow::Block`]); gives the
+    /// message back if the writer thread is gone, as nobody would make room.
+    #[cold]
+    fn send_blocking(&self, mut msg: Msg) -> Option<Msg> {
+        loop {
+            match self.tx.send_timeout(msg, WRITER_CHECK) {
+                Ok(()) => return None,
+                Err(SendTimeoutError::Timeout(m))
+                    if !self.shared.writer_gone.load(Ordering::SeqCst) =>
+                {
+                    msg = m;
+                }
+                Err(e) => return Some(e.into_inner()),
+            }
         }
     }
 
@@ -808,7 +833,7 @@ impl Sink for AsyncSink {
             return self.drop_in_child();
         }
         if self.shared.closed.load(Ordering::Relaxed) {
-            return self.drop_at_exit();
+            return self.drop_unwritten();
         }
         if let Some(rings) = &self.rings {
             return rings.emit(record);
@@ -844,9 +869,10 @@ impl Sink for AsyncSink {
 }
 
 impl AsyncSink {
-    /// A record emitted after the exit flush began: dropped and counted.
+    /// A record emitted after the exit flush began, or with no writer
+    /// thread: dropped and counted.
     #[cold]
-    fn drop_at_exit(&self) {
+    fn drop_unwritten(&self) {
         match &self.rings {
             Some(r) => r.shared().dropped.fetch_add(1, Ordering::Relaxed),
             None => self.shared.dropped.fetch_add(1, Ordering::Relaxed),
@@ -886,27 +912,56 @@ impl AsyncSink {
     }
 
     /// Sends a flush-like request and waits for its answer (within the
-    /// shutdown timeout, if set).
+    /// shutdown timeout, if set). Waits in slices, to notice a writer thread
+    /// that is gone (it never started, or it ended): the sink's own
+    /// receiver keeps the queue open, so nothing else would end the wait.
     fn send_and_wait(&self, request: fn(Sender<()>) -> Msg) {
         let (ack_tx, ack_rx) = bounded(1);
-        let msg = request(ack_tx);
-        let Some(timeout) = self.shutdown_timeout else {
-            // Err means the writer thread is gone: nothing left to wait for.
-            if self.tx.send(msg).is_ok() {
-                let _ = ack_rx.recv();
+        let mut msg = request(ack_tx);
+        let deadline = self.shutdown_timeout.map(|t| (t, Instant::now() + t));
+        // The next slice to wait, or why to stop: Some(timeout) once the
+        // timeout has passed, None if the writer is gone.
+        let next = || {
+            if self.shared.writer_gone.load(Ordering::SeqCst) {
+                return Err(None);
             }
-            return;
+            match deadline {
+                None => Ok(WRITER_CHECK),
+                Some((timeout, at)) => match at.checked_duration_since(Instant::now()) {
+                    Some(left) => Ok(left.min(WRITER_CHECK)),
+                    None => Err(Some(timeout)),
+                },
+            }
         };
-        let start = Instant::now();
-        if self.tx.send_timeout(msg, timeout).is_err() {
-            if !self.tx.is_empty() {
-                self.report_timeout(timeout);
+        loop {
+            let wait = match next() {
+                Ok(wait) => wait,
+                Err(timed_out) => {
+                    if let Some(timeout) = timed_out.filter(|_| !self.tx.is_empty()) {
+                        self.report_timeout(timeout);
+                    }
+                    return;
+                }
+            };
+            match self.tx.send_timeout(msg, wait) {
+                Ok(()) => break,
+                Err(SendTimeoutError::Timeout(m)) => msg = m,
+                Err(SendTimeoutError::Disconnected(_)) => return,
             }
-            return;
         }
-        let rest = timeout.saturating_sub(start.elapsed());
-        if let Err(RecvTimeoutError::Timeout) = ack_rx.recv_timeout(rest) {
-            self.report_timeout(timeout);
+        loop {
+            let wait = match next() {
+                Ok(wait) => wait,
+                Err(timed_out) => {
+                    if let Some(timeout) = timed_out {
+                        self.report_timeout(timeout);
+                    }
+                    return;
+                }
+            };
+            if !matches!(ack_rx.recv_timeout(wait), Err(RecvTimeoutError::Timeout)) {
+                return;
+            }
         }
     }
 }
@@ -1046,9 +1101,11 @@ impl Writer {
 }
 
 impl Drop for Writer {
-    /// However the writer thread ends, callers waiting for bytes stop
-    /// waiting.
+    /// However the writer thread ends, or if it never started (the closure
+    /// that owns the writer is dropped), callers waiting for bytes, room or
+    /// a flush stop waiting, and later records are dropped and counted.
     fn drop(&mut self) {
+        self.shared.closed.store(true, Ordering::SeqCst);
         self.shared.writer_gone.store(true, Ordering::SeqCst);
         self.shared.release(0);
     }
