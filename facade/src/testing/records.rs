@@ -145,3 +145,108 @@ impl fmt::Display for Records {
         f.write_str(&self.listing())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(kind: Kind, level: Level, name: &'static str, message: &str) -> OwnedRecord {
+        OwnedRecord {
+            kind,
+            level,
+            target: "app",
+            module_path: "app",
+            file: "app.rs",
+            line: 1,
+            name,
+            message: message.to_owned(),
+            fields: Vec::new(),
+            thread: 1,
+            time: std::time::SystemTime::UNIX_EPOCH,
+        }
+    }
+
+    /// Two log records about the disk at different levels, a telemetry
+    /// event whose message would match them, and an unrelated log record.
+    fn sample() -> Records {
+        Records::new(vec![
+            record(Kind::Log, Level::Info, "", "disk full"),
+            record(Kind::Log, Level::Warn, "", "disk slow"),
+            record(Kind::Telemetry, Level::Info, "disk.event", "disk"),
+            record(Kind::Log, Level::Info, "", "net up"),
+        ])
+    }
+
+    fn panic_text(f: impl FnOnce()) -> String {
+        let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            .expect_err("the assertion fails");
+        match err.downcast::<String>() {
+            Ok(text) => *text,
+            Err(err) => err.downcast_ref::<&str>().unwrap_or(&"?").to_string(),
+        }
+    }
+
+    fn messages<'a>(it: impl Iterator<Item = &'a OwnedRecord>) -> Vec<&'a str> {
+        it.map(|r| r.message.as_str()).collect()
+    }
+
+    #[test]
+    fn matching_takes_log_records_by_level_and_text_and_never_events() {
+        let r = sample();
+        assert_eq!(r.messages(), ["disk full", "disk slow", "disk", "net up"]);
+        assert_eq!(messages(r.matching(Level::Info, "disk")), ["disk full"]);
+        assert_eq!(messages(r.matching(Level::Info, "")), ["disk full", "net up"]);
+        assert_eq!(messages(r.matching(Level::Warn, "disk")), ["disk slow"]);
+        assert!(r.matching(Level::Warn, "full").next().is_none());
+        assert_eq!(r.assert_logged(Level::Warn, "slow").message, "disk slow");
+    }
+
+    #[test]
+    fn assertions_pass_or_panic_listing_every_record() {
+        let r = sample();
+        r.assert_not_logged(Level::Error, "");
+        r.assert_not_logged(Level::Info, "slow");
+        assert_eq!(r.assert_event("disk.event").kind, Kind::Telemetry);
+        let listing = r.to_string();
+        for failing in [
+            panic_text(|| r.assert_not_logged(Level::Info, "net")),
+            panic_text(|| {
+                r.assert_logged(Level::Error, "disk");
+            }),
+            panic_text(|| {
+                r.assert_event("disk.other");
+            }),
+        ] {
+            assert!(failing.ends_with(&listing), "{failing}");
+        }
+        // A log record never counts as an event, whatever its name.
+        let named_log = Records::new(vec![record(Kind::Log, Level::Info, "x", "x")]);
+        assert!(panic_text(|| {
+            named_log.assert_event("x");
+        })
+        .contains("expected a telemetry event \"x\""));
+    }
+
+    #[test]
+    fn the_listing_has_one_indented_line_per_record() {
+        assert_eq!(Records::default().to_string(), "  (nothing)");
+        let r = sample();
+        let listing = r.to_string();
+        let lines: Vec<&str> = listing.lines().collect();
+        assert_eq!(lines.len(), r.len());
+        assert_eq!(lines[0], "  INFO app: disk full");
+        assert_eq!(lines[2], "  event disk.event app:");
+        assert!(listing.ends_with('\n'));
+    }
+
+    #[test]
+    fn records_read_as_a_slice_and_iterate_owned_or_borrowed() {
+        let r = sample();
+        assert_eq!(r.len(), 4);
+        assert_eq!(r[3].message, "net up");
+        assert_eq!(messages((&r).into_iter()).len(), 4);
+        let owned: Vec<String> = r.clone().into_iter().map(|x| x.message).collect();
+        assert_eq!(owned, r.messages());
+        assert_eq!(r.clone().into_vec(), r.to_vec());
+    }
+}
