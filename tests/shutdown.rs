@@ -265,6 +265,35 @@ fn a_panicking_flush_leaves_the_other_sinks_flushed() {
 }
 
 /// `key=value` from a report line.
+/// A sink that panics with a payload whose own drop panics (directly
+/// installed, wrapped in an async sink, or as an async sink's output)
+/// neither panics the caller nor ends the writer thread: every panic is
+/// counted, the file sink next to it gets every record, and the process
+/// exits normally whether the last flush is explicit or the exit's.
+#[test]
+fn a_panic_payload_that_panics_when_dropped_stays_contained() {
+    for form in ["direct", "wrapped", "bytes"] {
+        for end in ["flush", "exit"] {
+            let what = format!("{form} {end}");
+            let path = temp_path(&format!("bomb-{form}-{end}"));
+            let out = run_within(
+                child().arg("bomb").arg(&path).args([form, end]),
+                Duration::from_secs(30),
+                &what,
+            );
+            assert!(out.status.success(), "{what}: {out:?}");
+            let text = std::fs::read_to_string(&path).expect("read log");
+            assert_eq!(text.lines().count(), 20, "{what}: lines of the file sink");
+            // A record per emit for a sink; at least one batch's write for
+            // the output under the rings.
+            let least = if form == "bytes" { 1 } else { 20 };
+            if end == "flush" {
+                assert!(stat(&out, "sink_panics") >= least, "{what}: {out:?}");
+            }
+        }
+    }
+}
+
 fn report_value(line: &str, key: &str) -> u64 {
     line.split_whitespace()
         .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))

@@ -137,7 +137,7 @@ fn retired() -> Vec<Arc<SinkSet>> {
 /// [`stats`](crate::stats), reported on stderr the first time. Whether the
 /// flush returned normally.
 pub(crate) fn flush_contained(sink: &dyn Sink) -> bool {
-    let ok = catch_unwind(AssertUnwindSafe(|| sink.flush())).is_ok();
+    let ok = crate::contain::contained(|| sink.flush()).is_some();
     if !ok {
         stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
         if !FLUSH_PANIC_REPORTED.swap(true, Ordering::Relaxed) {
@@ -596,7 +596,7 @@ fn emit_contained(sink: &dyn Sink, record: &Record<'_>) -> bool {
 #[cold]
 #[inline(never)]
 fn sink_panicked(payload: Box<dyn std::any::Any + Send>) {
-    drop(payload);
+    crate::contain::drop_payload(payload);
     stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
 }
 

@@ -93,6 +93,7 @@ mod checked;
 #[cfg(feature = "async")]
 mod clock;
 mod config;
+mod contain;
 mod control;
 mod counter;
 mod decimal;

@@ -112,6 +112,37 @@ impl Sink for PanickyFlush {
     }
 }
 
+/// A panic payload whose drop panics again: whoever contains the first
+/// panic must not let the second one out.
+struct Bomb;
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        panic!("the panic payload's drop panicked");
+    }
+}
+
+/// A sink, and a `Write`, whose every call panics with a [`Bomb`].
+struct Bombs;
+
+impl Sink for Bombs {
+    fn emit(&self, _: &elide::Record<'_>) {
+        std::panic::panic_any(Bomb);
+    }
+    fn flush(&self) {
+        std::panic::panic_any(Bomb);
+    }
+}
+
+impl Write for Bombs {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        std::panic::panic_any(Bomb);
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::panic::panic_any(Bomb);
+    }
+}
+
 /// The sink of one kind for the fork test.
 fn sink_of_kind(kind: &str, path: &str) -> Arc<dyn Sink> {
     match kind {
@@ -496,6 +527,31 @@ fn main() {
                 "flush" => elide::flush(),
                 "set-sinks" => elide::set_sinks(Vec::<Arc<dyn Sink>>::new()),
                 "guard" => drop(elide::init()),
+                _ => {}
+            }
+            println!("sink_panics={}", elide::stats().sink_panics);
+            std::process::exit(0);
+        }
+        // A sink of FORM (`direct`, `wrapped` in an async sink, or `bytes`:
+        // an async sink over a `Write`) that panics with a payload whose own
+        // drop panics, next to a file sink; ENDs like `flush-panics`:
+        // `bomb PATH FORM END`.
+        "bomb" => {
+            let file: Arc<dyn Sink> = Arc::new(FileSink::open(arg(2)).expect("open log"));
+            let bombs: Arc<dyn Sink> = match arg(3) {
+                "direct" => Arc::new(Bombs),
+                "wrapped" => Arc::new(AsyncSink::wrap(Arc::new(Bombs))),
+                _ => Arc::new(AsyncSink::new(Bombs)),
+            };
+            elide::set_sinks([bombs, file]);
+            elide::set_level(LevelFilter::Info);
+            // Twice, so a writer thread that died in the first flush shows.
+            log_n(10);
+            elide::flush();
+            log_n(10);
+            match arg(4) {
+                "flush" => elide::flush(),
+                "set-sinks" => elide::set_sinks(Vec::<Arc<dyn Sink>>::new()),
                 _ => {}
             }
             println!("sink_panics={}", elide::stats().sink_panics);

@@ -183,7 +183,7 @@ fn register_exit_handler() {
     }
     extern "C" fn on_exit() {
         // Unwinding into C is undefined: contain any panic.
-        let _ = std::panic::catch_unwind(|| shutdown(Shutdown::Exit));
+        crate::contain::contained(|| shutdown(Shutdown::Exit));
     }
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {

@@ -70,7 +70,6 @@
 
 use std::cell::Cell;
 use std::io::{self, Write};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -80,6 +79,7 @@ use crossbeam_channel::{
     bounded, Receiver, RecvTimeoutError, SendTimeoutError, Sender, TrySendError,
 };
 
+use crate::contain::contained;
 use crate::format::Format;
 use crate::metadata::{Kind, Metadata};
 use crate::record::Record;
@@ -1077,7 +1077,7 @@ impl Writer {
 
     /// Flushes the wrapped sink.
     fn flush_inner(&self) {
-        if catch_unwind(AssertUnwindSafe(|| self.inner.flush())).is_err() {
+        if contained(|| self.inner.flush()).is_none() {
             crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
             self.report_panic("flush");
         }
@@ -1114,7 +1114,7 @@ impl Drop for Writer {
 /// Calls the wrapped sink, containing a panic (counted in
 /// [`stats`](crate::stats)). Whether `emit` returned normally.
 fn emit_contained(sink: &dyn Sink, record: &Record<'_>) -> bool {
-    let ok = catch_unwind(AssertUnwindSafe(|| sink.emit(record))).is_ok();
+    let ok = contained(|| sink.emit(record)).is_some();
     if !ok {
         crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
     }

@@ -28,10 +28,10 @@
 //! Statics owned here: each thread's `LANES` (its rings, one per sink) and
 //! `NEXT_ID` (sink identities, never reused).
 
+use crate::contain::contained;
 use std::cell::{Cell, RefCell};
 use std::fmt::Write as _;
 use std::io::{self, Write};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::Thread;
@@ -1107,7 +1107,7 @@ struct Contained(Box<dyn Write + Send>);
 impl Contained {
     fn call<T>(&mut self, f: impl FnOnce(&mut dyn Write) -> io::Result<T>) -> io::Result<T> {
         let out = &mut *self.0;
-        catch_unwind(AssertUnwindSafe(|| f(out))).unwrap_or_else(|_| {
+        contained(|| f(out)).unwrap_or_else(|| {
             crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
             Err(io::Error::other("the output panicked"))
         })

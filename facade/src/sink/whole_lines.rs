@@ -16,8 +16,8 @@
 //! to the same file while the disk is full can land between the fragment
 //! and its rest (that process's write failed or succeeded on its own).
 
+use crate::contain::contained;
 use std::io::{self, Write};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The rest of a torn line, waiting to be written before anything else.
 #[derive(Debug, Default)]
@@ -136,12 +136,12 @@ impl WholeLines {
 fn write_counted(out: &mut dyn Write, buf: &[u8]) -> (usize, io::Result<()>) {
     let mut done = 0;
     while done < buf.len() {
-        match catch_unwind(AssertUnwindSafe(|| out.write(&buf[done..]))) {
-            Ok(Ok(0)) => return (done, Err(io::ErrorKind::WriteZero.into())),
-            Ok(Ok(n)) => done += n.min(buf.len() - done),
-            Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
-            Ok(Err(e)) => return (done, Err(e)),
-            Err(_) => return (done, Err(io::Error::other("the writer panicked"))),
+        match contained(|| out.write(&buf[done..])) {
+            Some(Ok(0)) => return (done, Err(io::ErrorKind::WriteZero.into())),
+            Some(Ok(n)) => done += n.min(buf.len() - done),
+            Some(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
+            Some(Err(e)) => return (done, Err(e)),
+            None => return (done, Err(io::Error::other("the writer panicked"))),
         }
     }
     (done, Ok(()))

@@ -195,7 +195,10 @@ mod tests {
         let r = sample();
         assert_eq!(r.messages(), ["disk full", "disk slow", "disk", "net up"]);
         assert_eq!(messages(r.matching(Level::Info, "disk")), ["disk full"]);
-        assert_eq!(messages(r.matching(Level::Info, "")), ["disk full", "net up"]);
+        assert_eq!(
+            messages(r.matching(Level::Info, "")),
+            ["disk full", "net up"]
+        );
         assert_eq!(messages(r.matching(Level::Warn, "disk")), ["disk slow"]);
         assert!(r.matching(Level::Warn, "full").next().is_none());
         assert_eq!(r.assert_logged(Level::Warn, "slow").message, "disk slow");
