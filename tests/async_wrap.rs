@@ -272,6 +272,35 @@ fn flush_waits_for_the_drain_then_flushes_the_inner_sink() {
     assert_eq!(sink.stats().written, 50);
 }
 
+/// Under `Block`, a caller waits for a queue slot as long as the writer is
+/// busy (here 300 ms, longer than the slices it waits in), and its record
+/// is written, not dropped.
+#[test]
+fn a_blocked_caller_waits_as_long_as_the_writer_is_busy() {
+    let _serial = serial();
+    let inner = Slow::new(Duration::ZERO, false);
+    let sink = Arc::new(
+        AsyncSink::wrapping(inner.clone())
+            .capacity(1)
+            .overflow(Overflow::Block)
+            .build(),
+    );
+    install(sink.clone());
+    // The writer holds the first record at the gate, the queue the second;
+    // the third waits for room.
+    let caller = std::thread::spawn(|| {
+        for seq in 0..3u64 {
+            elide::info!(seq, "blocked");
+        }
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    inner.gate.open();
+    caller.join().unwrap();
+    elide::flush();
+    let st = sink.stats();
+    assert_eq!((st.written, st.dropped), (3, 0), "{st:?}");
+}
+
 #[test]
 fn wrapped_prof_sink_gets_telemetry_with_the_callers_thread() {
     let _serial = serial();
