@@ -86,6 +86,18 @@ impl Sink for Slow {
     }
 }
 
+/// Installs `inner` behind a queue of `capacity` records under `policy`.
+fn install_wrapped(inner: Arc<Slow>, capacity: usize, policy: Overflow) -> Arc<AsyncSink> {
+    let sink = Arc::new(
+        AsyncSink::wrapping(inner)
+            .capacity(capacity)
+            .overflow(policy)
+            .build(),
+    );
+    install(sink.clone());
+    sink
+}
+
 #[test]
 fn wrapped_sink_gets_the_callers_records_in_order_and_unchanged() {
     let _serial = serial();
@@ -195,13 +207,7 @@ fn drop_accounting_is_exact_with_a_slow_inner_sink() {
     const THREADS: u64 = 4;
     const PER_THREAD: u64 = 2_000;
     let inner = Slow::new(Duration::from_micros(20), false);
-    let sink = Arc::new(
-        AsyncSink::wrapping(inner.clone())
-            .capacity(8)
-            .overflow(Overflow::Drop)
-            .build(),
-    );
-    install(sink.clone());
+    let sink = install_wrapped(inner.clone(), 8, Overflow::Drop);
     // The inner sink is stuck at its gate, so the tiny queue overflows.
     let handles: Vec<_> = (0..THREADS)
         .map(|t| {
@@ -279,13 +285,7 @@ fn flush_waits_for_the_drain_then_flushes_the_inner_sink() {
 fn a_blocked_caller_waits_as_long_as_the_writer_is_busy() {
     let _serial = serial();
     let inner = Slow::new(Duration::ZERO, false);
-    let sink = Arc::new(
-        AsyncSink::wrapping(inner.clone())
-            .capacity(1)
-            .overflow(Overflow::Block)
-            .build(),
-    );
-    install(sink.clone());
+    let sink = install_wrapped(inner.clone(), 1, Overflow::Block);
     // The writer holds the first record at the gate, the queue the second;
     // the third waits for room.
     let caller = std::thread::spawn(|| {
