@@ -12,11 +12,12 @@ struct Run {
 }
 
 fn run(vars: &[(&str, &str)]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_radical_asyncflow"))
-        .env_clear()
-        .envs(vars.iter().copied())
-        .output()
-        .expect("run the probe binary");
+    let out = elide_tests::run_with_deadline(
+        Command::new(env!("CARGO_BIN_EXE_radical_asyncflow"))
+            .env_clear()
+            .envs(vars.iter().copied()),
+        std::time::Duration::from_secs(60),
+    );
     let run = Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),

@@ -44,7 +44,7 @@ fn app(build: Build) -> &'static Path {
         cmd.current_dir(&fixture)
             .args(["build", "--quiet", "--features", features, "--target-dir"])
             .arg(&target);
-        let out = run_with_deadline(cmd, Duration::from_secs(600));
+        let out = run_with_deadline(&mut cmd, Duration::from_secs(600));
         assert!(
             out.status.success(),
             "fixture build failed:\n{}",
@@ -66,7 +66,7 @@ fn scratch() -> elide_tests::Scratch {
 fn run_app(build: Build, dir: &Path, vars: &[(&str, &str)]) -> String {
     let mut cmd = Command::new(app(build));
     cmd.env_clear().envs(vars.iter().copied()).current_dir(dir);
-    let out = run_with_deadline(cmd, Duration::from_secs(60));
+    let out = run_with_deadline(&mut cmd, Duration::from_secs(60));
     assert!(out.status.success(), "fixture run failed: {out:?}");
     String::from_utf8_lossy(&out.stderr).into_owned()
 }

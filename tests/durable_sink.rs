@@ -3,6 +3,7 @@
 //! panic nor hang.
 
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 fn child() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sink_child"))
@@ -51,7 +52,7 @@ fn reports(stderr: &str, name: &str) -> usize {
 }
 
 fn run(cmd: &mut Command) -> Output {
-    cmd.output().expect("run sink_child")
+    elide_tests::run_with_deadline(cmd, Duration::from_secs(120))
 }
 
 #[test]
@@ -82,22 +83,8 @@ fn process_exit_without_a_guard_still_writes_every_record() {
 #[test]
 fn a_forked_child_neither_hangs_on_the_async_sink_nor_freezes_every() {
     let path = temp_path("fork");
-    let mut proc = child()
-        .arg("fork")
-        .arg(&path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn sink_child");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while proc.try_wait().expect("poll child").is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = proc.kill();
-            panic!("the forked child (or its parent) hung at exit");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let out = proc.wait_with_output().expect("child output");
+    // The deadline is the test's: a hang in the child or the parent fails it.
+    let out = run(child().arg("fork").arg(&path));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
     assert!(stdout.contains("child_waited=true status=0"), "{stdout}");
@@ -161,7 +148,7 @@ fn closed_pipe_is_counted_and_reported_once() {
         .spawn()
         .expect("spawn sink_child");
     drop(proc.stdout.take()); // the reader goes away
-    let out = proc.wait_with_output().expect("wait for sink_child");
+    let out = elide_tests::wait_with_deadline(proc, Duration::from_secs(60), "closed-pipe");
     assert!(out.status.success(), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stat(&stderr, "failed") > 0, "stderr: {stderr}");
@@ -174,7 +161,6 @@ fn closed_pipe_is_counted_and_reported_once() {
 /// `fdatasync` calls. `None` where strace is missing or may not trace (the
 /// caller then passes without checking, as it says on stderr).
 fn datasyncs(args: &[&std::ffi::OsStr]) -> Option<usize> {
-    use std::time::{Duration, Instant};
     let trace = temp_path("strace-out");
     let spawned = Command::new("strace")
         .args(["-f", "-qq", "-e", "trace=fdatasync", "-o"])
@@ -184,19 +170,12 @@ fn datasyncs(args: &[&std::ffi::OsStr]) -> Option<usize> {
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn();
-    let Ok(mut proc) = spawned else {
+    let Ok(proc) = spawned else {
         eprintln!("skipped: strace is not installed");
         return None;
     };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while proc.try_wait().expect("poll strace").is_none() {
-        if Instant::now() > deadline {
-            let _ = proc.kill();
-            panic!("sink_child {args:?} under strace hung");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = proc.wait_with_output().expect("strace output");
+    let out =
+        elide_tests::wait_with_deadline(proc, Duration::from_secs(60), "sink_child under strace");
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() && stderr.contains("ptrace") {
         eprintln!("skipped: strace may not trace here: {stderr}");

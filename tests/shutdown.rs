@@ -3,9 +3,10 @@
 //! panics. Each child runs under a time limit and is killed past it, so a
 //! hang fails the test instead of stalling the suite.
 
-use std::io::Read;
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use elide_tests::run_with_deadline;
 
 fn child() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sink_child"))
@@ -14,45 +15,6 @@ fn child() -> Command {
 /// A log file's path, removed when the test ends.
 fn temp_path(name: &str) -> elide_tests::Scratch {
     elide_tests::Scratch::path(&format!("shutdown-{name}"))
-}
-
-/// Runs `cmd` to completion, or kills it after `limit` and panics.
-fn run_within(cmd: &mut Command, limit: Duration, what: &str) -> Output {
-    let mut proc: Child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn sink_child");
-    // Drain the pipes on threads, so a chatty child cannot block on them.
-    let mut out = proc.stdout.take().unwrap();
-    let mut err = proc.stderr.take().unwrap();
-    let out_reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = out.read_to_end(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = err.read_to_end(&mut s);
-        s
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = proc.try_wait().expect("wait for sink_child") {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = proc.kill();
-            let _ = proc.wait();
-            panic!("{what}: the child did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Output {
-        status,
-        stdout: out_reader.join().unwrap(),
-        stderr: err_reader.join().unwrap(),
-    }
 }
 
 /// `key=value` from the child's stdout.
@@ -73,14 +35,13 @@ fn stat(out: &Output, key: &str) -> u64 {
 fn forked_children_exit_promptly_whatever_the_sink() {
     for kind in ["stderr", "file", "durable", "sync-durable", "async"] {
         let path = temp_path(&format!("fork-exit-{kind}"));
-        let out = run_within(
+        let out = run_with_deadline(
             child()
                 .arg("fork-exit")
                 .arg(kind)
                 .arg(&path)
                 .stderr(Stdio::null()),
             Duration::from_secs(60),
-            kind,
         );
         assert!(out.status.success(), "{kind}: {out:?}");
         assert_eq!(stat(&out, "hung"), 0, "{kind}: children hung in exit");
@@ -96,14 +57,13 @@ fn forked_children_exit_promptly_whatever_the_sink() {
 #[test]
 fn a_forked_childs_records_into_an_async_sink_are_dropped_and_reported() {
     let path = temp_path("fork-child-async");
-    let out = run_within(
+    let out = run_with_deadline(
         child()
             .arg("fork-exit")
             .arg("async")
             .arg(&path)
             .arg("parent-quiet"),
         Duration::from_secs(60),
-        "async parent-quiet",
     );
     assert!(out.status.success(), "{out:?}");
     assert_eq!(stat(&out, "exited"), 40);
@@ -125,14 +85,13 @@ fn a_forked_childs_records_into_an_async_sink_are_dropped_and_reported() {
 #[test]
 fn a_forked_childs_console_lines_reach_its_stream() {
     for stream in ["stdout", "stderr"] {
-        let out = run_within(
+        let out = run_with_deadline(
             child()
                 .arg("fork-exit")
                 .arg(stream)
                 .arg("-")
                 .arg("parent-quiet"),
             Duration::from_secs(60),
-            stream,
         );
         assert!(out.status.success(), "{stream}: {out:?}");
         assert_eq!(stat(&out, "exited"), 40, "{stream}");
@@ -160,14 +119,13 @@ fn a_forked_childs_console_lines_reach_its_stream() {
 fn a_forked_child_writes_its_own_lines_at_exit() {
     for kind in ["file", "sync-durable"] {
         let path = temp_path(&format!("fork-child-logs-{kind}"));
-        let out = run_within(
+        let out = run_with_deadline(
             child()
                 .arg("fork-exit")
                 .arg(kind)
                 .arg(&path)
                 .arg("parent-quiet"),
             Duration::from_secs(60),
-            kind,
         );
         assert!(out.status.success(), "{kind}: {out:?}");
         assert_eq!(stat(&out, "hung"), 0, "{kind}");
@@ -199,12 +157,11 @@ fn an_async_sink_without_its_writer_thread_drops_and_counts_instead_of_waiting()
     for form in ["wrapped", "bytes"] {
         for policy in ["block", "drop"] {
             let what = format!("{form} {policy}");
-            let out = run_within(
+            let out = run_with_deadline(
                 child()
                     .args(["no-writer", form, policy])
                     .env("RUST_MIN_STACK", (1u64 << 60).to_string()),
                 Duration::from_secs(30),
-                &what,
             );
             assert!(out.status.success(), "{what}: {out:?}");
             assert_eq!(stat(&out, "written"), 0, "{what}");
@@ -224,11 +181,7 @@ fn an_async_sink_without_its_writer_thread_drops_and_counts_instead_of_waiting()
 /// out of the log call; the panic is counted and reported.
 #[test]
 fn a_failing_check_inside_a_sink_returns_control() {
-    let out = run_within(
-        child().arg("check-in-sink"),
-        Duration::from_secs(30),
-        "check-in-sink",
-    );
+    let out = run_with_deadline(child().arg("check-in-sink"), Duration::from_secs(30));
     assert!(out.status.success(), "{out:?}");
     assert_eq!(stat(&out, "sink_panics"), 1, "{out:?}");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -247,10 +200,9 @@ fn a_failing_check_inside_a_sink_returns_control() {
 fn a_panicking_flush_leaves_the_other_sinks_flushed() {
     for end in ["flush", "set-sinks", "guard", "exit"] {
         let path = temp_path(&format!("flush-panics-{end}"));
-        let out = run_within(
+        let out = run_with_deadline(
             child().arg("flush-panics").arg(&path).arg(end),
             Duration::from_secs(30),
-            end,
         );
         assert!(out.status.success(), "{end}: {out:?}");
         let text = std::fs::read_to_string(&path).expect("read log");
@@ -276,10 +228,9 @@ fn a_panic_payload_that_panics_when_dropped_stays_contained() {
         for end in ["flush", "exit"] {
             let what = format!("{form} {end}");
             let path = temp_path(&format!("bomb-{form}-{end}"));
-            let out = run_within(
+            let out = run_with_deadline(
                 child().arg("bomb").arg(&path).args([form, end]),
                 Duration::from_secs(30),
-                &what,
             );
             assert!(out.status.success(), "{what}: {out:?}");
             let text = std::fs::read_to_string(&path).expect("read log");
@@ -322,10 +273,9 @@ fn after_word(line: &str, key: &str) -> u64 {
 fn records_from_threads_running_at_exit_are_counted() {
     for policy in ["block", "drop", "wrapped"] {
         let path = temp_path(&format!("exit-busy-{policy}"));
-        let out = run_within(
+        let out = run_with_deadline(
             child().arg("exit-busy").arg(&path).arg(policy),
             Duration::from_secs(60),
-            "exit-busy",
         );
         assert!(out.status.success(), "{policy}: {out:?}");
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -397,10 +347,9 @@ fn records_from_threads_running_at_exit_are_counted() {
 #[test]
 fn a_flush_that_gives_up_says_how_many_records_are_left() {
     for (form, left) in [("bytes", 5), ("wrapped", 3)] {
-        let out = run_within(
+        let out = run_with_deadline(
             child().arg("stuck-flush").arg(form),
             Duration::from_secs(30),
-            "stuck-flush",
         );
         assert!(out.status.success(), "{form}: {out:?}");
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -428,10 +377,9 @@ fn a_flush_that_gives_up_says_how_many_records_are_left() {
 /// stderr saying so, not one per record.
 #[test]
 fn panics_of_a_wrapped_sink_are_counted_and_reported_once() {
-    let out = run_within(
+    let out = run_with_deadline(
         child().arg("panicky-wrapped").arg("50"),
         Duration::from_secs(60),
-        "panicky-wrapped",
     );
     assert!(out.status.success(), "{out:?}");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -452,13 +400,12 @@ fn panics_of_a_wrapped_sink_are_counted_and_reported_once() {
 /// thousands of lines; every panic is counted.
 #[test]
 fn contained_sink_panics_are_printed_once_per_sink() {
-    let out = run_within(
+    let out = run_with_deadline(
         child()
             .arg("panicky-emit")
             .arg("1000")
             .env("RUST_BACKTRACE", "1"),
         Duration::from_secs(60),
-        "panicky-emit",
     );
     assert!(out.status.success(), "{out:?}");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -478,11 +425,7 @@ fn contained_sink_panics_are_printed_once_per_sink() {
 /// child, where a lost thread may hold it for good, writes around it).
 #[test]
 fn console_lines_wait_for_the_applications_stdout_lock() {
-    let out = run_within(
-        child().arg("stdout-locked"),
-        Duration::from_secs(60),
-        "stdout-locked",
-    );
+    let out = run_with_deadline(child().arg("stdout-locked"), Duration::from_secs(60));
     assert!(out.status.success(), "{out:?}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();

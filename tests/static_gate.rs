@@ -166,7 +166,7 @@ fn cargo(b: &Build) -> Output {
     for (k, v) in b.config_env {
         cmd.arg("--config").arg(format!("env.{k}={v:?}"));
     }
-    run_with_deadline(cmd, Duration::from_secs(600))
+    run_with_deadline(&mut cmd, Duration::from_secs(600))
 }
 
 fn build(b: &Build) -> Built {
@@ -189,7 +189,7 @@ fn build(b: &Build) -> Built {
         .join(if b.release { "release" } else { "debug" })
         .join(format!("app{}", std::env::consts::EXE_SUFFIX));
     let bytes = std::fs::read(&exe).unwrap_or_else(|e| panic!("read {}: {e}", exe.display()));
-    let ran = run_with_deadline(Command::new(&exe), Duration::from_secs(60));
+    let ran = run_with_deadline(&mut Command::new(&exe), Duration::from_secs(60));
     assert!(ran.status.success(), "fixture run failed: {ran:?}");
     Built {
         bytes,

@@ -1,28 +1,56 @@
 //! Shared helpers for the integration tests.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Runs `cmd` with its output captured and a deadline, so a hung build or
 /// child fails the test (killed, with the command in the message) instead
 /// of hanging it.
-pub fn run_with_deadline(mut cmd: Command, limit: Duration) -> Output {
-    let mut child = cmd
+pub fn run_with_deadline(cmd: &mut Command, limit: Duration) -> Output {
+    let child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("spawn");
+        .unwrap_or_else(|e| panic!("spawn {cmd:?}: {e}"));
+    wait_with_deadline(child, limit, &format!("{cmd:?}"))
+}
+
+/// Waits for `child`, killing it and panicking (naming `what`) past
+/// `limit`. The pipes it still has are drained on threads, so a chatty
+/// child cannot block on a full one; a pipe taken before is empty in the
+/// output.
+pub fn wait_with_deadline(mut child: Child, limit: Duration, what: &str) -> Output {
+    fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    }
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
     let start = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
         if start.elapsed() > limit {
             let _ = child.kill();
-            panic!("{cmd:?} did not finish within {limit:?}");
+            let _ = child.wait();
+            panic!("{what} did not finish within {limit:?}");
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
     }
-    child.wait_with_output().expect("output")
 }
 
 /// A path under the system temp directory for one test's files: unique to
