@@ -301,6 +301,53 @@ fn a_blocked_caller_waits_as_long_as_the_writer_is_busy() {
     assert_eq!((st.written, st.dropped), (3, 0), "{st:?}");
 }
 
+/// A sink whose `max_level` panics when the writer thread asks (to tell
+/// it about drops), and which keeps each `Info` record.
+#[derive(Default)]
+struct PanicsOnWriter(MemorySink);
+
+impl Sink for PanicsOnWriter {
+    fn max_level(&self) -> LevelFilter {
+        assert_ne!(std::thread::current().name(), Some("elide-writer"));
+        LevelFilter::Info
+    }
+    fn emit(&self, record: &Record<'_>) {
+        std::thread::sleep(Duration::from_millis(1));
+        if record.level() == Level::Info {
+            self.0.emit(record);
+        }
+    }
+}
+
+/// The writer calls only contained code of the wrapped sink: a `max_level`
+/// that panics there is counted, and the writer goes on writing.
+#[test]
+fn a_wrapped_sink_panicking_in_max_level_does_not_end_the_writer() {
+    let _serial = serial();
+    let inner = Arc::new(PanicsOnWriter::default());
+    let sink = Arc::new(
+        AsyncSink::wrapping(inner.clone())
+            .capacity(2)
+            .overflow(Overflow::Drop)
+            .build(),
+    );
+    install(sink.clone());
+    let panics = elide::stats().sink_panics;
+    // Drops, so the writer has some to announce.
+    for seq in 0..50u64 {
+        elide::info!(seq, "flood");
+    }
+    elide::flush();
+    assert!(sink.stats().dropped > 0, "{:?}", sink.stats());
+    assert!(elide::stats().sink_panics > panics);
+    let written = inner.0.len();
+    for seq in 0..5u64 {
+        elide::info!(seq, "after");
+        elide::flush();
+    }
+    assert_eq!(inner.0.len(), written + 5, "{:?}", sink.stats());
+}
+
 #[test]
 fn wrapped_prof_sink_gets_telemetry_with_the_callers_thread() {
     let _serial = serial();

@@ -1057,7 +1057,7 @@ impl Writer {
             self.shared.written.fetch_add(1, Ordering::Relaxed);
         } else {
             self.shared.failed.fetch_add(1, Ordering::Relaxed);
-            self.report_panic("emit");
+            self.report_panic("emit (the record is counted as failed)");
         }
         self.shared.give_back(&self.pool, store);
     }
@@ -1069,8 +1069,8 @@ impl Writer {
             let name = &self.shared.name;
             let _ = writeln!(
                 io::stderr(),
-                "elide: {name}: the wrapped sink panicked in {what}; the record is counted as \
-                 failed (further panics are counted in elide::stats())"
+                "elide: {name}: the wrapped sink panicked in {what}; the writer goes on \
+                 (further panics are counted in elide::stats())"
             );
         }
     }
@@ -1091,7 +1091,13 @@ impl Writer {
             self.reported_drops = dropped;
             let fields = [("dropped", Value::U64(n))];
             let notice = |args| Record::new(&DROPPED_META, Level::Warn, args, &fields);
-            if Level::Warn <= self.inner.max_level()
+            // The wrapped sink's code, all of it contained: a panic here
+            // must not end the writer thread.
+            let Some(level) = contained(|| self.inner.max_level()) else {
+                crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
+                return self.report_panic("max_level");
+            };
+            if Level::Warn <= level
                 && !emit_contained(&*self.inner, &notice(format_args!("{n} records dropped")))
             {
                 self.report_panic("emit");
