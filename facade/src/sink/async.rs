@@ -1051,19 +1051,34 @@ impl Writer {
         self.shared.taken.fetch_add(1, Ordering::Relaxed);
         self.shared.release(record.bytes());
         let mut emitted = false;
-        let inner = &*self.inner;
-        let store = record.replay(scratch, |r| emitted = emit_contained(inner, r));
-        if emitted {
-            self.shared.written.fetch_add(1, Ordering::Relaxed);
+        let store = record.replay(scratch, |r| {
+            let what = "emit (the record is counted as failed)";
+            emitted = self.call_inner(what, |inner| inner.emit(r)).is_some();
+        });
+        let count = if emitted {
+            &self.shared.written
         } else {
-            self.shared.failed.fetch_add(1, Ordering::Relaxed);
-            self.report_panic("emit (the record is counted as failed)");
-        }
+            &self.shared.failed
+        };
+        count.fetch_add(1, Ordering::Relaxed);
         self.shared.give_back(&self.pool, store);
     }
 
-    /// Reports the first panic of the wrapped sink on stderr (the panic is
-    /// already counted where it was contained).
+    /// Calls the wrapped sink, containing a panic: `None` if it panicked,
+    /// which is counted in [`stats`](crate::stats) and reported on stderr
+    /// the first time (`what`: the call, and what follows from it). All of
+    /// the writer's calls into the wrapped sink go through here, so no panic
+    /// of it ends the writer thread.
+    fn call_inner<T>(&self, what: &str, f: impl FnOnce(&dyn Sink) -> T) -> Option<T> {
+        let out = contained(|| f(&*self.inner));
+        if out.is_none() {
+            crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
+            self.report_panic(what);
+        }
+        out
+    }
+
+    /// Reports the first panic of the wrapped sink on stderr.
     fn report_panic(&self, what: &str) {
         if !self.shared.panic_reported.swap(true, Ordering::Relaxed) {
             let name = &self.shared.name;
@@ -1077,10 +1092,7 @@ impl Writer {
 
     /// Flushes the wrapped sink.
     fn flush_inner(&self) {
-        if contained(|| self.inner.flush()).is_none() {
-            crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
-            self.report_panic("flush");
-        }
+        self.call_inner("flush", |inner| inner.flush());
     }
 
     /// Ends a batch: tells the wrapped sink about new drops.
@@ -1091,16 +1103,12 @@ impl Writer {
             self.reported_drops = dropped;
             let fields = [("dropped", Value::U64(n))];
             let notice = |args| Record::new(&DROPPED_META, Level::Warn, args, &fields);
-            // The wrapped sink's code, all of it contained: a panic here
-            // must not end the writer thread.
-            let Some(level) = contained(|| self.inner.max_level()) else {
-                crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
-                return self.report_panic("max_level");
+            let Some(level) = self.call_inner("max_level", |inner| inner.max_level()) else {
+                return;
             };
-            if Level::Warn <= level
-                && !emit_contained(&*self.inner, &notice(format_args!("{n} records dropped")))
-            {
-                self.report_panic("emit");
+            if Level::Warn <= level {
+                let args = format_args!("{n} records dropped");
+                self.call_inner("emit", |inner| inner.emit(&notice(args)));
             }
         }
     }
@@ -1115,16 +1123,6 @@ impl Drop for Writer {
         self.shared.writer_gone.store(true, Ordering::SeqCst);
         self.shared.release(0);
     }
-}
-
-/// Calls the wrapped sink, containing a panic (counted in
-/// [`stats`](crate::stats)). Whether `emit` returned normally.
-fn emit_contained(sink: &dyn Sink, record: &Record<'_>) -> bool {
-    let ok = contained(|| sink.emit(record)).is_some();
-    if !ok {
-        crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
-    }
-    ok
 }
 
 #[cfg(test)]
