@@ -3,7 +3,10 @@
 //! under each gate configuration, in the dev profile (opt-level 0) and in
 //! release (opt-level 3); its binary's symbol table is searched for marker
 //! functions that are called only from the arguments of gated sites, so a
-//! marker is present exactly when its site generated code.
+//! marker is present exactly when its site generated code. A third crate,
+//! `renamed`, depends on elide under `log`'s name and is written as for
+//! `log` (and, through `use log as tracing`, for `tracing`): it compiles,
+//! runs its sites and is gated like the others.
 //!
 //! One test per profile builds every configuration once. Features unify
 //! within a build, so the fixture is a build of its own, in target
@@ -22,7 +25,7 @@ use elide_tests::run_with_deadline;
 use std::time::{Duration, Instant};
 
 /// Markers of sites that the `gate` features remove.
-const GATED: [&str; 10] = [
+const GATED: [&str; 11] = [
     "elide_marker_quiet_checked",
     "elide_marker_debug_arg",
     "elide_marker_trace_field",
@@ -33,6 +36,7 @@ const GATED: [&str; 10] = [
     "elide_marker_checked_ensures",
     "elide_marker_debug_mode_block",
     "elide_marker_dep_check",
+    "elide_marker_renamed_debug",
 ];
 /// Check-site markers (removed by `release_checks_off` in release builds).
 const CHECKS: [&str; 6] = [
@@ -253,6 +257,11 @@ fn profile(release: bool) {
     control.assert_prints("quiet_dynamic=1", &what);
     control.assert_prints("quiet_enabled=true", &what);
     control.assert_prints("static dep: level=trace checks=true telemetry=true", &what);
+    // elide renamed to `log`: every site ran, and log's non-macro API answers.
+    control.assert_prints(
+        "renamed: evaluated=6 debug_enabled=true max_level=trace static_max_level=trace more=4",
+        &what,
+    );
 
     // The features (max_level_info + release_max_level_warn, checks_off,
     // telemetry_off).
@@ -272,10 +281,18 @@ fn profile(release: bool) {
         );
         control.assert_all(&["elide_marker_info_release"], "no gate, release");
         gated.assert_prints("static app: level=warn checks=false telemetry=false", &what);
+        gated.assert_prints(
+            "renamed: evaluated=2 debug_enabled=false max_level=trace static_max_level=warn more=3",
+            &what,
+        );
     } else {
         gated.assert_prints("evaluated=1", &what);
         gated.assert_all(&["elide_marker_app_info"], &what);
         gated.assert_prints("static app: level=info checks=false telemetry=false", &what);
+        gated.assert_prints(
+            "renamed: evaluated=5 debug_enabled=false max_level=trace static_max_level=info more=3",
+            &what,
+        );
     }
 
     // Release precedence as in `log`: max_level_info + release_max_level_trace

@@ -1,6 +1,8 @@
 //! Procedural macros for [`elide`](https://docs.rs/elide). Use them through
-//! `elide`'s re-exports (`elide::debug!`, ...), never from this crate
-//! directly: the expansions name `::elide::__private`.
+//! `elide` (`elide::debug!`, ...), never from this crate directly: elide's
+//! `macro_rules!` front doors hand them the path of the `elide` crate
+//! (`crate = $crate,`), and the attributes and check macros find it in the
+//! caller's manifest.
 //!
 //! Each call site expands into three gates:
 //! 1. the **static gate**, decided here from cargo features and the
@@ -34,6 +36,7 @@ mod gate;
 mod impl_trait;
 mod level;
 mod log_site;
+mod manifest;
 mod raw_message;
 mod scope;
 mod source_text;
@@ -144,7 +147,7 @@ pub fn event_enabled(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn check(input: TokenStream) -> TokenStream {
-    check::check(input.into(), check::CheckKind::True).into()
+    expand::in_calling_crate(check::check(input.into(), check::CheckKind::True)).into()
 }
 
 #[cfg_attr(
@@ -153,7 +156,7 @@ pub fn check(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn check_eq(input: TokenStream) -> TokenStream {
-    check::check(input.into(), check::CheckKind::Eq).into()
+    expand::in_calling_crate(check::check(input.into(), check::CheckKind::Eq)).into()
 }
 
 #[cfg_attr(
@@ -162,7 +165,7 @@ pub fn check_eq(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn check_ne(input: TokenStream) -> TokenStream {
-    check::check(input.into(), check::CheckKind::Ne).into()
+    expand::in_calling_crate(check::check(input.into(), check::CheckKind::Ne)).into()
 }
 
 #[cfg_attr(
@@ -180,7 +183,7 @@ pub fn debug_mode(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro_attribute]
 pub fn checked(attr: TokenStream, item: TokenStream) -> TokenStream {
-    checked::expand(attr.into(), item.into()).into()
+    expand::attribute(attr.into(), item.into(), checked::expand).into()
 }
 
 #[cfg_attr(
@@ -216,7 +219,7 @@ pub fn scope(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro_attribute]
 pub fn timed(attr: TokenStream, item: TokenStream) -> TokenStream {
-    scope::timed(attr.into(), item.into()).into()
+    expand::attribute(attr.into(), item.into(), scope::timed).into()
 }
 
 /// What the static gate of this build is: the features and the parsed

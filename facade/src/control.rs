@@ -27,6 +27,29 @@ pub fn set_level(level: LevelFilter) {
     interest::reconfigure(|c| c.level = Some(level));
 }
 
+/// The most verbose level any log site can emit now: the most verbose
+/// level set for any namespace, capped by the installed sinks. A site above
+/// it stays silent, so code written for `log` can guard costly work with
+/// `if Level::Debug <= max_level() { .. }` (log's function of the same
+/// name); [`enabled!`](crate::enabled) answers for one namespace.
+///
+/// ```
+/// use elide::{Level, LevelFilter};
+/// elide::set_level(LevelFilter::Warn);
+/// assert!(elide::max_level() <= LevelFilter::Warn);
+/// assert!(Level::Debug > elide::max_level());
+/// ```
+pub fn max_level() -> LevelFilter {
+    runtime::ensure();
+    interest::max_level()
+}
+
+/// `log`'s name for [`set_level`], for code written for `log`: sets the
+/// level of every namespace that has no more specific rule.
+pub fn set_max_level(level: LevelFilter) {
+    set_level(level);
+}
+
 /// Sets the level of one namespace and everything below it
 /// (`set_level_for("my_app::db", ..)` covers `my_app::db::pool`).
 ///

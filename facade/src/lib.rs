@@ -130,13 +130,16 @@ mod value;
 
 #[doc(hidden)]
 pub mod __private;
+/// The procedural macros behind the front doors in `macros`. Not public API.
+#[doc(hidden)]
+pub use elide_macros as __macros;
 
 pub use callsite::registered_count;
 pub use check::{check_failure, set_check_failure, CheckFailure};
 pub use control::{
-    add_sink, debug_mode, debug_mode_for, flush, init, init_ns, level_for, profile_dir,
+    add_sink, debug_mode, debug_mode_for, flush, init, init_ns, level_for, max_level, profile_dir,
     reload_from_env, set_debug, set_debug_for, set_default_level, set_level, set_level_for,
-    set_sinks, set_telemetry, set_telemetry_for, sinks, telemetry_for,
+    set_max_level, set_sinks, set_telemetry, set_telemetry_for, sinks, telemetry_for,
 };
 pub use counter::{counter_value, counters};
 pub use describe::{describe, describe_for, Description, Entry};
@@ -148,7 +151,8 @@ pub use record::{thread_number, Record, ThreadInfo};
 pub use runtime::{install_panic_hook, Guard};
 pub use runtime_site::{emit, enabled_for, MAX_TARGETS, OVERFLOW_TARGET};
 pub use sink::Sink;
+pub use static_gate::STATIC_MAX_LEVEL;
 pub use stats::{report_write_error, stats, Stats};
 pub use value::{Field, ToValue, Value, Visit};
 
-pub use macros::*;
+pub use macros::{check, check_eq, check_ne, checked, timed};

@@ -1,21 +1,34 @@
-//! The call-site macros, re-exported from `elide-macros` with their user docs.
+//! The call-site macros with their user docs: `macro_rules!` front doors
+//! that hand the procedural macros in `elide-macros` the path of this crate
+//! (`crate = $crate`), so a site works however the calling crate imported
+//! elide (renamed, re-exported), at no cost at run time. The attributes,
+//! which cannot be `macro_rules!`, are re-exported as they are, and so are
+//! the check macros, which read their condition's text from the call
+//! (`Span::call_site`), which a front door would hide; these find a renamed
+//! elide in the calling crate's manifest.
 
 /// Logs at [`Level::Error`](crate::Level::Error).
 ///
-/// Same syntax as [`info!`]: `error!([target: "ns",] [fields,] ["format", args..])`.
+/// Same syntax as [`info!`](crate::info!): `error!([target: "ns",] [fields,] ["format", args..])`.
 ///
 /// ```
 /// let code = 7;
 /// elide::error!(code, path = "/tmp/x", "cannot open {}", "/tmp/x");
 /// ```
-pub use elide_macros::error;
+#[macro_export]
+macro_rules! error {
+    ($($arg:tt)*) => { $crate::__macros::error!(crate = $crate, $($arg)*) };
+}
 
-/// Logs at [`Level::Warn`](crate::Level::Warn). Syntax as [`info!`].
+/// Logs at [`Level::Warn`](crate::Level::Warn). Syntax as [`info!`](crate::info!).
 ///
 /// ```
 /// elide::warn!(retries = 3, "slow peer");
 /// ```
-pub use elide_macros::warn;
+#[macro_export]
+macro_rules! warn {
+    ($($arg:tt)*) => { $crate::__macros::warn!(crate = $crate, $($arg)*) };
+}
 
 /// Logs at [`Level::Info`](crate::Level::Info).
 ///
@@ -61,22 +74,31 @@ pub use elide_macros::warn;
 /// let target = String::from("runtime.target");
 /// elide::info!(target: &target, "a target known only at run time");
 /// ```
-pub use elide_macros::info;
+#[macro_export]
+macro_rules! info {
+    ($($arg:tt)*) => { $crate::__macros::info!(crate = $crate, $($arg)*) };
+}
 
-/// Logs at [`Level::Debug`](crate::Level::Debug). Syntax as [`info!`].
+/// Logs at [`Level::Debug`](crate::Level::Debug). Syntax as [`info!`](crate::info!).
 ///
 /// ```
 /// #[derive(Debug)] enum State { Running }
 /// elide::debug!(state = ?State::Running, "state changed");
 /// ```
-pub use elide_macros::debug;
+#[macro_export]
+macro_rules! debug {
+    ($($arg:tt)*) => { $crate::__macros::debug!(crate = $crate, $($arg)*) };
+}
 
-/// Logs at [`Level::Trace`](crate::Level::Trace). Syntax as [`info!`].
+/// Logs at [`Level::Trace`](crate::Level::Trace). Syntax as [`info!`](crate::info!).
 ///
 /// ```
 /// elide::trace!("entering {}", "scheduler");
 /// ```
-pub use elide_macros::trace;
+#[macro_export]
+macro_rules! trace {
+    ($($arg:tt)*) => { $crate::__macros::trace!(crate = $crate, $($arg)*) };
+}
 
 /// Logs at a level given as the first argument: a fixed level
 /// (`Level::Warn`, gated statically like the level macros) or any
@@ -88,10 +110,13 @@ pub use elide_macros::trace;
 /// let lvl = if std::env::args().count() > 5 { Level::Info } else { Level::Debug };
 /// elide::log!(target: "app::io", lvl, bytes = 42, "dynamic");
 /// ```
-pub use elide_macros::log;
+#[macro_export]
+macro_rules! log {
+    ($($arg:tt)*) => { $crate::__macros::log!(crate = $crate, $($arg)*) };
+}
 
-/// `tracing`'s name for [`log!`]: `event!(Level::INFO, key = v, "msg")`.
-/// Same syntax and cost as [`log!`]; tracing's `Level::INFO` constants are
+/// `tracing`'s name for [`log!`](crate::log!): `event!(Level::INFO, key = v, "msg")`.
+/// Same syntax and cost as [`log!`](crate::log!); tracing's `Level::INFO` constants are
 /// on [`Level`](crate::Level) too.
 ///
 /// ```
@@ -99,7 +124,10 @@ pub use elide_macros::log;
 /// elide::event!(Level::DEBUG, answer = 42, "computed");
 /// elide::event!(target: "app", Level::Warn, "log's spelling works too");
 /// ```
-pub use elide_macros::event;
+#[macro_export]
+macro_rules! event {
+    ($($arg:tt)*) => { $crate::__macros::event!(crate = $crate, $($arg)*) };
+}
 
 /// Whether a log site at this level (and target) would emit: one load once
 /// the answer is cached. Use it to guard work that is not a macro argument.
@@ -112,9 +140,12 @@ pub use elide_macros::event;
 /// }
 /// assert!(!elide::enabled!(target: "quiet::module", Level::Trace));
 /// ```
-pub use elide_macros::enabled;
+#[macro_export]
+macro_rules! enabled {
+    ($($arg:tt)*) => { $crate::__macros::enabled!(crate = $crate, $($arg)*) };
+}
 
-/// `log`'s name for [`enabled!`]: `log_enabled!([target: "ns",] level)`.
+/// `log`'s name for [`enabled!`](crate::enabled!): `log_enabled!([target: "ns",] level)`.
 ///
 /// ```
 /// use elide::Level;
@@ -122,9 +153,12 @@ pub use elide_macros::enabled;
 ///     elide::debug!("expensive report");
 /// }
 /// ```
-pub use elide_macros::log_enabled;
+#[macro_export]
+macro_rules! log_enabled {
+    ($($arg:tt)*) => { $crate::__macros::log_enabled!(crate = $crate, $($arg)*) };
+}
 
-/// `tracing`'s name for [`enabled!`]:
+/// `tracing`'s name for [`enabled!`](crate::enabled!):
 /// `event_enabled!([target: "ns",] level [, field names])`. The answer
 /// does not depend on the field names, which are accepted for tracing's
 /// syntax.
@@ -133,7 +167,10 @@ pub use elide_macros::log_enabled;
 /// use elide::Level;
 /// let _ = elide::event_enabled!(Level::TRACE, uid);
 /// ```
-pub use elide_macros::event_enabled;
+#[macro_export]
+macro_rules! event_enabled {
+    ($($arg:tt)*) => { $crate::__macros::event_enabled!(crate = $crate, $($arg)*) };
+}
 
 /// A debug check: `check!([target: "ns",] cond [, "format", args..])`.
 ///
@@ -164,7 +201,7 @@ pub use elide_macros::check;
 
 /// A debug check that two values are equal (`PartialEq` + `Debug`):
 /// `check_eq!(left, right [, "format", args..])`. Both values are reported
-/// on failure (`left: .., right: ..`). Gated like [`check!`].
+/// on failure (`left: .., right: ..`). Gated like [`check!`](crate::check!).
 ///
 /// ```
 /// elide::check_eq!(2 + 2, 4, "arithmetic");
@@ -173,7 +210,7 @@ pub use elide_macros::check_eq;
 
 /// A debug check that two values differ:
 /// `check_ne!(left, right [, "format", args..])`. The value is reported on
-/// failure (`both: ..`). Gated like [`check!`].
+/// failure (`both: ..`). Gated like [`check!`](crate::check!).
 ///
 /// ```
 /// elide::check_ne!("a", "b");
@@ -183,7 +220,7 @@ pub use elide_macros::check_ne;
 /// Whether debug mode is on for the calling module:
 /// `debug_mode!()`, or `debug_mode!(target: "ns")` for another namespace.
 ///
-/// Each call site caches the answer like a [`check!`] site, so asking costs
+/// Each call site caches the answer like a [`check!`](crate::check!) site, so asking costs
 /// one relaxed load. Under the `checks_off` / `release_checks_off` features
 /// it is the constant `false`, so a block guarded by it is compiled out, as
 /// Python's `if __debug__:` is under `-O`. For any namespace at run time,
@@ -196,7 +233,10 @@ pub use elide_macros::check_ne;
 ///     assert!(queue_is_sorted()); // expensive validation
 /// }
 /// ```
-pub use elide_macros::debug_mode;
+#[macro_export]
+macro_rules! debug_mode {
+    ($($arg:tt)*) => { $crate::__macros::debug_mode!(crate = $crate, $($arg)*) };
+}
 
 /// Pre- and postconditions on a function, checked in debug mode:
 /// `#[checked(requires(cond [, "format", args..]), ensures(|ret| cond [, "format", args..]), ..)]`.
@@ -213,7 +253,7 @@ pub use elide_macros::debug_mode;
 /// - The function's module is its namespace. One per-function site serves
 ///   all its conditions: when debug mode is off, a call costs one relaxed
 ///   load and no condition is evaluated.
-/// - A failed condition goes through the same path as [`check!`]: a record at
+/// - A failed condition goes through the same path as [`check!`](crate::check!): a record at
 ///   error level, then a panic pointing at the condition, naming the
 ///   function, the condition as written and the message.
 /// - Under `checks_off` / `release_checks_off` the function is emitted as
@@ -247,7 +287,10 @@ pub use elide_macros::checked;
 /// ```
 /// elide::telemetry!("task.start", uid = "task.01", state = "RUNNING");
 /// ```
-pub use elide_macros::telemetry;
+#[macro_export]
+macro_rules! telemetry {
+    ($($arg:tt)*) => { $crate::__macros::telemetry!(crate = $crate, $($arg)*) };
+}
 
 /// A counter with no run-time switch: `counter!("name")` adds 1,
 /// `counter!("name", n)` adds `n` (a `u64`, totals wrap). A hit is one
@@ -260,7 +303,7 @@ pub use elide_macros::telemetry;
 ///
 /// "No run-time switch" is not "always compiled": counters are telemetry, so
 /// the `telemetry_off` / `release_telemetry_off` features remove `counter!`
-/// sites together with [`telemetry!`] (one switch takes all telemetry out of
+/// sites together with [`telemetry!`](crate::telemetry!) (one switch takes all telemetry out of
 /// a binary; see [the feature table](crate::guide::features)). The
 /// counter then reads 0.
 ///
@@ -268,7 +311,10 @@ pub use elide_macros::telemetry;
 /// elide::counter!("bytes.read", 512);
 /// assert!(elide::counters()["bytes.read"] >= 512);
 /// ```
-pub use elide_macros::counter;
+#[macro_export]
+macro_rules! counter {
+    ($($arg:tt)*) => { $crate::__macros::counter!(crate = $crate, $($arg)*) };
+}
 
 /// A timed scope: `let _s = scope!([target: "ns",] "name", key = value, ..);`
 /// emits the telemetry event `<name>_start` now and `<name>_stop` when `_s`
@@ -277,7 +323,7 @@ pub use elide_macros::counter;
 /// Scopes nest: while `_s` lives it is the parent of scopes opened on this
 /// thread. See [`telemetry::Scope`](crate::telemetry::Scope) for the fields.
 ///
-/// Gated like [`telemetry!`]: when telemetry is off for the namespace the
+/// Gated like [`telemetry!`](crate::telemetry!): when telemetry is off for the namespace the
 /// site costs one load, a compare and a branch, yields `None` and reads no
 /// clock; `telemetry_off` removes it. Bind the guard to a named variable
 /// (`_s`, not `_`, which would close the scope at once).
@@ -295,9 +341,12 @@ pub use elide_macros::counter;
 /// let names: Vec<_> = mem.records().iter().map(|r| r.name).collect();
 /// assert_eq!(names, ["task.exec_start", "task.stage_in_start", "task.stage_in_stop", "task.exec_stop"]);
 /// ```
-pub use elide_macros::scope;
+#[macro_export]
+macro_rules! scope {
+    ($($arg:tt)*) => { $crate::__macros::scope!(crate = $crate, $($arg)*) };
+}
 
-/// Times a function as a [`scope!`]: `#[timed]` names the scope after the
+/// Times a function as a [`scope!`](crate::scope!): `#[timed]` names the scope after the
 /// function; `#[timed(name = "task.exec", uid = %self.uid)]` gives the name
 /// and fields (which may use the arguments). On an `async fn` the scope
 /// spans from the first poll to completion and is current while the future

@@ -95,6 +95,26 @@ type Gate = (
 /// variables the call sites of this build saw).
 const GATE: Gate = elide_macros::__static_gate!();
 
+/// The most verbose level whose log sites the cargo features leave compiled
+/// in: `max_level_*`, or in a build without debug assertions
+/// `release_max_level_*` when one is set (as `log`'s constant of the same
+/// name, which code written for `log` reads; the debug assertions are
+/// those `elide` was built with). An upper bound: `ELIDE_STATIC_LEVEL` may
+/// remove more per crate or module, which
+/// [`Description::static_level`](crate::Description::static_level) reports.
+///
+/// ```
+/// use elide::{Level, STATIC_MAX_LEVEL};
+/// if Level::Debug <= STATIC_MAX_LEVEL {
+///     elide::debug!("debug sites are compiled in");
+/// }
+/// ```
+pub const STATIC_MAX_LEVEL: LevelFilter = LevelFilter::from_u8(if cfg!(debug_assertions) {
+    GATE.0[0]
+} else {
+    GATE.0[1]
+});
+
 /// The filter's value for `namespace`, with the directive that decided.
 fn lookup<T: Copy>(table: &Table<T>, namespace: &str) -> Option<(T, String)>
 where
