@@ -205,9 +205,9 @@ fn expand_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         ReturnType::Type(_, ty) if mentions_impl_trait(ty) => None,
         ReturnType::Type(_, ty) => Some(ty.to_token_stream()),
     };
-    let live = live_body(&f, &clauses, ret_ty.as_ref());
-    let dead = dead_body(&f, &clauses, ret_ty.as_ref());
     let p = Presence::checks(&None)?;
+    let live = live_body(&f, &clauses, ret_ty.as_ref(), None);
+    let dead = dead_body(&f, &clauses, ret_ty.as_ref());
     Ok(match p.known() {
         Some((true, true)) => with_body(&f, live),
         Some((false, false)) => with_body(&f, dead),
@@ -221,8 +221,15 @@ fn expand_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             let (live, dead) = (with_body(&f, live), with_body(&f, dead));
             quote!(#[cfg(#on)] #live #[cfg(#off)] #dead)
         }
-        // Decided by the module path, at compile time: one function whose
-        // body is chosen by a constant.
+        // Decided at compile time by the features' constants (and the
+        // module path): one function whose body is chosen by a constant.
+        // Under `impl Trait` the two bodies' values could differ in type
+        // (each closure is a type of its own): then the body is written
+        // once, and the constant gates the checks inside it.
+        None if ret_ty.is_none() => {
+            let c = p.condition();
+            with_body(&f, live_body(&f, &clauses, ret_ty.as_ref(), Some(&c)))
+        }
         None => {
             let c = p.condition();
             with_body(&f, quote!(if #c { #live } else { #dead }))
@@ -250,8 +257,14 @@ pub(crate) fn with_body(f: &ItemFn, body: TokenStream) -> TokenStream {
     }
 }
 
-/// The body with the checks, as a block.
-fn live_body(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> TokenStream {
+/// The body with the checks, as a block; with `exists`, a constant `bool`
+/// expression, the checks run only where it holds.
+fn live_body(
+    f: &ItemFn,
+    clauses: &[Clause],
+    ret_ty: Option<&TokenStream>,
+    exists: Option<&TokenStream>,
+) -> TokenStream {
     let name = f.sig.ident.to_string();
     let pre = clauses
         .iter()
@@ -269,8 +282,9 @@ fn live_body(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> To
         &quote!(#name),
     );
     let on = crate::level::interest_on();
+    let exists = exists.map(|c| quote!(#c &&));
     let enter = quote! {
-        #on <= ::elide::__private::Callsite::interest(&__ELIDE_CS)
+        #exists #on <= ::elide::__private::Callsite::interest(&__ELIDE_CS)
             && ::elide::__private::checked_enter(&__ELIDE_CS, || { #(#pre)* })
     };
     let stmts = &f.block.stmts;

@@ -1,21 +1,15 @@
-//! `__static_gate!()`: the static gate of this build as data, for
-//! `elide::describe` (which cannot read the features or filters any other
-//! way without parsing the variables a second time).
+//! `__static_gate!()`: the build-time filters of this build as data, for
+//! `elide::describe` (which cannot read them any other way without parsing
+//! the variables a second time).
 //!
-//! Expands to a tuple `(features, switches, level, release_level, checks,
-//! telemetry)`:
-//! - `features: [u8; 2]`: the feature level limit for debug and for release
-//!   builds (release precedence applied);
-//! - `switches: [bool; 4]`: checks in debug, in release, telemetry in debug,
-//!   in release builds, by features;
-//! - each filter: `(Option<&str>, Option<T>, &[(&str, T)])`: the variable's
-//!   text, its default and its rules (`T` is `u8` for levels, `bool` for
-//!   on/off).
+//! Expands to a tuple `(level, release_level, checks, telemetry)`, each
+//! filter `(Option<&str>, Option<T>, &[(&str, T)])`: the variable's text,
+//! its default and its rules (`T` is `u8` for levels, `bool` for on/off).
+//! The cargo features are `elide`'s own: it knows them without help.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 
-use crate::gate;
 use crate::static_filter::{self as filter, Values};
 
 fn table<T: Copy + ToTokens>(var: &str, values: &Values<T>) -> Result<TokenStream, String> {
@@ -55,12 +49,7 @@ pub(crate) fn static_gate(input: TokenStream) -> TokenStream {
         Ok(t) => t,
         Err(e) => return syn::Error::new(Span::call_site(), e).to_compile_error(),
     };
-    let (max, release_max) = (gate::feature_max(), gate::feature_release_max());
-    let (cd, cr) = gate::feature_checks();
-    let (td, tr) = gate::feature_telemetry();
-    quote! {
-        ([#max, #release_max], [#cd, #cr, #td, #tr], #level, #release, #checks, #telemetry)
-    }
+    quote!((#level, #release, #checks, #telemetry))
 }
 
 #[cfg(test)]

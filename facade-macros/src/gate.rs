@@ -1,22 +1,25 @@
 //! The static gate: which sites exist in the build at all.
 //!
-//! Two sources decide it while the macro expands, and the most restrictive
-//! wins for each kind of build:
-//! - cargo features, which `elide` forwards to this crate. Like `log`, a
-//!   build without `debug_assertions` uses the `release_max_level_*` feature
-//!   when one is set, otherwise `max_level_*`; `release_checks_off` and
-//!   `release_telemetry_off` only add to `checks_off`/`telemetry_off`;
+//! Two sources decide it, and the most restrictive wins for each kind of
+//! build:
+//! - cargo features, declared on `elide` only. Like `log`, a build without
+//!   `debug_assertions` uses the `release_max_level_*` feature when one is
+//!   set, otherwise `max_level_*`; `release_checks_off` and
+//!   `release_telemetry_off` only add to `checks_off`/`telemetry_off`.
+//!   `elide` turns them into constants (`FEATURE_LEVEL`, `FEATURE_CHECKS`,
+//!   `FEATURE_TELEMETRY`, `[debug, release]`), which the site tests in
+//!   `if const { .. }`: this crate has no features;
 //! - the build-time filters in [`crate::static_filter`], per crate, module
-//!   path or literal target.
+//!   path or literal target, read here while the macro expands.
 //!
-//! A site that is off becomes a dead `if false { .. }` that only
-//! type-checks its arguments, so no code is generated at any opt-level. When
-//! the debug and release answers differ, the site expands to both, selected
-//! by `cfg!(debug_assertions)` of the crate using the macro. When a filter
-//! has rules below the calling crate (`my_app::db=trace`), the answer depends
-//! on `module_path!()`, which only the compiler knows: the site then tests
-//! `if const { LEVEL_DEBUG <= static_limit(module_path!(), rules, ..) }`,
-//! evaluated at compile time, which also leaves no code for the dead branch.
+//! A site that a filter turns off becomes a dead `if false { .. }` that only
+//! type-checks its arguments. Any other site is
+//! `if const { <exists> } { live } else { dead }`, where `<exists>` compares
+//! the site's level with the feature constant of the calling crate's kind of
+//! build (`cfg!(debug_assertions)`), and, when a filter has rules below the
+//! calling crate (`my_app::db=trace`), with
+//! `static_limit(module_path!(), rules, ..)`. Both are evaluated at compile
+//! time, so the branch not taken leaves no code at any opt-level.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -25,69 +28,33 @@ use syn::{Expr, ExprLit, Lit};
 use crate::level::{self, Level, TRACE};
 use crate::static_filter::{self as filter, Filter, Values};
 
-/// Most restrictive of the features in `flags` (`(enabled, level)`), or
-/// `None` when none is set.
-fn most_restrictive(flags: [(bool, u8); 6]) -> Option<u8> {
-    flags.iter().filter(|(on, _)| *on).map(|(_, n)| *n).min()
+/// A kind of build: its index in `elide`'s `FEATURE_*` constants.
+#[derive(Clone, Copy)]
+enum Build {
+    Debug = 0,
+    Release = 1,
 }
 
-/// The most restrictive `max_level_*` feature set, if any.
-fn max_feature() -> Option<u8> {
-    most_restrictive([
-        (cfg!(feature = "max_level_off"), level::OFF),
-        (cfg!(feature = "max_level_error"), level::ERROR.number),
-        (cfg!(feature = "max_level_warn"), level::WARN.number),
-        (cfg!(feature = "max_level_info"), level::INFO.number),
-        (cfg!(feature = "max_level_debug"), level::DEBUG.number),
-        (cfg!(feature = "max_level_trace"), TRACE),
-    ])
+/// `::elide::__private::FEATURE_LEVEL[0]`: what the features leave of a
+/// gate (`FEATURE_LEVEL`, `FEATURE_CHECKS`, `FEATURE_TELEMETRY`) in one
+/// kind of build, a constant `u8` the site's level or `INTEREST_ON` is
+/// compared with.
+fn feature_limit(gate: &str, build: Build) -> TokenStream {
+    let gate = syn::Ident::new(gate, Span::call_site());
+    let i = proc_macro2::Literal::usize_unsuffixed(build as usize);
+    quote!(::elide::__private::#gate[#i])
 }
 
-/// The most restrictive `release_max_level_*` feature set, if any.
-fn release_feature() -> Option<u8> {
-    most_restrictive([
-        (cfg!(feature = "release_max_level_off"), level::OFF),
-        (
-            cfg!(feature = "release_max_level_error"),
-            level::ERROR.number,
-        ),
-        (cfg!(feature = "release_max_level_warn"), level::WARN.number),
-        (cfg!(feature = "release_max_level_info"), level::INFO.number),
-        (
-            cfg!(feature = "release_max_level_debug"),
-            level::DEBUG.number,
-        ),
-        (cfg!(feature = "release_max_level_trace"), TRACE),
-    ])
-}
-
-/// The level limit of debug builds: the `max_level_*` feature (trace when
-/// none is set).
-pub(crate) fn feature_max() -> u8 {
-    max_feature().unwrap_or(TRACE)
-}
-
-/// The level limit of release builds.
-pub(crate) fn feature_release_max() -> u8 {
-    release_limit(max_feature(), release_feature())
-}
-
-/// In a build without `debug_assertions`, a `release_max_level_*` feature
-/// decides over `max_level_*` (as in `log`); without one, `max_level_*`.
-fn release_limit(max: Option<u8>, release: Option<u8>) -> u8 {
-    release.or(max).unwrap_or(TRACE)
-}
-
-/// Checks compiled in by the features: (debug builds, release builds).
-pub(crate) fn feature_checks() -> (bool, bool) {
-    let debug = !cfg!(feature = "checks_off");
-    (debug, debug && !cfg!(feature = "release_checks_off"))
-}
-
-/// Telemetry (and counters) compiled in by the features.
-pub(crate) fn feature_telemetry() -> (bool, bool) {
-    let debug = !cfg!(feature = "telemetry_off");
-    (debug, debug && !cfg!(feature = "release_telemetry_off"))
+/// A site's existence in one kind of build: the filter's verdict (decided
+/// here, or over `module_path!()`) and the features' limit, which only
+/// `elide` knows.
+fn with_features(filter: Verdict, needed: &TokenStream, limit: TokenStream) -> Verdict {
+    let features = quote!(#needed <= #limit);
+    match filter {
+        Verdict::Known(false) => Verdict::Known(false),
+        Verdict::Known(true) => Verdict::Const(features),
+        Verdict::Const(c) => Verdict::Const(quote!(#features && #c)),
+    }
 }
 
 /// A site's namespace as far as the macro can see it.
@@ -153,13 +120,6 @@ impl<T: Copy> Ceiling<T> {
             },
         }
     }
-
-    fn map<U: Copy>(&self, f: impl Fn(T) -> U) -> Ceiling<U> {
-        Ceiling {
-            fallback: f(self.fallback),
-            rules: self.rules.iter().map(|(p, v)| (p.clone(), f(*v))).collect(),
-        }
-    }
 }
 
 impl<T: Copy> Ceiling<T> {
@@ -220,31 +180,33 @@ fn read<T: Copy>(var: &str, values: &Values<T>) -> syn::Result<Option<Filter<T>>
     filter::read(var, values).map_err(error)
 }
 
-/// The level limits of a namespace: (debug builds, release builds).
+/// The filters' level limits of a namespace: (debug builds, release
+/// builds).
 fn level_ceilings(ns: &Namespace) -> syn::Result<(Ceiling<u8>, Ceiling<u8>)> {
     let debug_filter = read(filter::LEVEL_VAR, &filter::LEVELS)?;
     let release_filter = match read(filter::RELEASE_LEVEL_VAR, &filter::LEVELS)? {
         Some(f) => Some(f),
         None => debug_filter.clone(),
     };
-    let (d, r) = (feature_max(), feature_release_max());
     Ok((
-        Ceiling::new(debug_filter.as_ref(), TRACE, ns).map(|v| v.min(d)),
-        Ceiling::new(release_filter.as_ref(), TRACE, ns).map(|v| v.min(r)),
+        Ceiling::new(debug_filter.as_ref(), TRACE, ns),
+        Ceiling::new(release_filter.as_ref(), TRACE, ns),
     ))
 }
 
-/// An on/off gate (checks, telemetry): features and one filter.
-fn switch(target: &Option<Expr>, var: &str, features: (bool, bool)) -> syn::Result<Presence> {
+/// An on/off gate (checks, telemetry): one filter and the features' switch
+/// (`FEATURE_CHECKS` or `FEATURE_TELEMETRY`).
+fn switch(target: &Option<Expr>, var: &str, features: &str) -> syn::Result<Presence> {
     let ns = Namespace::of(target);
     let c = Ceiling::new(read(var, &filter::SWITCH)?.as_ref(), true, &ns);
-    let verdict = |feature: bool| {
-        c.map(|v| v && feature)
-            .verdict(|v| v, level::interest_on(), level::switch_tokens)
+    let on = level::interest_on();
+    let verdict = |build: Build| {
+        let filter = c.verdict(|v| v, on.clone(), level::switch_tokens);
+        with_features(filter, &on, feature_limit(features, build))
     };
     Ok(Presence {
-        debug: verdict(features.0),
-        release: verdict(features.1),
+        debug: verdict(Build::Debug),
+        release: verdict(Build::Release),
     })
 }
 
@@ -258,27 +220,25 @@ impl Presence {
     /// A log site (or `enabled!`) with a fixed level.
     pub(crate) fn for_level(level: Level, target: &Option<Expr>) -> syn::Result<Presence> {
         let (d, r) = level_ceilings(&Namespace::of(target))?;
-        let verdict = |c: Ceiling<u8>| {
-            c.verdict(
-                |v| level.number <= v,
-                level.number_tokens(),
-                level::number_tokens,
-            )
+        let needed = level.number_tokens();
+        let verdict = |c: Ceiling<u8>, build: Build| {
+            let filter = c.verdict(|v| level.number <= v, needed.clone(), level::number_tokens);
+            with_features(filter, &needed, feature_limit("FEATURE_LEVEL", build))
         };
         Ok(Presence {
-            debug: verdict(d),
-            release: verdict(r),
+            debug: verdict(d, Build::Debug),
+            release: verdict(r, Build::Release),
         })
     }
 
     /// `check!`, `check_eq!`, `#[checked]`, `debug_mode!`.
     pub(crate) fn checks(target: &Option<Expr>) -> syn::Result<Presence> {
-        switch(target, filter::CHECKS_VAR, feature_checks())
+        switch(target, filter::CHECKS_VAR, "FEATURE_CHECKS")
     }
 
     /// `telemetry!` and `counter!`.
     pub(crate) fn telemetry(target: &Option<Expr>) -> syn::Result<Presence> {
-        switch(target, filter::TELEMETRY_VAR, feature_telemetry())
+        switch(target, filter::TELEMETRY_VAR, "FEATURE_TELEMETRY")
     }
 
     /// Both answers, when they are known while expanding.
@@ -327,66 +287,27 @@ impl Presence {
 }
 
 /// The static limit for a level known only at run time (`log!(lvl, ..)`):
-/// a constant `u8` the site compares against.
+/// a constant `u8` the site compares against, the lower of the filters' and
+/// the features' limit for the calling crate's kind of build.
 pub(crate) fn static_max_tokens(target: &Option<Expr>) -> syn::Result<TokenStream> {
     let (d, r) = level_ceilings(&Namespace::of(target))?;
-    let (dt, rt) = (
-        d.limit_tokens(level::number_tokens),
-        r.limit_tokens(level::number_tokens),
-    );
-    let limit = if dt.to_string() == rt.to_string() {
-        dt
-    } else {
-        quote!(if ::core::cfg!(debug_assertions) { #dt } else { #rt })
+    let lower = |c: Ceiling<u8>, build: Build| {
+        let (filter, features) = (
+            c.limit_tokens(level::number_tokens),
+            feature_limit("FEATURE_LEVEL", build),
+        );
+        quote!({
+            let (__elide_a, __elide_b): (u8, u8) = (#filter, #features);
+            if __elide_a < __elide_b { __elide_a } else { __elide_b }
+        })
     };
-    Ok(quote!(const { #limit }))
+    let (dt, rt) = (lower(d, Build::Debug), lower(r, Build::Release));
+    Ok(quote!(const { if ::core::cfg!(debug_assertions) #dt else #rt }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn release_feature_decides_in_release_builds_like_log() {
-        // Every pair where the release feature is less restrictive than the
-        // plain one: the release feature decides (it used to lose).
-        for max in level::OFF..TRACE {
-            for release in max + 1..=TRACE {
-                assert_eq!(
-                    release_limit(Some(max), Some(release)),
-                    release,
-                    "{max} x {release}"
-                );
-            }
-        }
-        // More restrictive: it decides too.
-        assert_eq!(release_limit(Some(TRACE), Some(level::WARN.number)), 2);
-        // Only one of the two set, or neither.
-        assert_eq!(release_limit(Some(level::INFO.number), None), 3);
-        assert_eq!(release_limit(None, Some(level::ERROR.number)), 1);
-        assert_eq!(release_limit(None, None), TRACE);
-    }
-
-    /// Of several level features, the most restrictive set one decides;
-    /// none set decides nothing.
-    #[test]
-    fn the_most_restrictive_feature_set_decides() {
-        let unset = [
-            (false, 0),
-            (false, 1),
-            (false, 2),
-            (false, 3),
-            (false, 4),
-            (false, 5),
-        ];
-        assert_eq!(most_restrictive(unset), None);
-        let mut flags = unset;
-        flags[3].0 = true;
-        flags[5].0 = true;
-        assert_eq!(most_restrictive(flags), Some(3));
-        flags[1].0 = true;
-        assert_eq!(most_restrictive(flags), Some(1));
-    }
 
     /// `log!(lvl, ..)` compares its run-time level against one constant
     /// when both profiles have the same limit, and against the profile's
@@ -395,7 +316,15 @@ mod tests {
     #[test]
     fn a_run_time_level_site_compares_against_each_profiles_limit() {
         let same = static_max_tokens(&None).unwrap().to_string();
-        assert_eq!(same, "const { :: elide :: __private :: LEVEL_TRACE }");
+        for needed in [
+            "debug_assertions",
+            "LEVEL_TRACE",
+            "FEATURE_LEVEL [0]",
+            "FEATURE_LEVEL [1]",
+        ] {
+            assert!(same.contains(needed), "{needed} in {same}");
+        }
+        assert!(!same.contains("LEVEL_WARN"), "{same}");
         std::env::set_var(filter::RELEASE_LEVEL_VAR, "warn");
         let differ = static_max_tokens(&None).map(|t| t.to_string());
         std::env::remove_var(filter::RELEASE_LEVEL_VAR);

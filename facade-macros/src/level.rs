@@ -1,9 +1,14 @@
-//! Level numbers and the interest byte, in one place.
+//! Level numbers and the interest byte, as this crate needs them.
 //!
-//! The static gate compares these numbers while the macro expands; the
-//! generated code names the matching constants in `::elide::__private`
-//! (`LEVEL_INFO`, `INTEREST_ON`), which `elide` tests against its `Level`
-//! enum, so both crates agree on every number.
+//! The generated code names only `elide`'s constants (`LEVEL_INFO`,
+//! `INTEREST_ON` in `::elide::__private`), defined there from its `Level`
+//! enum. The numbers stay here because the build-time filters are read
+//! while the macro expands: comparing a filter's value with the site's
+//! level here lets a site the filter turns off expand to its dead form
+//! alone, and names a rule's value for `static_limit`. A proc-macro crate
+//! cannot depend on `elide`, so this is a copy, which `elide`'s test
+//! `constants_are_the_level_numbers_and_the_on_byte` holds to the same
+//! numbers.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;

@@ -5,9 +5,10 @@
 //! caller's manifest.
 //!
 //! Each call site expands into three gates:
-//! 1. the **static gate**, decided here from cargo features and the
-//!    build-time filters (`ELIDE_STATIC_LEVEL`, ...): a site above the static
-//!    level becomes `if false { .. }`, which only type-checks;
+//! 1. the **static gate**: the build-time filters (`ELIDE_STATIC_LEVEL`,
+//!    ...), read here, and `elide`'s cargo features, which the site tests
+//!    through `elide`'s constants in `if const { .. }` (this crate has no
+//!    features): a site that is off leaves no code, and still type-checks;
 //! 2. the **runtime gate**: one relaxed load of the site's own `static`
 //!    interest byte, compared with a constant;
 //! 3. the **cold path**: a closure handed to a `#[cold]` function in `elide`,

@@ -208,30 +208,32 @@ fn timed_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let p = parts(&a)?;
     let (open, typecheck) = (&p.open, &p.typecheck);
     let stmts = &f.block.stmts;
-    let live = if f.sig.asyncness.is_some() {
-        let run = match &f.sig.output {
-            ReturnType::Type(_, ty) if !mentions_impl_trait(ty) => {
-                quote!(::elide::__private::timed_as::<#ty, _>)
-            }
-            ReturnType::Default => quote!(::elide::__private::timed_as::<(), _>),
-            ReturnType::Type(..) => quote!(::elide::__private::timed),
-        };
-        quote! {{
-            let __elide_scope = #open;
-            #run(__elide_scope, async move { #(#stmts)* }).await
-        }}
-    } else {
-        quote! {{
-            let __elide_scope = ::elide::__private::scope_guard(#open);
-            #(#stmts)*
-        }}
+    let live = |open: &TokenStream| {
+        if f.sig.asyncness.is_some() {
+            let run = match &f.sig.output {
+                ReturnType::Type(_, ty) if !mentions_impl_trait(ty) => {
+                    quote!(::elide::__private::timed_as::<#ty, _>)
+                }
+                ReturnType::Default => quote!(::elide::__private::timed_as::<(), _>),
+                ReturnType::Type(..) => quote!(::elide::__private::timed),
+            };
+            quote! {{
+                let __elide_scope = #open;
+                #run(__elide_scope, async move { #(#stmts)* }).await
+            }}
+        } else {
+            quote! {{
+                let __elide_scope = ::elide::__private::scope_guard(#open);
+                #(#stmts)*
+            }}
+        }
     };
     let dead = quote! {{
         #typecheck
         #(#stmts)*
     }};
     Ok(match p.presence.known() {
-        Some((true, true)) => crate::checked::with_body(&f, live),
+        Some((true, true)) => crate::checked::with_body(&f, live(open)),
         Some((false, false)) => crate::checked::with_body(&f, dead),
         Some((debug, _)) => {
             let (on, off) = if debug {
@@ -240,14 +242,19 @@ fn timed_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
                 (quote!(not(debug_assertions)), quote!(debug_assertions))
             };
             let (live, dead) = (
-                crate::checked::with_body(&f, live),
+                crate::checked::with_body(&f, live(open)),
                 crate::checked::with_body(&f, dead),
             );
             quote!(#[cfg(#on)] #live #[cfg(#off)] #dead)
         }
+        // Decided at compile time by a constant: the body once (two copies
+        // could differ in type under `impl Trait`), with no scope where
+        // the constant says the site is off.
         None => {
             let c = p.presence.condition();
-            crate::checked::with_body(&f, quote!(if #c { #live } else { #dead }))
+            let none = quote!(::core::option::Option::None);
+            let open = quote!(if #c { #open } else { #typecheck #none });
+            crate::checked::with_body(&f, live(&open))
         }
     })
 }

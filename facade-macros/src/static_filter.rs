@@ -128,7 +128,9 @@ fn parse_switch(text: &str) -> Option<bool> {
 }
 
 /// Whether `path` covers `namespace`: equal, or a prefix ending at `::`.
-/// Same rule as `elide::__private::static_on` applies at compile time.
+/// The rule `elide`'s `static_limit` applies at compile time (through its
+/// `namespace::covers_at`); a copy, because a proc-macro crate cannot
+/// depend on `elide` and this one decides literal targets while expanding.
 pub(crate) fn covers(path: &str, namespace: &str) -> bool {
     namespace
         .strip_prefix(path)

@@ -17,8 +17,8 @@ pub use crate::raw::{
 pub use crate::runtime_site::site as runtime_site;
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
 pub use crate::static_gate::{
-    static_limit, INTEREST_OFF, INTEREST_ON, LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF,
-    LEVEL_TRACE, LEVEL_WARN,
+    static_limit, FEATURE_CHECKS, FEATURE_LEVEL, FEATURE_TELEMETRY, INTEREST_OFF, INTEREST_ON,
+    LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF, LEVEL_TRACE, LEVEL_WARN,
 };
 pub use crate::telemetry::scope::{guard as scope_guard, open_scope, timed, timed_as};
 pub use crate::value::{present_fields, with_present_fields, FieldValue, ToValue, NO_FIELD};

@@ -46,15 +46,15 @@ pub enum LevelFilter {
     Off = 0,
     /// Only errors.
     #[default]
-    Error = 1,
+    Error = Level::Error as u8,
     /// Warnings and errors.
-    Warn = 2,
+    Warn = Level::Warn as u8,
     /// Info and above.
-    Info = 3,
+    Info = Level::Info as u8,
     /// Debug and above.
-    Debug = 4,
+    Debug = Level::Debug as u8,
     /// Everything.
-    Trace = 5,
+    Trace = Level::Trace as u8,
 }
 
 impl Level {

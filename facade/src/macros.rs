@@ -256,8 +256,10 @@ macro_rules! debug_mode {
 /// - A failed condition goes through the same path as [`check!`](crate::check!): a record at
 ///   error level, then a panic pointing at the condition, naming the
 ///   function, the condition as written and the message.
-/// - Under `checks_off` / `release_checks_off` the function is emitted as
-///   written; the conditions are only type-checked.
+/// - Under `checks_off` / `release_checks_off` the function runs as
+///   written; the conditions are only type-checked and leave no code. (A
+///   function that returns `impl Trait` keeps the closure `ensures` needs,
+///   below, with the checks in it compiled out.)
 /// - With `ensures`, the body runs in a closure (an `async` block for an
 ///   `async fn`) so that every exit passes the postconditions; a
 ///   `#[track_caller]` function's `Location::caller()` then reports the body.

@@ -37,11 +37,38 @@ pub fn env_prefix(namespace: &str) -> String {
 /// prefix ending at a `_` boundary (`RADICAL` covers `RADICAL_ASYNCFLOW`,
 /// not `RADICALX`). The empty namespace covers everything.
 pub(crate) fn covers(outer: &str, inner: &str) -> bool {
-    outer.is_empty()
-        || inner == outer
-        || (inner.len() > outer.len()
-            && inner.starts_with(outer)
-            && inner.as_bytes()[outer.len()] == b'_')
+    outer.is_empty() || covers_at(outer, inner, "_")
+}
+
+/// Whether `outer` is `inner` or a prefix of it that ends where `sep`
+/// follows: the one rule behind "a namespace and everything below it", for
+/// normalised namespaces (`_`) and, at compile time, module paths (`::`).
+pub(crate) const fn covers_at(outer: &str, inner: &str, sep: &str) -> bool {
+    let (o, i, s) = (outer.as_bytes(), inner.as_bytes(), sep.as_bytes());
+    if o.len() > i.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < o.len() {
+        if o[k] != i[k] {
+            return false;
+        }
+        k += 1;
+    }
+    if o.len() == i.len() {
+        return true;
+    }
+    if i.len() < o.len() + s.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < s.len() {
+        if i[o.len() + k] != s[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
 }
 
 /// The most specific rule in `rules` covering `prefix`.

@@ -1,46 +1,123 @@
 //! The static gate as the expansions and `describe()` see it: level numbers
-//! and the interest byte the generated code names, the compile-time matcher
-//! for build-time filters with rules below a crate
+//! and the interest byte the generated code names, the limits the cargo
+//! features set (declared on `elide` only: the expansions test them in
+//! `if const { .. }`, so `elide-macros` has no features), the compile-time
+//! matcher for build-time filters with rules below a crate
 //! (`ELIDE_STATIC_LEVEL="info,my_app::db=trace"`), and the gate of this
 //! build for [`describe`](crate::describe).
 
 use std::fmt;
 
-use crate::LevelFilter;
+use crate::namespace;
+use crate::{Level, LevelFilter};
 
 /// `LevelFilter::Off as u8`: the threshold below every level.
-pub const LEVEL_OFF: u8 = 0;
+pub const LEVEL_OFF: u8 = LevelFilter::Off as u8;
 /// `Level::Error as u8`.
-pub const LEVEL_ERROR: u8 = 1;
+pub const LEVEL_ERROR: u8 = Level::Error as u8;
 /// `Level::Warn as u8`.
-pub const LEVEL_WARN: u8 = 2;
+pub const LEVEL_WARN: u8 = Level::Warn as u8;
 /// `Level::Info as u8`.
-pub const LEVEL_INFO: u8 = 3;
+pub const LEVEL_INFO: u8 = Level::Info as u8;
 /// `Level::Debug as u8`.
-pub const LEVEL_DEBUG: u8 = 4;
+pub const LEVEL_DEBUG: u8 = Level::Debug as u8;
 /// `Level::Trace as u8`.
-pub const LEVEL_TRACE: u8 = 5;
+pub const LEVEL_TRACE: u8 = Level::Trace as u8;
 /// The interest byte of a check, `debug_mode!` or telemetry site that is
 /// on (`true as u8`); such a site runs when `INTEREST_ON <= interest`.
 pub const INTEREST_ON: u8 = 1;
 /// The interest byte of a check or telemetry site that is off.
 pub const INTEREST_OFF: u8 = 0;
 
-/// Whether filter path `rule` covers `path`: equal, or a prefix that ends
-/// at a `::`.
-const fn covers(rule: &str, path: &str) -> bool {
-    let (r, p) = (rule.as_bytes(), path.as_bytes());
-    if r.len() > p.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < r.len() {
-        if r[i] != p[i] {
-            return false;
+/// Most restrictive of the level features in `flags` (`(set, level)`), or
+/// `None` when none is set.
+const fn most_restrictive(flags: [(bool, u8); 6]) -> Option<u8> {
+    let (mut min, mut i) = (None, 0);
+    while i < flags.len() {
+        if flags[i].0 {
+            min = match min {
+                Some(m) if m <= flags[i].1 => Some(m),
+                _ => Some(flags[i].1),
+            };
         }
         i += 1;
     }
-    r.len() == p.len() || (p.len() > r.len() + 1 && p[r.len()] == b':' && p[r.len() + 1] == b':')
+    min
+}
+
+/// The most restrictive `max_level_*` feature set, if any.
+const MAX_FEATURE: Option<u8> = most_restrictive([
+    (cfg!(feature = "max_level_off"), LEVEL_OFF),
+    (cfg!(feature = "max_level_error"), LEVEL_ERROR),
+    (cfg!(feature = "max_level_warn"), LEVEL_WARN),
+    (cfg!(feature = "max_level_info"), LEVEL_INFO),
+    (cfg!(feature = "max_level_debug"), LEVEL_DEBUG),
+    (cfg!(feature = "max_level_trace"), LEVEL_TRACE),
+]);
+
+/// The most restrictive `release_max_level_*` feature set, if any.
+const RELEASE_FEATURE: Option<u8> = most_restrictive([
+    (cfg!(feature = "release_max_level_off"), LEVEL_OFF),
+    (cfg!(feature = "release_max_level_error"), LEVEL_ERROR),
+    (cfg!(feature = "release_max_level_warn"), LEVEL_WARN),
+    (cfg!(feature = "release_max_level_info"), LEVEL_INFO),
+    (cfg!(feature = "release_max_level_debug"), LEVEL_DEBUG),
+    (cfg!(feature = "release_max_level_trace"), LEVEL_TRACE),
+]);
+
+/// The level limit of each kind of build: `[debug, release]`. In a build
+/// without `debug_assertions` a `release_max_level_*` feature decides over
+/// `max_level_*` (as in `log`); without one, `max_level_*`; neither: trace.
+const fn level_limits(max: Option<u8>, release: Option<u8>) -> [u8; 2] {
+    let debug = match max {
+        Some(l) => l,
+        None => LEVEL_TRACE,
+    };
+    [
+        debug,
+        match release {
+            Some(l) => l,
+            None => debug,
+        },
+    ]
+}
+
+/// The level limits the cargo features set, `[debug builds, release
+/// builds]`; a site at level `L` exists when `L <= FEATURE_LEVEL[i]` (and the
+/// build-time filters agree), `i` chosen by the calling crate's
+/// `cfg!(debug_assertions)`.
+pub const FEATURE_LEVEL: [u8; 2] = level_limits(MAX_FEATURE, RELEASE_FEATURE);
+
+/// An on/off switch of the features as interest bytes, `[debug, release]`:
+/// `off` removes the sites everywhere, `release_off` from release builds.
+const fn switch(off: bool, release_off: bool) -> [u8; 2] {
+    const fn byte(off: bool) -> u8 {
+        if off {
+            INTEREST_OFF
+        } else {
+            INTEREST_ON
+        }
+    }
+    [byte(off), byte(off || release_off)]
+}
+
+/// Checks (`check!`, `#[checked]`, `debug_mode!`) kept by the features,
+/// `[debug, release]`: a site exists when `INTEREST_ON <= FEATURE_CHECKS[i]`.
+pub const FEATURE_CHECKS: [u8; 2] = switch(
+    cfg!(feature = "checks_off"),
+    cfg!(feature = "release_checks_off"),
+);
+
+/// Telemetry and counters kept by the features, as [`FEATURE_CHECKS`].
+pub const FEATURE_TELEMETRY: [u8; 2] = switch(
+    cfg!(feature = "telemetry_off"),
+    cfg!(feature = "release_telemetry_off"),
+);
+
+/// Whether filter path `rule` covers `path`: equal, or a prefix that ends
+/// at a `::`.
+const fn covers(rule: &str, path: &str) -> bool {
+    namespace::covers_at(rule, path, "::")
 }
 
 /// Whether rule `name` covering `path` beats the best rule so far (of
@@ -79,9 +156,9 @@ type Table<T> = (
     &'static [(&'static str, T)],
 );
 
-/// Everything `elide_macros::__static_gate!()` reports: feature level
-/// limits (debug, release), feature switches (checks debug/release,
-/// telemetry debug/release), then the four filters.
+/// The whole static gate: feature level limits (debug, release), feature
+/// switches (checks debug/release, telemetry debug/release), then the four
+/// filters that `elide_macros::__static_gate!()` reports.
 type Gate = (
     [u8; 2],
     [bool; 4],
@@ -91,9 +168,28 @@ type Gate = (
     Table<bool>,
 );
 
+/// The four filters: level, release level, checks, telemetry.
+type Filters = (Table<u8>, Table<u8>, Table<bool>, Table<bool>);
+
 /// The gate of the build that compiled `elide` (the same features and
-/// variables the call sites of this build saw).
-const GATE: Gate = elide_macros::__static_gate!();
+/// variables the call sites of this build saw): the features from here, the
+/// filters as `elide-macros` parsed them.
+const GATE: Gate = {
+    const FILTERS: Filters = elide_macros::__static_gate!();
+    (
+        FEATURE_LEVEL,
+        [
+            FEATURE_CHECKS[0] == INTEREST_ON,
+            FEATURE_CHECKS[1] == INTEREST_ON,
+            FEATURE_TELEMETRY[0] == INTEREST_ON,
+            FEATURE_TELEMETRY[1] == INTEREST_ON,
+        ],
+        FILTERS.0,
+        FILTERS.1,
+        FILTERS.2,
+        FILTERS.3,
+    )
+};
 
 /// The most verbose level whose log sites the cargo features leave compiled
 /// in: `max_level_*`, or in a build without debug assertions
@@ -110,9 +206,9 @@ const GATE: Gate = elide_macros::__static_gate!();
 /// }
 /// ```
 pub const STATIC_MAX_LEVEL: LevelFilter = LevelFilter::from_u8(if cfg!(debug_assertions) {
-    GATE.0[0]
+    FEATURE_LEVEL[0]
 } else {
-    GATE.0[1]
+    FEATURE_LEVEL[1]
 });
 
 /// The filter's value for `namespace`, with the directive that decided.
@@ -272,18 +368,83 @@ impl fmt::Display for StaticGate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Level, LevelFilter};
 
+    /// The level numbers `elide-macros` compares while it expands (it
+    /// cannot depend on this crate) are these: `Off` below every level,
+    /// then each level one above the last.
     #[test]
     fn constants_are_the_level_numbers_and_the_on_byte() {
-        assert_eq!(LEVEL_OFF, LevelFilter::Off as u8);
-        assert_eq!(LEVEL_ERROR, Level::Error as u8);
-        assert_eq!(LEVEL_WARN, Level::Warn as u8);
-        assert_eq!(LEVEL_INFO, Level::Info as u8);
-        assert_eq!(LEVEL_DEBUG, Level::Debug as u8);
-        assert_eq!(LEVEL_TRACE, Level::Trace as u8);
+        assert_eq!(
+            [
+                LEVEL_OFF,
+                LEVEL_ERROR,
+                LEVEL_WARN,
+                LEVEL_INFO,
+                LEVEL_DEBUG,
+                LEVEL_TRACE
+            ],
+            [0, 1, 2, 3, 4, 5]
+        );
         assert_eq!(INTEREST_ON, true as u8);
         assert_eq!(INTEREST_OFF, false as u8);
+    }
+
+    #[test]
+    fn release_feature_decides_in_release_builds_like_log() {
+        // Every pair where the release feature is less restrictive than the
+        // plain one: the release feature decides.
+        for max in LEVEL_OFF..LEVEL_TRACE {
+            for release in max + 1..=LEVEL_TRACE {
+                assert_eq!(
+                    level_limits(Some(max), Some(release)),
+                    [max, release],
+                    "{max} x {release}"
+                );
+            }
+        }
+        // More restrictive: it decides too.
+        assert_eq!(
+            level_limits(Some(LEVEL_TRACE), Some(LEVEL_WARN)),
+            [LEVEL_TRACE, LEVEL_WARN]
+        );
+        // Only one of the two set, or neither.
+        assert_eq!(level_limits(Some(LEVEL_INFO), None), [LEVEL_INFO; 2]);
+        assert_eq!(
+            level_limits(None, Some(LEVEL_ERROR)),
+            [LEVEL_TRACE, LEVEL_ERROR]
+        );
+        assert_eq!(level_limits(None, None), [LEVEL_TRACE; 2]);
+    }
+
+    /// Of several level features, the most restrictive set one decides;
+    /// none set decides nothing.
+    #[test]
+    fn the_most_restrictive_feature_set_decides() {
+        let unset = [
+            (false, 0),
+            (false, 1),
+            (false, 2),
+            (false, 3),
+            (false, 4),
+            (false, 5),
+        ];
+        assert_eq!(most_restrictive(unset), None);
+        let mut flags = unset;
+        flags[3].0 = true;
+        flags[5].0 = true;
+        assert_eq!(most_restrictive(flags), Some(3));
+        flags[1].0 = true;
+        assert_eq!(most_restrictive(flags), Some(1));
+    }
+
+    /// `checks_off` removes checks from every build, `release_checks_off`
+    /// from release builds only (the same for telemetry).
+    #[test]
+    fn a_release_switch_only_adds_to_the_plain_one() {
+        assert_eq!(switch(false, false), [INTEREST_ON, INTEREST_ON]);
+        assert_eq!(switch(false, true), [INTEREST_ON, INTEREST_OFF]);
+        assert_eq!(switch(true, false), [INTEREST_OFF, INTEREST_OFF]);
+        assert_eq!(switch(true, true), [INTEREST_OFF, INTEREST_OFF]);
     }
 
     #[test]
