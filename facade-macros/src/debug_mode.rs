@@ -46,6 +46,6 @@ pub(crate) fn debug_mode(input: TokenStream) -> TokenStream {
             let _: &'static str = #target;
             false
         }};
-        Ok(Presence::checks(&a.target)?.select(live, || dead))
+        Ok(Presence::checks(&a.target)?.select_valued(live, || dead))
     })
 }

@@ -104,7 +104,7 @@ fn expand_enabled(a: EnabledArgs) -> syn::Result<TokenStream> {
             }};
             let target_type = fields::target_type(&a.target);
             let dead = quote! {{ let _: #target_type = #target; false }};
-            let site = Presence::for_level(level, &a.target)?.select(live, || dead);
+            let site = Presence::for_level(level, &a.target)?.select_valued(live, || dead);
             with_level_path(level, &a.level, site)
         }
         None => {

@@ -28,32 +28,35 @@ use syn::{Expr, ExprLit, Lit};
 use crate::level::{self, Level, TRACE};
 use crate::static_filter::{self as filter, Filter, Values};
 
-/// A kind of build: its index in `elide`'s `FEATURE_*` constants.
+/// A kind of build, as `elide`'s constants name it.
 #[derive(Clone, Copy)]
 enum Build {
-    Debug = 0,
-    Release = 1,
+    Debug,
+    Release,
 }
 
-/// `::elide::__private::FEATURE_LEVEL[0]`: what the features leave of a
-/// gate (`FEATURE_LEVEL`, `FEATURE_CHECKS`, `FEATURE_TELEMETRY`) in one
-/// kind of build, a constant `u8` the site's level or `INTEREST_ON` is
-/// compared with.
-fn feature_limit(gate: &str, build: Build) -> TokenStream {
-    let gate = syn::Ident::new(gate, Span::call_site());
-    let i = proc_macro2::Literal::usize_unsuffixed(build as usize);
-    quote!(::elide::__private::#gate[#i])
+/// `::elide::__private::STATIC_INFO_DEBUG`: whether the features keep a
+/// site of this kind (a level's name, `CHECKS`, `TELEMETRY`) in this kind
+/// of build. A path to a constant, not a `const { .. }` block: the compiler
+/// evaluates it once per crate, where a block would be a body of its own at
+/// every site.
+fn feature_on(kind: &str, build: Build) -> TokenStream {
+    let build = match build {
+        Build::Debug => "DEBUG",
+        Build::Release => "RELEASE",
+    };
+    let name = syn::Ident::new(&format!("STATIC_{kind}_{build}"), Span::call_site());
+    quote!(::elide::__private::#name)
 }
 
 /// A site's existence in one kind of build: the filter's verdict (decided
-/// here, or over `module_path!()`) and the features' limit, which only
-/// `elide` knows.
-fn with_features(filter: Verdict, needed: &TokenStream, limit: TokenStream) -> Verdict {
-    let features = quote!(#needed <= #limit);
+/// here, or over `module_path!()` in a `const` block) and the features'
+/// constant, which only `elide` knows.
+fn with_features(filter: Verdict, features: TokenStream) -> Verdict {
     match filter {
         Verdict::Known(false) => Verdict::Known(false),
         Verdict::Known(true) => Verdict::Const(features),
-        Verdict::Const(c) => Verdict::Const(quote!(#features && #c)),
+        Verdict::Const(c) => Verdict::Const(quote!((#features && const { #c }))),
     }
 }
 
@@ -195,14 +198,14 @@ fn level_ceilings(ns: &Namespace) -> syn::Result<(Ceiling<u8>, Ceiling<u8>)> {
 }
 
 /// An on/off gate (checks, telemetry): one filter and the features' switch
-/// (`FEATURE_CHECKS` or `FEATURE_TELEMETRY`).
-fn switch(target: &Option<Expr>, var: &str, features: &str) -> syn::Result<Presence> {
+/// (`CHECKS` or `TELEMETRY`).
+fn switch(target: &Option<Expr>, var: &str, kind: &str) -> syn::Result<Presence> {
     let ns = Namespace::of(target);
     let c = Ceiling::new(read(var, &filter::SWITCH)?.as_ref(), true, &ns);
     let on = level::interest_on();
     let verdict = |build: Build| {
         let filter = c.verdict(|v| v, on.clone(), level::switch_tokens);
-        with_features(filter, &on, feature_limit(features, build))
+        with_features(filter, feature_on(kind, build))
     };
     Ok(Presence {
         debug: verdict(Build::Debug),
@@ -221,9 +224,10 @@ impl Presence {
     pub(crate) fn for_level(level: Level, target: &Option<Expr>) -> syn::Result<Presence> {
         let (d, r) = level_ceilings(&Namespace::of(target))?;
         let needed = level.number_tokens();
+        let kind = level.name.to_ascii_uppercase();
         let verdict = |c: Ceiling<u8>, build: Build| {
             let filter = c.verdict(|v| level.number <= v, needed.clone(), level::number_tokens);
-            with_features(filter, &needed, feature_limit("FEATURE_LEVEL", build))
+            with_features(filter, feature_on(&kind, build))
         };
         Ok(Presence {
             debug: verdict(d, Build::Debug),
@@ -233,12 +237,12 @@ impl Presence {
 
     /// `check!`, `check_eq!`, `#[checked]`, `debug_mode!`.
     pub(crate) fn checks(target: &Option<Expr>) -> syn::Result<Presence> {
-        switch(target, filter::CHECKS_VAR, "FEATURE_CHECKS")
+        switch(target, filter::CHECKS_VAR, "CHECKS")
     }
 
     /// `telemetry!` and `counter!`.
     pub(crate) fn telemetry(target: &Option<Expr>) -> syn::Result<Presence> {
-        switch(target, filter::TELEMETRY_VAR, "FEATURE_TELEMETRY")
+        switch(target, filter::TELEMETRY_VAR, "TELEMETRY")
     }
 
     /// Both answers, when they are known while expanding.
@@ -249,38 +253,53 @@ impl Presence {
         }
     }
 
-    /// A constant `bool` expression: whether the site exists in this build.
+    /// Whether the site exists in this build, as an `if` condition whose
+    /// every operand is a constant (`cfg!` is a literal), so the compiler
+    /// drops the branch not taken at any opt-level.
     pub(crate) fn condition(&self) -> TokenStream {
         let (d, r) = (self.debug.tokens(), self.release.tokens());
-        if d.to_string() == r.to_string() {
-            return quote!(const { #d });
+        quote! {
+            ((::core::cfg!(debug_assertions) && #d)
+                || (::core::cfg!(not(debug_assertions)) && #r))
         }
-        quote!(const { if ::core::cfg!(debug_assertions) { #d } else { #r } })
     }
 
-    /// Chooses between the live and the dead expansion. `dead` is built
-    /// only when it is emitted: most sites are live in both profiles.
+    /// Chooses between the live and the dead expansion of a site that has
+    /// no value (`()`). `dead` is built only when it is emitted: when a
+    /// filter turns the site off. Otherwise the constant chooses between
+    /// `live` and nothing; `live` type-checks the arguments itself.
     pub(crate) fn select(
         self,
         live: TokenStream,
         dead: impl FnOnce() -> TokenStream,
     ) -> TokenStream {
-        let known = self.known();
-        if known == Some((true, true)) {
-            return live;
-        }
+        self.choose(live, dead, || quote!({}))
+    }
+
+    /// [`select`](Self::select) for a site with a value (`enabled!`,
+    /// `debug_mode!`): `dead` is also the value where the constant says
+    /// the site is off.
+    pub(crate) fn select_valued(
+        self,
+        live: TokenStream,
+        dead: impl FnOnce() -> TokenStream,
+    ) -> TokenStream {
         let dead = dead();
-        match known {
-            Some((false, false)) => dead,
-            Some((true, false)) => {
-                quote!(if ::core::cfg!(debug_assertions) { #live } else { #dead })
-            }
-            Some((false, true)) => {
-                quote!(if ::core::cfg!(debug_assertions) { #dead } else { #live })
-            }
+        self.choose(live, || dead.clone(), || dead.clone())
+    }
+
+    fn choose(
+        self,
+        live: TokenStream,
+        dead: impl FnOnce() -> TokenStream,
+        off: impl FnOnce() -> TokenStream,
+    ) -> TokenStream {
+        match self.known() {
+            Some((true, true)) => live,
+            Some((false, false)) => dead(),
             _ => {
-                let c = self.condition();
-                quote!(if #c { #live } else { #dead })
+                let (c, off) = (self.condition(), off());
+                quote!(if #c { #live } else { #off })
             }
         }
     }
@@ -292,9 +311,10 @@ impl Presence {
 pub(crate) fn static_max_tokens(target: &Option<Expr>) -> syn::Result<TokenStream> {
     let (d, r) = level_ceilings(&Namespace::of(target))?;
     let lower = |c: Ceiling<u8>, build: Build| {
+        let i = proc_macro2::Literal::usize_unsuffixed(build as usize);
         let (filter, features) = (
             c.limit_tokens(level::number_tokens),
-            feature_limit("FEATURE_LEVEL", build),
+            quote!(::elide::__private::FEATURE_LEVEL[#i]),
         );
         quote!({
             let (__elide_a, __elide_b): (u8, u8) = (#filter, #features);

@@ -18,7 +18,11 @@ pub use crate::runtime_site::site as runtime_site;
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
 pub use crate::static_gate::{
     static_limit, FEATURE_CHECKS, FEATURE_LEVEL, FEATURE_TELEMETRY, INTEREST_OFF, INTEREST_ON,
-    LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF, LEVEL_TRACE, LEVEL_WARN,
+    LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF, LEVEL_TRACE, LEVEL_WARN, STATIC_CHECKS_DEBUG,
+    STATIC_CHECKS_RELEASE, STATIC_DEBUG_DEBUG, STATIC_DEBUG_RELEASE, STATIC_ERROR_DEBUG,
+    STATIC_ERROR_RELEASE, STATIC_INFO_DEBUG, STATIC_INFO_RELEASE, STATIC_TELEMETRY_DEBUG,
+    STATIC_TELEMETRY_RELEASE, STATIC_TRACE_DEBUG, STATIC_TRACE_RELEASE, STATIC_WARN_DEBUG,
+    STATIC_WARN_RELEASE,
 };
 pub use crate::telemetry::scope::{guard as scope_guard, open_scope, timed, timed_as};
 pub use crate::value::{present_fields, with_present_fields, FieldValue, ToValue, NO_FIELD};

@@ -88,6 +88,44 @@ const fn level_limits(max: Option<u8>, release: Option<u8>) -> [u8; 2] {
 /// `cfg!(debug_assertions)`.
 pub const FEATURE_LEVEL: [u8; 2] = level_limits(MAX_FEATURE, RELEASE_FEATURE);
 
+/// Whether the features keep a site at `level` in a kind of build (`0`
+/// debug, `1` release).
+const fn level_on(level: u8, build: usize) -> bool {
+    level <= FEATURE_LEVEL[build]
+}
+
+// One `bool` per kind of site and kind of build, named by the expansions
+// (`STATIC_INFO_DEBUG`): a site's `if` tests a path to a constant, which
+// the compiler evaluates once per crate and folds at any opt-level.
+/// Error sites kept in debug builds.
+pub const STATIC_ERROR_DEBUG: bool = level_on(LEVEL_ERROR, 0);
+/// Error sites kept in release builds.
+pub const STATIC_ERROR_RELEASE: bool = level_on(LEVEL_ERROR, 1);
+/// Warn sites kept in debug builds.
+pub const STATIC_WARN_DEBUG: bool = level_on(LEVEL_WARN, 0);
+/// Warn sites kept in release builds.
+pub const STATIC_WARN_RELEASE: bool = level_on(LEVEL_WARN, 1);
+/// Info sites kept in debug builds.
+pub const STATIC_INFO_DEBUG: bool = level_on(LEVEL_INFO, 0);
+/// Info sites kept in release builds.
+pub const STATIC_INFO_RELEASE: bool = level_on(LEVEL_INFO, 1);
+/// Debug sites kept in debug builds.
+pub const STATIC_DEBUG_DEBUG: bool = level_on(LEVEL_DEBUG, 0);
+/// Debug sites kept in release builds.
+pub const STATIC_DEBUG_RELEASE: bool = level_on(LEVEL_DEBUG, 1);
+/// Trace sites kept in debug builds.
+pub const STATIC_TRACE_DEBUG: bool = level_on(LEVEL_TRACE, 0);
+/// Trace sites kept in release builds.
+pub const STATIC_TRACE_RELEASE: bool = level_on(LEVEL_TRACE, 1);
+/// Check sites kept in debug builds.
+pub const STATIC_CHECKS_DEBUG: bool = FEATURE_CHECKS[0] == INTEREST_ON;
+/// Check sites kept in release builds.
+pub const STATIC_CHECKS_RELEASE: bool = FEATURE_CHECKS[1] == INTEREST_ON;
+/// Telemetry and counter sites kept in debug builds.
+pub const STATIC_TELEMETRY_DEBUG: bool = FEATURE_TELEMETRY[0] == INTEREST_ON;
+/// Telemetry and counter sites kept in release builds.
+pub const STATIC_TELEMETRY_RELEASE: bool = FEATURE_TELEMETRY[1] == INTEREST_ON;
+
 /// An on/off switch of the features as interest bytes, `[debug, release]`:
 /// `off` removes the sites everywhere, `release_off` from release builds.
 const fn switch(off: bool, release_off: bool) -> [u8; 2] {
