@@ -1,5 +1,6 @@
 //! The tokens of a site's `static Callsite` and its `Metadata`.
 
+use crate::expand::ELIDE;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 
@@ -12,7 +13,7 @@ pub(crate) fn callsite(
 ) -> TokenStream {
     let meta = metadata(kind, level, target, name, Span::call_site());
     quote! {
-        static __ELIDE_CS: ::elide::__private::Callsite = ::elide::__private::Callsite::new(#meta);
+        static __ELIDE_CS: #ELIDE::__private::Callsite = #ELIDE::__private::Callsite::new(#meta);
     }
 }
 
@@ -26,10 +27,11 @@ pub(crate) fn metadata(
 ) -> TokenStream {
     let kind = syn::Ident::new(kind, span);
     let level = syn::Ident::new(level, span);
+    let elide = crate::expand::elide_at(span);
     quote_spanned! {span=>
-        ::elide::__private::Metadata::new(
-            ::elide::__private::Kind::#kind,
-            ::elide::Level::#level,
+        #elide::__private::Metadata::new(
+            #elide::__private::Kind::#kind,
+            #elide::Level::#level,
             #target,
             ::core::module_path!(),
             ::core::file!(),
@@ -66,16 +68,16 @@ pub(crate) fn guarded(
     match filter {
         None => quote! {
             if let ::core::option::Option::Some(__elide_route) =
-                ::elide::__private::route(#cs, #needed)
+                #ELIDE::__private::route(#cs, #needed)
             {
                 #run
             }
         },
         Some((setup, pass, undo)) => quote! {
-            if #needed <= ::elide::__private::Callsite::interest(#cs) {
+            if #needed <= #ELIDE::__private::Callsite::interest(#cs) {
                 #setup
                 if #pass {
-                    match ::elide::__private::admit(#cs, #needed) {
+                    match #ELIDE::__private::admit(#cs, #needed) {
                         ::core::option::Option::Some(__elide_route) => {
                             #run
                         }

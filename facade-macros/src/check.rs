@@ -1,6 +1,7 @@
 //! `check!(cond [, "fmt", args..])`, `check_eq!(a, b [, ..])`, `check_ne!`:
 //! debug checks, run only in debug mode for the site's namespace.
 
+use crate::expand::ELIDE;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::parse::ParseStream;
@@ -119,7 +120,7 @@ impl CheckArgs {
                     format!("{lt} {op} {rt}"),
                     quote! {
                         match (&(#l), &(#r)) {
-                            (__elide_l, __elide_r) => ::elide::__private::#f(__elide_l, __elide_r),
+                            (__elide_l, __elide_r) => #ELIDE::__private::#f(__elide_l, __elide_r),
                         }
                     },
                 )
@@ -141,8 +142,8 @@ pub(crate) fn check(input: TokenStream, kind: CheckKind) -> TokenStream {
         let on = level::interest_on();
         let live = quote! {{
             #cs
-            if #on <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
-                ::elide::__private::check(
+            if #on <= #ELIDE::__private::Callsite::interest(&__ELIDE_CS) {
+                #ELIDE::__private::check(
                     &__ELIDE_CS,
                     || #verdict,
                     |__elide_f: &mut dyn ::core::ops::FnMut(::core::fmt::Arguments<'_>)| __elide_f(#message),

@@ -15,6 +15,7 @@
 //! not the function, so every exit passes the postconditions. Without
 //! `ensures` the body is left as written.
 
+use crate::expand::ELIDE;
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::parse::{ParseStream, Parser};
@@ -284,8 +285,8 @@ fn live_body(
     let on = crate::level::interest_on();
     let exists = exists.map(|c| quote!(#c &&));
     let enter = quote! {
-        #exists #on <= ::elide::__private::Callsite::interest(&__ELIDE_CS)
-            && ::elide::__private::checked_enter(&__ELIDE_CS, || { #(#pre)* })
+        #exists #on <= #ELIDE::__private::Callsite::interest(&__ELIDE_CS)
+            && #ELIDE::__private::checked_enter(&__ELIDE_CS, || { #(#pre)* })
     };
     let stmts = &f.block.stmts;
     let body = if post.is_empty() {
@@ -299,16 +300,16 @@ fn live_body(
         let annot = ret_ty.map(|t| quote!(: #t));
         let run = if f.sig.asyncness.is_some() {
             let turbofish = ret_ty.map(|t| quote!(::<#t, _>));
-            quote!(::elide::__private::async_body #turbofish (async #block).await)
+            quote!(#ELIDE::__private::async_body #turbofish (async #block).await)
         } else {
-            quote!(::elide::__private::body(|| #block))
+            quote!(#ELIDE::__private::body(|| #block))
         };
         quote! {
             #cs
             let __elide_on: bool = #enter;
             let __elide_ret #annot = #run;
             if __elide_on {
-                ::elide::__private::checked_exit(|| { #(#post)* });
+                #ELIDE::__private::checked_exit(|| { #(#post)* });
             }
             __elide_ret
         }
@@ -324,7 +325,7 @@ fn condition(c: &Clause, fn_name: &str) -> TokenStream {
     let (value, what) = match c.side {
         Side::Requires => (quote!(#cond), format!("precondition of `{fn_name}` failed")),
         Side::Ensures => (
-            quote!(::elide::__private::ensures(&__elide_ret, #cond)),
+            quote!(#ELIDE::__private::ensures(&__elide_ret, #cond)),
             format!("postcondition of `{fn_name}` failed"),
         ),
     };
@@ -337,12 +338,13 @@ fn condition(c: &Clause, fn_name: &str) -> TokenStream {
         c.span,
     );
     let message = &c.message;
+    let elide = crate::expand::elide_at(c.span);
     quote_spanned! {c.span=>
         {
             let __elide_ok: bool = #value;
             if !__elide_ok {
-                static __ELIDE_META: ::elide::__private::Metadata = #meta;
-                ::elide::__private::fail(
+                static __ELIDE_META: #elide::__private::Metadata = #meta;
+                #elide::__private::fail(
                     &__ELIDE_META,
                     #what,
                     "",
@@ -362,7 +364,8 @@ fn dead_body(f: &ItemFn, clauses: &[Clause], ret_ty: Option<&TokenStream>) -> To
         let typecheck = match (c.side, ret_ty) {
             (Side::Requires, _) => quote_spanned!(c.span=> let _: bool = #cond;),
             (Side::Ensures, Some(t)) => {
-                quote_spanned!(c.span=> ::elide::__private::type_check_ensures::<#t, _>(#cond);)
+                let elide = crate::expand::elide_at(c.span);
+                quote_spanned!(c.span=> #elide::__private::type_check_ensures::<#t, _>(#cond);)
             }
             // `impl Trait` cannot be named here; the closure goes unchecked.
             (Side::Ensures, None) => quote!(),

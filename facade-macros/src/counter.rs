@@ -2,6 +2,7 @@
 //! thread's shard of the site, through a per-site thread-local pointer.
 //! Compiled in with telemetry (same static gate).
 
+use crate::expand::ELIDE;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::parse::{Parse, ParseStream};
@@ -46,14 +47,14 @@ pub(crate) fn counter(input: TokenStream) -> TokenStream {
     expand(input, |input| {
         let CounterArgs { name, amount: n } = input.parse()?;
         let live = quote! {{
-            static __ELIDE_COUNTER: ::elide::__private::Counter = ::elide::__private::Counter::new(
+            static __ELIDE_COUNTER: #ELIDE::__private::Counter = #ELIDE::__private::Counter::new(
                 #name, ::core::module_path!(), ::core::file!(), ::core::line!(),
             );
             ::std::thread_local! {
-                static __ELIDE_SHARD: ::elide::__private::ShardCell =
+                static __ELIDE_SHARD: #ELIDE::__private::ShardCell =
                     const { ::core::cell::Cell::new(::core::ptr::null()) };
             }
-            ::elide::__private::Counter::add(&__ELIDE_COUNTER, &__ELIDE_SHARD, #n);
+            #ELIDE::__private::Counter::add(&__ELIDE_COUNTER, &__ELIDE_SHARD, #n);
         }};
         let dead = quote! {
             if false {

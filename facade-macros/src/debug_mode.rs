@@ -1,6 +1,7 @@
 //! `debug_mode!()` / `debug_mode!(target: "..")`: whether checks run for the
 //! calling module (or the target), through a per-site cache.
 
+use crate::expand::ELIDE;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::parse::{Parse, ParseStream};
@@ -40,7 +41,7 @@ pub(crate) fn debug_mode(input: TokenStream) -> TokenStream {
         let on = level::interest_on();
         let live = quote! {{
             #cs
-            ::elide::__private::enabled(&__ELIDE_CS, #on)
+            #ELIDE::__private::enabled(&__ELIDE_CS, #on)
         }};
         let dead = quote! {{
             let _: &'static str = #target;

@@ -1,6 +1,7 @@
 //! `enabled!(level)` / `enabled!(target: "..", level)`: whether a site at
 //! this level would emit, through its own cached interest.
 
+use crate::expand::ELIDE;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::parse::{Parse, ParseStream};
@@ -83,8 +84,8 @@ fn expand_enabled(a: EnabledArgs) -> syn::Result<TokenStream> {
     let site = |level: &str| -> (TokenStream, TokenStream) {
         if runtime {
             let decl = quote! {
-                let __elide_cs: &'static ::elide::__private::Callsite =
-                    ::elide::__private::runtime_site(#target);
+                let __elide_cs: &'static #ELIDE::__private::Callsite =
+                    #ELIDE::__private::runtime_site(#target);
             };
             (decl, quote!(__elide_cs))
         } else {
@@ -100,7 +101,7 @@ fn expand_enabled(a: EnabledArgs) -> syn::Result<TokenStream> {
             let n = level.number_tokens();
             let live = quote! {{
                 #cs
-                ::elide::__private::enabled(#cs_ref, #n)
+                #ELIDE::__private::enabled(#cs_ref, #n)
             }};
             let target_type = fields::target_type(&a.target);
             let dead = quote! {{ let _: #target_type = #target; false }};
@@ -112,10 +113,10 @@ fn expand_enabled(a: EnabledArgs) -> syn::Result<TokenStream> {
             let static_max = gate::static_max_tokens(&a.target)?;
             let level = &a.level;
             quote! {{
-                let __elide_lvl: u8 = ::elide::Level::as_u8(#level);
+                let __elide_lvl: u8 = #ELIDE::Level::as_u8(#level);
                 #cs
                 __elide_lvl <= #static_max
-                    && ::elide::__private::enabled(#cs_ref, __elide_lvl)
+                    && #ELIDE::__private::enabled(#cs_ref, __elide_lvl)
             }}
         }
     })

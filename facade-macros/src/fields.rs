@@ -1,6 +1,7 @@
 //! The tokens of a site's `target` and key-value fields: live (for the
 //! record) and dead (type-checked only).
 
+use crate::expand::ELIDE;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
@@ -68,7 +69,7 @@ pub(crate) fn dispatch_tokens(
 ) -> TokenStream {
     with_field_slice(fields, |fields| {
         quote! {
-            ::elide::__private::dispatch_to(__elide_route, &::elide::Record::new(
+            #ELIDE::__private::dispatch_to(__elide_route, &#ELIDE::Record::new(
                 __elide_meta, #level, #message, #fields,
             ))
         }
@@ -90,8 +91,8 @@ pub(crate) fn with_field_slice(
             let name = &f.name;
             let v = &f.value;
             match f.sigil {
-                Sigil::Debug => quote!((#name, ::elide::Value::Debug(&(#v)))),
-                _ => quote!((#name, ::elide::Value::Display(&(#v)))),
+                Sigil::Debug => quote!((#name, #ELIDE::Value::Debug(&(#v)))),
+                _ => quote!((#name, #ELIDE::Value::Display(&(#v)))),
             }
         });
         return body(quote!(&[#(#items),*]));
@@ -105,9 +106,9 @@ pub(crate) fn with_field_slice(
     quote! {
         match [#(#items),*] {
             __elide_kv => {
-                let mut __elide_present = [::elide::__private::NO_FIELD; #n];
-                let __elide_fields: &[::elide::Field<'_>] =
-                    ::elide::__private::present_fields(&__elide_kv, &mut __elide_present);
+                let mut __elide_present = [#ELIDE::__private::NO_FIELD; #n];
+                let __elide_fields: &[#ELIDE::Field<'_>] =
+                    #ELIDE::__private::present_fields(&__elide_kv, &mut __elide_present);
                 #body
             }
         }
@@ -129,13 +130,16 @@ fn kv_values(fields: &[Field]) -> impl Iterator<Item = TokenStream> + '_ {
     fields.iter().map(|f| {
         let v = &f.value;
         match f.sigil {
-            Sigil::Plain => quote_spanned! {v.span()=>
-                ::elide::__private::FieldValue::field_value(&(#v))
-            },
-            Sigil::Display => {
-                quote!(::core::option::Option::Some(::elide::Value::Display(&(#v))))
+            Sigil::Plain => {
+                let elide = crate::expand::elide_at(v.span());
+                quote_spanned! {v.span()=>
+                    #elide::__private::FieldValue::field_value(&(#v))
+                }
             }
-            Sigil::Debug => quote!(::core::option::Option::Some(::elide::Value::Debug(&(#v)))),
+            Sigil::Display => {
+                quote!(::core::option::Option::Some(#ELIDE::Value::Display(&(#v))))
+            }
+            Sigil::Debug => quote!(::core::option::Option::Some(#ELIDE::Value::Debug(&(#v)))),
         }
     })
 }
@@ -158,10 +162,11 @@ pub(crate) fn fields_typecheck(fields: &[Field]) -> TokenStream {
         let v = &f.value;
         match f.sigil {
             Sigil::Plain => {
-                quote_spanned!(v.span()=> let _ = ::elide::__private::FieldValue::field_value(&(#v));)
+                let elide = crate::expand::elide_at(v.span());
+                quote_spanned!(v.span()=> let _ = #elide::__private::FieldValue::field_value(&(#v));)
             }
-            Sigil::Display => quote!(let _ = ::elide::__private::type_check_display(&(#v));),
-            Sigil::Debug => quote!(let _ = ::elide::__private::type_check_debug(&(#v));),
+            Sigil::Display => quote!(let _ = #ELIDE::__private::type_check_display(&(#v));),
+            Sigil::Debug => quote!(let _ = #ELIDE::__private::type_check_debug(&(#v));),
         }
     });
     quote!(#(#items)*)

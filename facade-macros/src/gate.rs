@@ -21,6 +21,7 @@
 //! `static_limit(module_path!(), rules, ..)`. Both are evaluated at compile
 //! time, so the branch not taken leaves no code at any opt-level.
 
+use crate::expand::ELIDE;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::{Expr, ExprLit, Lit};
@@ -46,7 +47,7 @@ fn feature_on(kind: &str, build: Build) -> TokenStream {
         Build::Release => "RELEASE",
     };
     let name = syn::Ident::new(&format!("STATIC_{kind}_{build}"), Span::call_site());
-    quote!(::elide::__private::#name)
+    quote!(#ELIDE::__private::#name)
 }
 
 /// A site's existence in one kind of build: the filter's verdict (decided
@@ -153,7 +154,7 @@ impl<T: Copy> Ceiling<T> {
             quote!((#p, #v))
         });
         quote! {
-            ::elide::__private::static_limit(::core::module_path!(), &[#(#rules),*], #fallback)
+            #ELIDE::__private::static_limit(::core::module_path!(), &[#(#rules),*], #fallback)
         }
     }
 }
@@ -314,7 +315,7 @@ pub(crate) fn static_max_tokens(target: &Option<Expr>) -> syn::Result<TokenStrea
         let i = proc_macro2::Literal::usize_unsuffixed(build as usize);
         let (filter, features) = (
             c.limit_tokens(level::number_tokens),
-            quote!(::elide::__private::FEATURE_LEVEL[#i]),
+            quote!(#ELIDE::__private::FEATURE_LEVEL[#i]),
         );
         quote!({
             let (__elide_a, __elide_b): (u8, u8) = (#filter, #features);

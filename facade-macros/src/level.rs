@@ -10,6 +10,7 @@
 //! `constants_are_the_level_numbers_and_the_on_byte` holds to the same
 //! numbers.
 
+use crate::expand::ELIDE;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
@@ -55,7 +56,7 @@ impl Level {
     /// `::elide::Level::Info`.
     pub(crate) fn variant(self) -> TokenStream {
         let v = syn::Ident::new(self.name, Span::call_site());
-        quote!(::elide::Level::#v)
+        quote!(#ELIDE::Level::#v)
     }
 
     /// `::elide::__private::LEVEL_INFO`: the number, named.
@@ -67,7 +68,7 @@ impl Level {
 /// The `::elide::__private` constant for a threshold number (0 = off).
 pub(crate) fn number_tokens(n: u8) -> TokenStream {
     let name = number_ident(n);
-    quote!(::elide::__private::#name)
+    quote!(#ELIDE::__private::#name)
 }
 
 /// The name of that constant (`LEVEL_INFO`), for a template that prefixes
@@ -87,7 +88,7 @@ pub(crate) fn number_ident(n: u8) -> syn::Ident {
 /// `::elide::__private::INTEREST_ON`: the interest byte of a check or
 /// telemetry site that is on; sites compare `INTEREST_ON <= interest`.
 pub(crate) fn interest_on() -> TokenStream {
-    quote!(::elide::__private::INTEREST_ON)
+    quote!(#ELIDE::__private::INTEREST_ON)
 }
 
 /// The `::elide::__private` constant for an on/off limit: `INTEREST_ON`
@@ -96,7 +97,7 @@ pub(crate) fn switch_tokens(on: bool) -> TokenStream {
     if on {
         interest_on()
     } else {
-        quote!(::elide::__private::INTEREST_OFF)
+        quote!(#ELIDE::__private::INTEREST_OFF)
     }
 }
 
@@ -143,7 +144,7 @@ mod tests {
         }
         assert_eq!(
             switch_tokens(false).to_string(),
-            quote!(::elide::__private::INTEREST_OFF).to_string()
+            quote!(#ELIDE::__private::INTEREST_OFF).to_string()
         );
         assert_eq!(switch_tokens(true).to_string(), interest_on().to_string());
     }

@@ -148,7 +148,7 @@ pub fn event_enabled(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn check(input: TokenStream) -> TokenStream {
-    expand::in_calling_crate(check::check(input.into(), check::CheckKind::True)).into()
+    expand::in_calling_crate(|| check::check(input.into(), check::CheckKind::True)).into()
 }
 
 #[cfg_attr(
@@ -157,7 +157,7 @@ pub fn check(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn check_eq(input: TokenStream) -> TokenStream {
-    expand::in_calling_crate(check::check(input.into(), check::CheckKind::Eq)).into()
+    expand::in_calling_crate(|| check::check(input.into(), check::CheckKind::Eq)).into()
 }
 
 #[cfg_attr(
@@ -166,7 +166,7 @@ pub fn check_eq(input: TokenStream) -> TokenStream {
 )]
 #[proc_macro]
 pub fn check_ne(input: TokenStream) -> TokenStream {
-    expand::in_calling_crate(check::check(input.into(), check::CheckKind::Ne)).into()
+    expand::in_calling_crate(|| check::check(input.into(), check::CheckKind::Ne)).into()
 }
 
 #[cfg_attr(

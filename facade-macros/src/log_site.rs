@@ -1,6 +1,7 @@
 //! Log sites: `error!` .. `trace!` (level fixed by the macro) and `log!`
 //! (level given, fixed when it names a `Level` variant, else at run time).
 
+use crate::expand::ELIDE;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::parse::{Parse, ParseStream};
@@ -111,7 +112,7 @@ pub(crate) fn with_level_path(level: Level, path: &Expr, site: TokenStream) -> T
     let n = level.number_tokens();
     quote! {{
         const _: () = ::core::assert!(
-            ::elide::Level::as_u8(#path) == #n,
+            #ELIDE::Level::as_u8(#path) == #n,
             "the level path names another level than the macro read",
         );
         #site
@@ -142,8 +143,8 @@ fn site_decl(level: &str, a: &LogArgs) -> (TokenStream, TokenStream, TokenStream
     let target = fields::target_tokens(&a.target);
     if fields::is_runtime_target(&a.target) {
         let decl = quote! {
-            let __elide_cs: &'static ::elide::__private::Callsite =
-                ::elide::__private::runtime_site(#target);
+            let __elide_cs: &'static #ELIDE::__private::Callsite =
+                #ELIDE::__private::runtime_site(#target);
         };
         (decl, quote!(__elide_cs), quote!(&__elide_cs.meta))
     } else {
@@ -166,7 +167,7 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
         let needed = crate::level::number_ident(level.number);
         let target = fields::target_tokens(&a.target);
         let live = quote! {
-            ::elide::__private::site!(#name #needed (#target) __ELIDE_CS { #record })
+            #ELIDE::__private::site!(#name #needed (#target) __ELIDE_CS { #record })
         };
         return Ok(Presence::for_level(level, &a.target)?.select(live, || log_dead(a)));
     }
@@ -192,8 +193,8 @@ fn log_dynamic(level: &Expr, a: &LogArgs) -> syn::Result<TokenStream> {
     let call = sampled(a, &cs_ref, &meta_ref, &quote!(__elide_lvl), body);
     let dead = log_dead(a);
     Ok(quote! {{
-        let __elide_level: ::elide::Level = #level;
-        let __elide_lvl: u8 = ::elide::Level::as_u8(__elide_level);
+        let __elide_level: #ELIDE::Level = #level;
+        let __elide_lvl: u8 = #ELIDE::Level::as_u8(__elide_level);
         if __elide_lvl <= #static_max {
             #cs
             #call
@@ -240,13 +241,13 @@ fn sampled(
                     static __ELIDE_HITS: ::core::cell::Cell<u32> = const { ::core::cell::Cell::new(0) };
                 }
             },
-            quote!(::elide::__private::sample_nth(&__ELIDE_HITS, #n)),
-            quote!(::elide::__private::sample_undo(&__ELIDE_HITS)),
+            quote!(#ELIDE::__private::sample_nth(&__ELIDE_HITS, #n)),
+            quote!(#ELIDE::__private::sample_undo(&__ELIDE_HITS)),
         ))
     } else if let Some(n) = &s.first {
         Some((
             quote!(
-                static __ELIDE_SEEN: ::elide::__private::First = ::elide::__private::First::new();
+                static __ELIDE_SEEN: #ELIDE::__private::First = #ELIDE::__private::First::new();
             ),
             quote!(__ELIDE_SEEN.admit(#n)),
             quote!(__ELIDE_SEEN.undo()),
@@ -255,8 +256,8 @@ fn sampled(
         s.every.as_ref().map(|d| {
             (
                 quote!(
-                    static __ELIDE_NEXT: ::elide::__private::Every =
-                        ::elide::__private::Every::new();
+                    static __ELIDE_NEXT: #ELIDE::__private::Every =
+                        #ELIDE::__private::Every::new();
                 ),
                 quote!(__ELIDE_NEXT.admit(#d)),
                 quote!(__ELIDE_NEXT.undo()),
@@ -322,7 +323,7 @@ mod tests {
     fn fixed_levels_are_read_from_paths_only() {
         for (e, l) in [
             (quote!(Level::Info), Some("Info")),
-            (quote!(::elide::Level::WARN), Some("Warn")),
+            (quote!(#ELIDE::Level::WARN), Some("Warn")),
             (quote!(Debug), Some("Debug")),
             (quote!(level), None),
             (quote!(<T as X>::Info), None),

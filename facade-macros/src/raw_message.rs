@@ -6,6 +6,7 @@
 //! decoder. The site instantiates `format_args!` at most once (none for a
 //! data format), and one shared function builds and dispatches the record.
 
+use crate::expand::ELIDE;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::parse::Parser;
@@ -46,7 +47,7 @@ pub(crate) fn dispatch_record(
     };
     let plain = |message: TokenStream| {
         quote! {
-            ::elide::__private::record!(plain #text #dest (#level) [#kv] (#message))
+            #ELIDE::__private::record!(plain #text #dest (#level) [#kv] (#message))
         }
     };
     let Some(lit) = format else {
@@ -84,7 +85,7 @@ pub(crate) fn dispatch_record(
                 // A function item, not a closure: no per-site
                 // `FnOnce::call_once` shim.
                 fn __elide_decode(
-                    __elide_args: &[::elide::__private::RawArg<'_>],
+                    __elide_args: &[#ELIDE::__private::RawArg<'_>],
                     __elide_out: &mut dyn ::core::ops::FnMut(::core::fmt::Arguments<'_>),
                 ) {
                     __elide_out(::core::format_args!(#positional, #(__elide_args[#idx]),*))
@@ -93,7 +94,7 @@ pub(crate) fn dispatch_record(
         }
     };
     quote! {
-        ::elide::__private::record!(raw #raw #dest (#level) [#kv] (#lit #rest)
+        #ELIDE::__private::record!(raw #raw #dest (#level) [#kv] (#lit #rest)
             [#(#names = #exprs => #methods),*] [#(#by),*] #format)
     }
 }

@@ -15,6 +15,7 @@
 //! (`timed(scope, async move { body }).await`) whose scope is current while
 //! it is polled.
 
+use crate::expand::ELIDE;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::parse::{Parse, ParseStream, Parser};
@@ -113,13 +114,13 @@ fn parts(a: &ScopeArgs) -> syn::Result<Parts> {
     let on = level::interest_on();
     let open = quote! {{
         #cs
-        static __ELIDE_STOP: ::elide::__private::Metadata = #stop_meta;
-        if #on <= ::elide::__private::Callsite::interest(&__ELIDE_CS) {
-            ::elide::__private::open_scope(
+        static __ELIDE_STOP: #ELIDE::__private::Metadata = #stop_meta;
+        if #on <= #ELIDE::__private::Callsite::interest(&__ELIDE_CS) {
+            #ELIDE::__private::open_scope(
                 &__ELIDE_CS,
                 #on,
                 &__ELIDE_STOP,
-                |__elide_f: &mut dyn ::core::ops::FnMut(&[::elide::Field<'_>])| #call,
+                |__elide_f: &mut dyn ::core::ops::FnMut(&[#ELIDE::Field<'_>])| #call,
             )
         } else {
             ::core::option::Option::None
@@ -145,8 +146,8 @@ pub(crate) fn scope(input: TokenStream) -> TokenStream {
         let a: ScopeArgs = input.parse()?;
         let p = parts(&a)?;
         let (open, typecheck) = (&p.open, &p.typecheck);
-        let live = quote!(::elide::__private::scope_guard(#open));
-        let dead = quote!({ #typecheck ::elide::telemetry::NoScope });
+        let live = quote!(#ELIDE::__private::scope_guard(#open));
+        let dead = quote!({ #typecheck #ELIDE::telemetry::NoScope });
         Ok(match p.presence.known() {
             Some((true, true)) => live,
             Some((false, false)) => dead,
@@ -171,7 +172,7 @@ pub(crate) fn scope(input: TokenStream) -> TokenStream {
             None => {
                 let c = p.presence.condition();
                 quote! {
-                    if #c { #live } else { #typecheck ::elide::__private::scope_guard(::core::option::Option::None) }
+                    if #c { #live } else { #typecheck #ELIDE::__private::scope_guard(::core::option::Option::None) }
                 }
             }
         })
@@ -212,10 +213,10 @@ fn timed_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         if f.sig.asyncness.is_some() {
             let run = match &f.sig.output {
                 ReturnType::Type(_, ty) if !mentions_impl_trait(ty) => {
-                    quote!(::elide::__private::timed_as::<#ty, _>)
+                    quote!(#ELIDE::__private::timed_as::<#ty, _>)
                 }
-                ReturnType::Default => quote!(::elide::__private::timed_as::<(), _>),
-                ReturnType::Type(..) => quote!(::elide::__private::timed),
+                ReturnType::Default => quote!(#ELIDE::__private::timed_as::<(), _>),
+                ReturnType::Type(..) => quote!(#ELIDE::__private::timed),
             };
             quote! {{
                 let __elide_scope = #open;
@@ -223,7 +224,7 @@ fn timed_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             }}
         } else {
             quote! {{
-                let __elide_scope = ::elide::__private::scope_guard(#open);
+                let __elide_scope = #ELIDE::__private::scope_guard(#open);
                 #(#stmts)*
             }}
         }
