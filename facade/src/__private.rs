@@ -258,7 +258,7 @@ pub fn type_check_debug<T: core::fmt::Debug + ?Sized>(_: &T) {}
 /// directories, `LOG_TGT`, `LOG_MODE`) on `text` and checks what each
 /// promises: no panic, a reason for every refusal, at most one target per
 /// comma-separated item. Pure: nothing is opened or installed. For the fuzz
-/// target in `fuzz/` (run by hand; see the README).
+/// target in `fuzz/` (run by hand; see CONTRIBUTING.md).
 pub fn fuzz_env_value(text: &str) {
     use crate::env::parse;
     use std::path::Path;

@@ -29,10 +29,13 @@ mod sampler;
 pub(crate) mod scope;
 
 #[cfg(feature = "prof")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub use crate::sink::profiles::close;
 #[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub use crate::sink::JsonSink;
 #[cfg(feature = "prof")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub use crate::sink::ProfSink;
 pub use sampler::{start_counter_sampler, CounterSampler, COUNTER_EVENT, COUNTER_TARGET};
 pub use scope::{
@@ -47,6 +50,7 @@ use std::{io, path::Path, sync::Arc};
 /// executable's file stem (`elide` if it cannot be found), and turns
 /// telemetry on. See [`enable_prof`]. (Cargo feature `prof`.)
 #[cfg(feature = "prof")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub fn enable(dir: impl AsRef<Path>) -> io::Result<Arc<ProfSink>> {
     enable_prof(dir, &exe_name())
 }
@@ -61,6 +65,7 @@ pub fn enable(dir: impl AsRef<Path>) -> io::Result<Arc<ProfSink>> {
 /// handle closes it too. Until then, events are buffered and reach the disk
 /// on [`flush`](crate::flush) (which fsyncs) or close.
 #[cfg(feature = "prof")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub fn enable_prof(dir: impl AsRef<Path>, name: &str) -> io::Result<Arc<ProfSink>> {
     let sink = Arc::new(ProfSink::create(dir, name)?);
     crate::sink::profiles::register(&sink);
