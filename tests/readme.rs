@@ -95,3 +95,20 @@ fn the_readme_links_only_to_files_that_exist() {
         "README.md links to missing files: {missing:?}"
     );
 }
+
+#[test]
+fn the_readme_links_every_guide_chapter() {
+    // The README's "Read more" names the guide's chapters; a chapter added
+    // to the guide must appear there too, so the two cannot disagree.
+    let text = readme();
+    let guide = repo_root().join("facade/src/guide");
+    let mut unlinked: Vec<String> = std::fs::read_dir(&guide)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", guide.display()))
+        .map(|entry| entry.expect("a directory entry").file_name())
+        .filter_map(|name| name.to_str().map(str::to_owned))
+        .filter(|name| name.ends_with(".md"))
+        .filter(|name| !text.contains(&format!("](facade/src/guide/{name})")))
+        .collect();
+    unlinked.sort();
+    assert!(unlinked.is_empty(), "README.md does not link these guide chapters: {unlinked:?}");
+}
