@@ -29,11 +29,16 @@ pub fn set_level(level: LevelFilter) {
 
 /// Sets the level of one namespace and everything below it
 /// (`set_level_for("my_app::db", ..)` covers `my_app::db::pool`).
+/// Namespaces are compared as environment prefixes are spelled
+/// ([`env_prefix`](crate::env_prefix)): `my_app::db`, `my_app.db` and
+/// `MY_APP_DB` name the same namespace.
 ///
 /// ```
 /// use elide::LevelFilter;
 /// elide::set_level_for("my_app::db", LevelFilter::Trace);
 /// assert_eq!(elide::level_for("my_app::db::pool"), LevelFilter::Trace);
+/// assert_eq!(elide::level_for("my_app.db"), LevelFilter::Trace);
+/// assert_eq!(elide::level_for("MY_APP_DB"), LevelFilter::Trace);
 /// ```
 pub fn set_level_for(namespace: &str, level: LevelFilter) {
     interest::reconfigure(|c| config::set_rule(&mut c.level_for, namespace, level));
