@@ -110,5 +110,8 @@ fn the_readme_links_every_guide_chapter() {
         .filter(|name| !text.contains(&format!("](facade/src/guide/{name})")))
         .collect();
     unlinked.sort();
-    assert!(unlinked.is_empty(), "README.md does not link these guide chapters: {unlinked:?}");
+    assert!(
+        unlinked.is_empty(),
+        "README.md does not link these guide chapters: {unlinked:?}"
+    );
 }
