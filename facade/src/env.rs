@@ -37,8 +37,8 @@ use crate::LevelFilter;
 pub(crate) use lookup::clip;
 use lookup::{cascade, default_var, resolve, Decided, Warning};
 use parse::{
-    parse_dir, parse_flag, parse_host, parse_level, parse_log_format, parse_log_mode,
-    parse_profile_name, parse_targets, LogFormat, LogMode, Target, Targets,
+    parse_dir, parse_flag, parse_level, parse_log_format, parse_log_mode, parse_profile_name,
+    parse_targets, LogFormat, LogMode, Target, Targets,
 };
 
 /// The keys elide reads, as they appear after the namespace prefix.
@@ -345,6 +345,7 @@ pub(crate) fn profile_dir(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Sh
 /// `PROFILE_DIR`): the start-up `.prof` file's name and `comp` column, so
 /// each process of a run is its own component (`agent_0`) without code.
 /// Default: [`process_name`].
+#[cfg_attr(not(feature = "prof"), allow(dead_code))]
 pub(crate) fn profile_name(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
     resolve(
         snap,
@@ -359,12 +360,13 @@ pub(crate) fn profile_name(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<S
 /// `PROFILE_DIR`): the host in the `.prof` `sync_abs` line, for hosts where
 /// DNS rather than `/etc/hosts` gives radical.utils' `socket.getfqdn()`.
 /// Default: the name found in `/etc/hosts` ([`crate::host::hostname`]).
+#[cfg(feature = "prof")]
 pub(crate) fn profile_host(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
     resolve(
         snap,
         &[cascade(process_prefix(root), None, "PROFILE_HOST")],
         &default_var("PROFILE_HOST"),
-        parse_host,
+        parse::parse_host,
         crate::host::hostname(),
     )
 }
@@ -888,6 +890,7 @@ mod tests {
     /// like `PROFILE_DIR`; a name with a path separator, or a host that
     /// would break the `sync_abs` message, is refused with one warning
     /// naming the fallback.
+    #[cfg(feature = "prof")]
     #[test]
     fn profile_name_and_host() {
         let root = Root::new("radical.pilot");

@@ -45,6 +45,7 @@ pub(crate) fn parse_dir(text: &str, cwd: &Path) -> Result<PathBuf, String> {
 /// Parses `PROFILE_NAME`: a file name (the `.prof` file is
 /// `<dir>/<name>.prof`), so no path separator; surrounding whitespace
 /// ignored.
+#[cfg_attr(not(feature = "prof"), allow(dead_code))]
 pub(crate) fn parse_profile_name(text: &str) -> Result<String, String> {
     let s = text.trim();
     if s.contains(['/', '\\']) {
@@ -56,6 +57,7 @@ pub(crate) fn parse_profile_name(text: &str) -> Result<String, String> {
 /// Parses `PROFILE_HOST`: one host name as the `sync_abs` line carries it,
 /// so no `:` (its field separator), `,` (the line's), whitespace or control
 /// character.
+#[cfg(feature = "prof")]
 pub(crate) fn parse_host(text: &str) -> Result<String, String> {
     let s = text.trim();
     if s.chars()
