@@ -118,14 +118,10 @@ pub(crate) fn profile_name_and_host() -> (Option<String>, Option<String>) {
     runtime::ensure();
     let cfg = config::read();
     let (snap, root) = (cfg.snapshot(), cfg.root.as_ref());
-    let set = |d: env::lookup::Decided<String>| {
-        env::report(&d);
-        matches!(d.origin, env::Origin::Env(_)).then_some(d.value)
-    };
-    (
-        set(env::profile_name(snap, root)),
-        set(env::profile_host(snap, root)),
-    )
+    let name = env::profile_name(snap, root);
+    env::report(&name);
+    let name = matches!(name.origin, env::Origin::Env(_)).then_some(name.value);
+    (name, env::profile_host_set(snap, root))
 }
 
 /// Replaces the installed sinks. Records already being emitted finish on the

@@ -371,6 +371,15 @@ pub(crate) fn profile_host(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<S
     )
 }
 
+/// [`profile_host`] when a variable sets it; `None` for the default or a
+/// rejected value (which gets its one warning).
+#[cfg(feature = "prof")]
+pub(crate) fn profile_host_set(snap: &EnvSnapshot, root: Option<&Root>) -> Option<String> {
+    let d = profile_host(snap, root);
+    report(&d);
+    matches!(d.origin, Origin::Env(_)).then_some(d.value)
+}
+
 /// The process's name for files it writes (`LOG_TGT=.`, the start-up
 /// `.prof`): the root namespace in lower case (`::` written as `.`), else
 /// the executable's file stem, else `elide`.

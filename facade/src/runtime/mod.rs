@@ -113,9 +113,7 @@ fn profile_sink() -> Option<Arc<dyn Sink>> {
         env::report(&dir);
         let name = env::profile_name(cfg.snapshot(), cfg.root.as_ref());
         env::report(&name);
-        let host = env::profile_host(cfg.snapshot(), cfg.root.as_ref());
-        env::report(&host);
-        let host = matches!(host.origin, env::Origin::Env(_)).then_some(host.value);
+        let host = env::profile_host_set(cfg.snapshot(), cfg.root.as_ref());
         Some(crate::sink::profiles::startup_sink(
             &dir.value.0,
             &name.value,

@@ -34,8 +34,9 @@ const COLUMNS: [&str; 4] = ["uid", "state", "msg", "comp"];
 /// - The file is `<dir>/<name>.prof`, opened in append mode; every open
 ///   writes the header and a `sync_abs` line (as radical.utils does), whose
 ///   message is `<host>:<ip>:<t>:<t>:sys`, `<t>` being its time: the time
-///   of the open, or the first event's if that is earlier (an event is
-///   never before its file's `sync_abs`). They reach the file with the
+///   of the open, or the first event's if that is earlier (so the first
+///   event is not before it: a scope's start is timed on entry, before a
+///   lazily opened file exists). They reach the file with the
 ///   first event (or a flush or close), so
 ///   [`with_component`](Self::with_component) applies to them too.
 /// - The host is the fully qualified host name as radical.utils writes it
