@@ -115,6 +115,20 @@ pub fn profile_dir() -> PathBuf {
     d.value.0
 }
 
+/// The `.prof` name (`PROFILE_NAME`) and `sync_abs` host (`PROFILE_HOST`)
+/// of the application root namespace, each `None` when no variable sets it
+/// (a rejected value gets its one warning and is `None` too).
+#[cfg(feature = "prof")]
+pub(crate) fn profile_name_and_host() -> (Option<String>, Option<String>) {
+    runtime::ensure();
+    let cfg = config::read();
+    let (snap, root) = (cfg.snapshot(), cfg.root.as_ref());
+    let name = env::profile_name(snap, root);
+    env::report(&name);
+    let name = matches!(name.origin, env::Origin::Env(_)).then_some(name.value);
+    (name, env::profile_host_set(snap, root))
+}
+
 /// Replaces the installed sinks. Records already being emitted finish on the
 /// old set; the old sinks are flushed (each on its own: a sink that panics
 /// in `flush` is contained).

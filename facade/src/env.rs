@@ -37,12 +37,12 @@ use crate::LevelFilter;
 pub(crate) use lookup::clip;
 use lookup::{cascade, default_var, resolve, Decided, Warning};
 use parse::{
-    parse_dir, parse_flag, parse_level, parse_log_format, parse_log_mode, parse_targets, LogFormat,
-    LogMode, Target, Targets,
+    parse_dir, parse_flag, parse_level, parse_log_format, parse_log_mode, parse_profile_name,
+    parse_targets, LogFormat, LogMode, Target, Targets,
 };
 
 /// The keys elide reads, as they appear after the namespace prefix.
-pub(crate) const KEYS: [&str; 9] = [
+pub(crate) const KEYS: [&str; 11] = [
     "LOG_LVL",
     "VERBOSE",
     "DEBUG",
@@ -52,6 +52,8 @@ pub(crate) const KEYS: [&str; 9] = [
     "LOG_FMT",
     "PROFILE_DIR",
     "LOG_DIR",
+    "PROFILE_NAME",
+    "PROFILE_HOST",
 ];
 
 /// The variables elide understands, captured once.
@@ -337,6 +339,45 @@ pub(crate) fn profile_dir(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Sh
         |s| parse_dir(s, &snap.cwd).map(Shown),
         Shown(snap.cwd.clone()),
     )
+}
+
+/// `PROFILE_NAME` of the process root namespace (looked up like
+/// `PROFILE_DIR`): the start-up `.prof` file's name and `comp` column, so
+/// each process of a run is its own component (`agent_0`) without code.
+/// Default: [`process_name`].
+#[cfg_attr(not(feature = "prof"), allow(dead_code))]
+pub(crate) fn profile_name(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
+    resolve(
+        snap,
+        &[cascade(process_prefix(root), None, "PROFILE_NAME")],
+        &default_var("PROFILE_NAME"),
+        parse_profile_name,
+        process_name(snap, root),
+    )
+}
+
+/// `PROFILE_HOST` of the process root namespace (looked up like
+/// `PROFILE_DIR`): the host in the `.prof` `sync_abs` line, for hosts where
+/// DNS rather than `/etc/hosts` gives radical.utils' `socket.getfqdn()`.
+/// Default: the name found in `/etc/hosts` ([`crate::host::hostname`]).
+#[cfg(feature = "prof")]
+pub(crate) fn profile_host(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
+    resolve(
+        snap,
+        &[cascade(process_prefix(root), None, "PROFILE_HOST")],
+        &default_var("PROFILE_HOST"),
+        parse::parse_host,
+        crate::host::hostname(),
+    )
+}
+
+/// [`profile_host`] when a variable sets it; `None` for the default or a
+/// rejected value (which gets its one warning).
+#[cfg(feature = "prof")]
+pub(crate) fn profile_host_set(snap: &EnvSnapshot, root: Option<&Root>) -> Option<String> {
+    let d = profile_host(snap, root);
+    report(&d);
+    matches!(d.origin, Origin::Env(_)).then_some(d.value)
 }
 
 /// The process's name for files it writes (`LOG_TGT=.`, the start-up
@@ -738,7 +779,7 @@ mod tests {
             EnvSnapshot::from_vars([(var.to_string(), v)]).with_process("/run", "probe")
         };
         type Probe = fn(&EnvSnapshot) -> (String, usize);
-        let keys: [(&str, Probe, &str, &str, &str); 8] = [
+        let keys: [(&str, Probe, &str, &str, &str); 9] = [
             (
                 "RADICAL_LOG_LVL",
                 |s| out(level(s, "RADICAL", None, LevelFilter::Error)),
@@ -787,6 +828,13 @@ mod tests {
                 "/run",
                 " p ",
                 "/run/p",
+            ),
+            (
+                "RADICAL_PROFILE_NAME",
+                |s| out(profile_name(s, None)),
+                "probe",
+                " agent_0 ",
+                "agent_0",
             ),
             (
                 "RADICAL_DEFAULT_LOG_DIR",
@@ -844,6 +892,49 @@ mod tests {
                     .len(),
             };
             assert_eq!(n, 1, "{var}={garbage:?}");
+        }
+    }
+
+    /// `PROFILE_NAME` and `PROFILE_HOST` follow the process root's cascade
+    /// like `PROFILE_DIR`; a name with a path separator, or a host that
+    /// would break the `sync_abs` message, is refused with one warning
+    /// naming the fallback.
+    #[cfg(feature = "prof")]
+    #[test]
+    fn profile_name_and_host() {
+        let root = Root::new("radical.pilot");
+        let s = snap(&[
+            ("RADICAL_PROFILE_NAME", "all"),
+            ("RADICAL_PILOT_PROFILE_NAME", "agent_0"),
+            ("RADICAL_PROFILE_HOST", "node01.cluster.org"),
+        ]);
+        let name = profile_name(&s, Some(&root));
+        assert_eq!(name.value, "agent_0");
+        assert_eq!(
+            name.origin,
+            Origin::Env("RADICAL_PILOT_PROFILE_NAME".into())
+        );
+        assert_eq!(profile_name(&s, None).value, "all");
+        assert_eq!(profile_name(&snap(&[]), Some(&root)).value, "radical.pilot");
+        let host = profile_host(&s, Some(&root));
+        assert_eq!(host.value, "node01.cluster.org");
+        assert_eq!(host.origin, Origin::Env("RADICAL_PROFILE_HOST".into()));
+        assert_eq!(profile_host(&snap(&[]), None).origin, Origin::Default);
+
+        let s = snap(&[("RADICAL_PROFILE_NAME", "../agent")]);
+        let w = profile_name(&s, Some(&root)).warnings();
+        assert_eq!(w.len(), 1);
+        assert!(w[0]
+            .to_string()
+            .contains("RADICAL_PROFILE_NAME=\"../agent\""));
+        assert!(w[0]
+            .to_string()
+            .contains("radical.pilot (the built-in default)"));
+        for bad in ["node:01", "a,b", "node 01", "n\u{7}"] {
+            let s = snap(&[("RADICAL_DEFAULT_PROFILE_HOST", bad)]);
+            let d = profile_host(&s, None);
+            assert_eq!(d.origin, Origin::Default, "{bad:?}");
+            assert_eq!(d.warnings().len(), 1, "{bad:?}");
         }
     }
 

@@ -42,6 +42,34 @@ pub(crate) fn parse_dir(text: &str, cwd: &Path) -> Result<PathBuf, String> {
     Ok(cwd.join(s))
 }
 
+/// Parses `PROFILE_NAME`: a file name (the `.prof` file is
+/// `<dir>/<name>.prof`), so no path separator; surrounding whitespace
+/// ignored.
+#[cfg_attr(not(feature = "prof"), allow(dead_code))]
+pub(crate) fn parse_profile_name(text: &str) -> Result<String, String> {
+    let s = text.trim();
+    if s.contains(['/', '\\']) {
+        return Err("a profile name is a file name and cannot contain `/` or `\\`".to_owned());
+    }
+    Ok(s.to_owned())
+}
+
+/// Parses `PROFILE_HOST`: one host name as the `sync_abs` line carries it,
+/// so no `:` (its field separator), `,` (the line's), whitespace or control
+/// character.
+#[cfg(feature = "prof")]
+pub(crate) fn parse_host(text: &str) -> Result<String, String> {
+    let s = text.trim();
+    if s.chars()
+        .any(|c| matches!(c, ':' | ',') || c.is_whitespace() || c.is_control())
+    {
+        return Err(
+            "a host name cannot contain `:`, `,`, whitespace or control characters".to_owned(),
+        );
+    }
+    Ok(s.to_owned())
+}
+
 /// One destination named in `LOG_TGT`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Target {

@@ -15,6 +15,8 @@ mod file_mode;
 #[cfg(feature = "json")]
 mod json;
 mod memory;
+#[cfg(feature = "prof")]
+mod ntp_cache;
 mod null;
 #[cfg(any(feature = "file", feature = "json", feature = "prof"))]
 mod open;
