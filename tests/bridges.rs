@@ -245,3 +245,43 @@ fn elide_records_reach_a_log_logger_with_their_place_and_flushes() {
         "elide::flush flushes the log logger: {out}"
     );
 }
+
+/// A test capture sees every level its thread logs through the bridges,
+/// though the process level (Error) turns them off and `log`'s own max
+/// level follows the process; other threads still get only the process
+/// level, and the levels come back down when the capture ends. In a child
+/// process of its own, so no neighbouring test can raise the level.
+#[test]
+fn a_capture_sees_every_level_of_bridged_records_from_its_thread() {
+    let out = run("capture", &[]);
+    assert!(out.contains("max_level_before=ERROR"), "{out}");
+    for level in ["Error", "Warn", "Info", "Debug", "Trace"] {
+        let line = format!("captured {level} log {}", level.to_lowercase());
+        assert_eq!(lines_with(&out, &line).len(), 1, "{line}: {out}");
+    }
+    assert_eq!(
+        lines_with(&out, "captured Warn tracing warn").len(),
+        1,
+        "{out}"
+    );
+    assert_eq!(
+        lines_with(&out, "captured Trace tracing trace").len(),
+        1,
+        "{out}"
+    );
+    // A tracing callsite that was off before the capture is asked again.
+    assert_eq!(
+        lines_with(&out, "same site").concat(),
+        "captured Info same site inside",
+        "{out}"
+    );
+    // A thread outside the capture: only the process level, and nothing in
+    // the capture.
+    assert!(!out.contains("captured Warn outside"), "{out}");
+    assert!(!out.contains("captured Error outside"), "{out}");
+    assert_eq!(lines_with(&out, "installed").len(), 2, "{out}");
+    assert!(out.contains("installed Error log error"), "{out}");
+    assert!(out.contains("installed Error outside error"), "{out}");
+    assert!(out.contains("max_level_after=ERROR"), "{out}");
+    assert!(out.contains("tracing_max_level_after=error"), "{out}");
+}

@@ -192,6 +192,49 @@ fn main() {
             elide::warn!("elide: with a place");
             elide::flush();
         }
+        // A test capture on one thread while the process level is Error:
+        // `log` and `tracing` records of every level from the capturing
+        // thread, nothing below Error from a thread outside it.
+        "capture" => {
+            let _guard = elide::init();
+            elide::bridge::tracing::init().expect("no subscriber yet");
+            let memory = Arc::new(elide::sink::MemorySink::new());
+            elide::set_sinks([memory.clone() as Arc<dyn elide::Sink>]);
+            println!("max_level_before={}", log::max_level());
+            // One tracing callsite, off before the capture (tracing caches
+            // "never"), then hit inside it and after it.
+            let same_site = |when: &str| tracing::info!("same site {when}");
+            same_site("before");
+            let records = elide::testing::capture(|| {
+                same_site("inside");
+                log::error!("log error");
+                log::warn!("log warn");
+                log::info!("log info");
+                log::debug!("log debug");
+                log::trace!("log trace");
+                tracing::warn!("tracing warn");
+                tracing::trace!("tracing trace");
+                std::thread::spawn(|| {
+                    log::warn!("outside warn");
+                    tracing::warn!("outside tracing warn");
+                    log::error!("outside error");
+                })
+                .join()
+                .unwrap();
+            });
+            same_site("after");
+            for r in records.iter() {
+                println!("captured {:?} {}", r.level, r.message);
+            }
+            for r in memory.records() {
+                println!("installed {:?} {}", r.level, r.message);
+            }
+            println!("max_level_after={}", log::max_level());
+            println!(
+                "tracing_max_level_after={}",
+                tracing::level_filters::LevelFilter::current()
+            );
+        }
         other => panic!("unknown mode {other:?}"),
     }
 }

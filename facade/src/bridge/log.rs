@@ -8,7 +8,10 @@
 //! become fields: numbers, booleans, chars and strings typed, the rest
 //! through `Display`. `log::max_level()` follows elide's configuration on
 //! every change (`set_level*`, sinks, `reload_from_env`), so a disabled
-//! `log::debug!` in a dependency stops at `log`'s own check.
+//! `log::debug!` in a dependency stops at `log`'s own check. While a test
+//! capture ([`testing`](crate::testing)) is active on any thread it is
+//! `Trace`, so the capturing thread sees every level; the logger still
+//! turns away, per thread, what the configuration does not want.
 //! [`init`](crate::init) and [`init_ns`](crate::init_ns) install it when no
 //! logger is set yet.
 //!

@@ -9,7 +9,10 @@
 //! `register_callsite` from elide's configuration (`always`/`never`) and
 //! gives tracing elide's most verbose level as its hint, and every elide
 //! change rebuilds tracing's interest cache, so a disabled `tracing::debug!`
-//! costs what it costs under any subscriber. [`init`] installs a registry
+//! costs what it costs under any subscriber. While a test capture
+//! ([`testing`](crate::testing)) is active, the hint is `Trace` and a
+//! callsite elide turns off is asked about per event (`sometimes`), so
+//! the capturing thread sees every level. [`init`] installs a registry
 //! with this layer as the global subscriber.
 //!
 //! **Outbound**: [`TracingSink`] re-emits elide records as `tracing` events
@@ -33,6 +36,7 @@ use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
 use crate::bridge::{forward, forwarding};
+use crate::dispatch::{self, Route};
 use crate::interest;
 use crate::record::Record;
 use crate::runtime;
@@ -173,10 +177,17 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
     fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
-        if wanted(meta) {
-            Interest::always()
-        } else {
-            Interest::never()
+        if meta.is_span() {
+            return Interest::always();
+        }
+        match enabled_at(site(meta.target()), from_tracing(meta.level())) {
+            Some(Route::All) => Interest::always(),
+            // While a test capture is active, a capturing thread wants what
+            // the configuration turns off: tracing asks `enabled` per event,
+            // which answers for the asking thread. The last capture's end
+            // rebuilds this cache.
+            _ if dispatch::captures_anywhere() => Interest::sometimes(),
+            _ => Interest::never(),
         }
     }
 
@@ -185,7 +196,7 @@ where
     }
 
     fn max_level_hint(&self) -> Option<tracing_core::LevelFilter> {
-        Some(to_tracing_filter(interest::max_level()))
+        Some(to_tracing_filter(interest::max_level_with_captures()))
     }
 
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
