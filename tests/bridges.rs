@@ -285,3 +285,47 @@ fn a_capture_sees_every_level_of_bridged_records_from_its_thread() {
     assert!(out.contains("max_level_after=ERROR"), "{out}");
     assert!(out.contains("tracing_max_level_after=error"), "{out}");
 }
+
+/// The value of `key=` on the child's output line starting with it.
+fn number(out: &str, key: &str) -> i64 {
+    out.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key}: {out}"))
+}
+
+/// Records forwarded to tracing with ever new combinations of field names
+/// (log records whose key-values vary, say) make a bounded number of
+/// tracing callsites, and memory stays flat; the subscriber still gets each
+/// record's own names and values, and past the cap the names a callsite
+/// lacks as `name=value` text.
+#[test]
+fn forwarding_many_field_name_combinations_to_tracing_stays_bounded() {
+    let out = run("tracing-shapes", &[]);
+    // 262,144 combinations of 64 names at one site: a callsite per name at
+    // most (one per combination before).
+    assert!(number(&out, "callsites=") <= 64, "{out}");
+    // Was 106 MB; the bound leaves room for allocator noise.
+    assert!(number(&out, "rss_growth_kb=") < 16 * 1024, "{out}");
+    assert!(
+        out.contains("event shapes: message=check late k63=true k5=7 k9=\"nine\"\n"),
+        "{out}"
+    );
+    // A site of 30,000 names: the cap holds (4,096 and an overflow callsite
+    // per level)...
+    assert!(
+        number(&out, "callsites_wide=") <= elide::bridge::tracing::MAX_FORWARD_CALLSITES as i64 + 5,
+        "{out}"
+    );
+    // ...and what a callsite does not declare still reaches the subscriber.
+    assert!(
+        out.contains("event wide: message=check wide elide.overflow_fields=w0=5 late=\"x y\"\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "event elide::overflow: message=check new site elide.overflow_fields=k1=-2 target=\"other\"\n"
+        ),
+        "{out}"
+    );
+}

@@ -235,8 +235,116 @@ fn main() {
                 tracing::level_filters::LevelFilter::current()
             );
         }
+        // elide records of 262,144 field-name combinations (3 names out of
+        // 64) forwarded to a tracing subscriber, then records at a site of
+        // thousands of names; what the subscriber got for the last ones,
+        // the callsites made and the memory.
+        "tracing-shapes" => {
+            tracing::subscriber::set_global_default(Fields).expect("no subscriber yet");
+            elide::set_sinks([Arc::new(TracingSink::new()) as Arc<dyn elide::Sink>]);
+            elide::set_level(LevelFilter::Info);
+            let names: Vec<&'static str> = (0..64).map(|i| leak(format!("k{i}"))).collect();
+            let rss_before = rss_kb();
+            for i in 0..300_000usize {
+                let pick = |shift: usize| names[(i >> shift) % 64];
+                let fields = [
+                    (pick(0), elide::Value::U64(i as u64)),
+                    (pick(6), elide::Value::Str("s")),
+                    (pick(12), elide::Value::I64(-1)),
+                ];
+                elide::emit("shapes", elide::Level::Info, &fields, format_args!("r"));
+            }
+            println!("rss_growth_kb={}", rss_kb() - rss_before);
+            println!("callsites={}", elide::bridge::tracing::forward_callsites());
+            elide::emit(
+                "shapes",
+                elide::Level::Info,
+                &[
+                    ("k63", elide::Value::Bool(true)),
+                    ("k5", elide::Value::U64(7)),
+                    ("k9", elide::Value::Str("nine")),
+                ],
+                format_args!("check late"),
+            );
+            // A site of 30,000 names, 3 new ones a record: past every bound.
+            let wide: Vec<&'static str> = (0..30_000).map(|i| leak(format!("w{i}"))).collect();
+            for chunk in wide.chunks(3) {
+                let fields: Vec<elide::Field<'_>> =
+                    chunk.iter().map(|n| (*n, elide::Value::U64(1))).collect();
+                elide::emit("wide", elide::Level::Warn, &fields, format_args!("w"));
+            }
+            println!(
+                "callsites_wide={}",
+                elide::bridge::tracing::forward_callsites()
+            );
+            elide::emit(
+                "wide",
+                elide::Level::Warn,
+                &[
+                    ("w0", elide::Value::U64(5)),
+                    ("late", elide::Value::Str("x y")),
+                ],
+                format_args!("check wide"),
+            );
+            elide::emit(
+                "other",
+                elide::Level::Warn,
+                &[("k1", elide::Value::I64(-2))],
+                format_args!("check new site"),
+            );
+        }
         other => panic!("unknown mode {other:?}"),
     }
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// This process's resident memory, in kB.
+fn rss_kb() -> i64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS")
+}
+
+/// A subscriber that prints the target and the fields of each event whose
+/// message starts with `check`, as tracing hands them over.
+struct Fields;
+
+impl tracing::Subscriber for Fields {
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::always()
+    }
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Show(String);
+        impl tracing::field::Visit for Show {
+            fn record_debug(&mut self, f: &tracing::field::Field, v: &dyn std::fmt::Debug) {
+                self.0 += &format!(" {}={v:?}", f.name());
+            }
+        }
+        let mut show = Show(String::new());
+        event.record(&mut show);
+        if show.0.starts_with(" message=check") {
+            println!("event {}:{}", event.metadata().target(), show.0);
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
 }
 
 /// A subscriber that wants every event and keeps none: a second dispatcher
