@@ -264,4 +264,23 @@ mod tests {
         assert!(std::ptr::eq(o, o2) && !fresh);
         assert_eq!(t.made, 3);
     }
+
+    /// A site of very many names does not widen one callsite without end:
+    /// past the bound its next callsite starts from the record's names.
+    #[test]
+    fn a_callsite_declares_a_bounded_number_of_names() {
+        let mut t = Table::new(usize::MAX);
+        let r = Record::new(&SITE, Level::Debug, format_args!(""), &[]);
+        let names: Vec<&'static str> = (0..MAX_DECLARED_NAMES - 2)
+            .map(|i| &*Box::leak(format!("n{i}").into_boxed_str()))
+            .collect();
+        let mut last = None;
+        for pair in names.chunks(2) {
+            last = Some(t.pick(&r, pair).0);
+        }
+        let widest = names_of(last.expect("picked"));
+        assert_eq!(widest.len(), MAX_DECLARED_NAMES, "{widest:?}");
+        let (s, _) = t.pick(&r, &["n0", "fresh"]);
+        assert_eq!(names_of(s), ["message", OVERFLOW_FIELDS, "n0", "fresh"]);
+    }
 }
