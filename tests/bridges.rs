@@ -329,3 +329,32 @@ fn forwarding_many_field_name_combinations_to_tracing_stays_bounded() {
         "{out}"
     );
 }
+
+/// Records from `log` and `tracing` keep the file, line and module path of
+/// the macro that made them (layouts, JSON and OTLP read them like an
+/// elide site's); a record whose place is not `'static` has none.
+#[test]
+fn bridged_records_keep_their_file_line_and_module_path() {
+    let out = run("place", &[]);
+    let dep = "tests/fixtures/chatty-dep/src/lib.rs";
+    assert_eq!(
+        lines_with(&out, "log: connection reset").concat(),
+        format!("log: connection reset | {dep}:8 | chatty_dep | chatty_dep"),
+        "{out}"
+    );
+    assert_eq!(
+        lines_with(&out, "tracing: response sent").concat(),
+        format!("tracing: response sent | {dep}:12 | chatty_dep | chatty_dep"),
+        "{out}"
+    );
+    assert_eq!(
+        lines_with(&out, "built by hand").concat(),
+        "log: built by hand | :0 | handmade | handmade",
+        "{out}"
+    );
+    assert_eq!(
+        lines_with(&out, "static place").concat(),
+        "log: static place | src/inner.rs:77 | handmade::inner | handmade",
+        "{out}"
+    );
+}

@@ -293,6 +293,43 @@ fn main() {
                 format_args!("check new site"),
             );
         }
+        // Where bridged records were logged: file, line and module path,
+        // as `log` and `tracing` hand them over.
+        "place" => {
+            let _guard = elide::init();
+            elide::bridge::tracing::init().expect("no subscriber yet");
+            let memory = Arc::new(elide::sink::MemorySink::new());
+            elide::set_sinks([memory.clone() as Arc<dyn elide::Sink>]);
+            elide::set_level(LevelFilter::Info);
+            chatty_dep::work(1);
+            // A record built at run time, its file not `'static`: no place.
+            let file = String::from("generated.rs");
+            log::logger().log(
+                &log::Record::builder()
+                    .args(format_args!("log: built by hand"))
+                    .level(log::Level::Warn)
+                    .target("handmade")
+                    .file(Some(&file))
+                    .line(Some(3))
+                    .build(),
+            );
+            log::logger().log(
+                &log::Record::builder()
+                    .args(format_args!("log: static place"))
+                    .level(log::Level::Warn)
+                    .target("handmade")
+                    .module_path_static(Some("handmade::inner"))
+                    .file_static(Some("src/inner.rs"))
+                    .line(Some(77))
+                    .build(),
+            );
+            for r in memory.records() {
+                println!(
+                    "{} | {}:{} | {} | {}",
+                    r.message, r.file, r.line, r.module_path, r.target
+                );
+            }
+        }
         other => panic!("unknown mode {other:?}"),
     }
 }

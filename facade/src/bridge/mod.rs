@@ -17,9 +17,13 @@ pub mod log;
 #[cfg(feature = "tracing")]
 pub mod tracing;
 
+use std::borrow::Borrow;
 use std::cell::Cell;
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::{OnceLock, RwLock};
+
+use crate::metadata::{Kind, Metadata};
 
 /// Distinct field names from other facades kept for the life of the
 /// process; further ones are recorded under [`OVERFLOW_KEY`].
@@ -27,6 +31,13 @@ const MAX_KEYS: usize = 4096;
 
 /// The name a field gets once [`MAX_KEYS`] distinct names were seen.
 const OVERFLOW_KEY: &str = "elide.overflow_key";
+
+/// Distinct places (file, line, module path) of bridged records kept for
+/// the life of the process, each a leaked copy of its run-time site's
+/// metadata; records from further places have none (file `""`, line 0).
+/// Call sites are as many as the program's `log`/`tracing` macros, so the
+/// cap is reached only by records built at run time with made-up places.
+const MAX_PLACES: usize = 8192;
 
 thread_local! {
     /// Set while an outbound sink forwards a record on this thread.
@@ -56,19 +67,81 @@ pub(crate) fn forward<R>(f: impl FnOnce() -> R) -> R {
 /// are named by `&'static str`). Each distinct name is kept once.
 #[allow(dead_code)] // used by the inbound `log` bridge
 pub(crate) fn intern(name: &str) -> &'static str {
-    static NAMES: OnceLock<RwLock<HashSet<&'static str>>> = OnceLock::new();
+    static NAMES: OnceLock<RwLock<HashMap<&'static str, &'static str>>> = OnceLock::new();
     let names = NAMES.get_or_init(Default::default);
-    if let Some(n) = names.read().unwrap_or_else(|e| e.into_inner()).get(name) {
-        return n;
+    kept(names, name, MAX_KEYS, || {
+        let n: &'static str = Box::leak(name.into());
+        (n, n)
+    })
+    .unwrap_or(OVERFLOW_KEY)
+}
+
+/// The value `map` keeps for `key`, made by `make` (the key to keep and
+/// the value) on first use, unless the map holds `cap` entries already.
+/// Most calls find the entry under the read lock.
+#[allow(dead_code)] // used by the inbound bridges of either feature
+fn kept<Q, K, V>(
+    map: &RwLock<HashMap<K, V>>,
+    key: &Q,
+    cap: usize,
+    make: impl FnOnce() -> (K, V),
+) -> Option<V>
+where
+    Q: Hash + Eq + ?Sized,
+    K: Borrow<Q> + Hash + Eq,
+    V: Copy,
+{
+    if let Some(v) = map.read().unwrap_or_else(|e| e.into_inner()).get(key) {
+        return Some(*v);
     }
-    let mut set = names.write().unwrap_or_else(|e| e.into_inner());
-    if let Some(n) = set.get(name) {
-        return n;
+    let mut map = map.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(v) = map.get(key) {
+        return Some(*v);
     }
-    if set.len() >= MAX_KEYS {
-        return OVERFLOW_KEY;
+    if map.len() >= cap {
+        return None;
     }
-    let n: &'static str = Box::leak(name.into());
-    set.insert(n);
-    n
+    let (k, v) = make();
+    map.insert(k, v);
+    Some(v)
+}
+
+/// Where another facade says a record was logged: `file!()`, `line!()`
+/// and `module_path!()` of its macro, when they are `'static`.
+#[allow(dead_code)] // used by the inbound bridges of either feature
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Place {
+    pub(crate) file: Option<&'static str>,
+    pub(crate) line: Option<u32>,
+    pub(crate) module_path: Option<&'static str>,
+}
+
+/// The metadata a bridged record of run-time site `site` carries: the
+/// site's own when `place` says nothing, else a copy with the place (made
+/// once per site and place, up to [`MAX_PLACES`]), so every sink and layout
+/// reads the file, line and module path as for an elide macro site.
+#[allow(dead_code)] // used by the inbound bridges of either feature
+pub(crate) fn placed(site: &'static Metadata, place: Place) -> &'static Metadata {
+    if place.file.is_none() && place.module_path.is_none() {
+        return site;
+    }
+    type Key = (usize, Place);
+    static PLACES: OnceLock<RwLock<HashMap<Key, &'static Metadata>>> = OnceLock::new();
+    let places = PLACES.get_or_init(Default::default);
+    let key = (site as *const Metadata as usize, place);
+    kept(places, &key, MAX_PLACES, || {
+        let file = place.file.unwrap_or("");
+        let meta: &'static Metadata = Box::leak(Box::new(Metadata::new(
+            Kind::Log,
+            site.level(),
+            site.target(),
+            place.module_path.unwrap_or(site.module_path()),
+            file,
+            // A line without its file says nothing.
+            place.line.filter(|_| !file.is_empty()).unwrap_or(0),
+            site.name(),
+        )));
+        (key, meta)
+    })
+    .unwrap_or(site)
 }

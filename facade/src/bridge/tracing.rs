@@ -5,7 +5,8 @@
 //! (the same cascade and `set_level_for` rules as a macro site); its fields
 //! stay typed where tracing gives types (integers, floats, booleans,
 //! strings), its `message` is the record's message, and the current span's
-//! name (field `span`) and fields are added as context. The layer answers
+//! name (field `span`) and fields are added as context. The record keeps
+//! the event's file, line and module path. The layer answers
 //! `register_callsite` from elide's configuration (`always`/`never`) and
 //! gives tracing elide's most verbose level as its hint, and every elide
 //! change rebuilds tracing's interest cache, so a disabled `tracing::debug!`
@@ -35,7 +36,7 @@ use tracing_core::{callsite, dispatcher, Event, Interest, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
-use crate::bridge::{forward, forwarding};
+use crate::bridge::{forward, forwarding, placed, Place};
 use crate::dispatch::{self, Route};
 use crate::interest;
 use crate::record::Record;
@@ -242,8 +243,13 @@ where
             }
         }
         let message = c.message.as_deref().unwrap_or("");
+        let place = Place {
+            file: meta.file(),
+            line: meta.line(),
+            module_path: meta.module_path(),
+        };
         emit_at(
-            cs,
+            placed(cs.metadata(), place),
             route,
             meta.target(),
             level,
