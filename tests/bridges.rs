@@ -1,61 +1,37 @@
 //! The `log` and `tracing` bridges on real binaries (`bin/bridge_child.rs`,
 //! whose dependency `chatty-dep` knows only `log` and `tracing`).
 
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// A log file's path, removed when the test ends.
 fn temp_path(name: &str) -> elide_tests::Scratch {
     elide_tests::Scratch::path(&format!("bridge-{name}"))
 }
 
-/// Runs the child in `mode` with `env`; kills it after 30 s (a loop would
+/// Runs the child in `mode` with `env`; kills it after 120 s (a loop would
 /// hang or overflow the stack) and fails cleanly. Returns its stdout.
 fn run(mode: &str, env: &[(&str, &str)]) -> String {
     run_with(&[mode], env)
 }
 
 fn run_with(args: &[&str], env: &[(&str, &str)]) -> String {
-    let mode = args[0];
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_bridge_child"));
     cmd.args(args)
         .env_remove("RUST_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("spawn bridge_child");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if start.elapsed() > Duration::from_secs(30) {
-            let _ = child.kill();
-            panic!("bridge_child {mode} did not finish in 30 s");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let (mut out, mut err) = (String::new(), String::new());
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    assert!(
-        status.success(),
-        "bridge_child {mode}: {status}\n{out}\n{err}"
+        .envs(env.iter().copied());
+    let out = elide_tests::run_with_deadline(&mut cmd, Duration::from_secs(120));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
     );
-    out
+    assert!(
+        out.status.success(),
+        "bridge_child {}: {}\n{stdout}\n{stderr}",
+        args[0],
+        out.status
+    );
+    stdout.into_owned()
 }
 
 fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
