@@ -254,7 +254,9 @@ fn main() {
                 ];
                 elide::emit("shapes", elide::Level::Info, &fields, format_args!("r"));
             }
-            println!("rss_growth_kb={}", rss_kb() - rss_before);
+            let rss_after = rss_kb();
+            println!("rss_kb={rss_before} -> {rss_after}");
+            println!("rss_growth_kb={}", rss_after - rss_before);
             println!("callsites={}", elide::bridge::tracing::forward_callsites());
             elide::emit(
                 "shapes",
