@@ -33,6 +33,10 @@
 //!   a test of a `debug!` line needs no `set_level`. Sites removed by the
 //!   static gate (cargo features, `ELIDE_STATIC_LEVEL`) have no code and
 //!   are never seen;
+//! - the same from the `log` and `tracing` bridges: while a capture is
+//!   active anywhere, `log::max_level()` and tracing's level hint are
+//!   `Trace`, and the bridges let through, per thread, what the
+//!   configuration or a capture of that thread wants;
 //! - telemetry events of sites whose telemetry is on (`set_telemetry`,
 //!   `PROFILE`), even if no installed sink wants events;
 //! - nothing from other threads, unless they enter it: threads the code
