@@ -109,11 +109,44 @@ where
 /// Where another facade says a record was logged: `file!()`, `line!()`
 /// and `module_path!()` of its macro, when they are `'static`.
 #[allow(dead_code)] // used by the inbound bridges of either feature
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy)]
 pub(crate) struct Place {
     pub(crate) file: Option<&'static str>,
     pub(crate) line: Option<u32>,
     pub(crate) module_path: Option<&'static str>,
+}
+
+/// A place, by the addresses of its texts: the same macro hands over the
+/// same `'static` texts every time, so comparing addresses is enough (the
+/// same text at two addresses merely gets two entries).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct PlaceKey {
+    site: usize,
+    file: Option<(usize, usize)>,
+    line: Option<u32>,
+    module_path: Option<(usize, usize)>,
+}
+
+impl PlaceKey {
+    fn of(site: &'static Metadata, place: Place) -> PlaceKey {
+        let addr = |s: &'static str| (s.as_ptr() as usize, s.len());
+        PlaceKey {
+            site: site as *const Metadata as usize,
+            file: place.file.map(addr),
+            line: place.line,
+            module_path: place.module_path.map(addr),
+        }
+    }
+}
+
+/// Places a thread used lately, in a few slots chosen by line: a bridged
+/// record from a recent place finds its metadata without a lock.
+const RECENT_PLACES: usize = 8;
+
+type Recent = Cell<Option<(PlaceKey, &'static Metadata)>>;
+
+thread_local! {
+    static RECENT: [Recent; RECENT_PLACES] = const { [const { Cell::new(None) }; RECENT_PLACES] };
 }
 
 /// The metadata a bridged record of run-time site `site` carries: the
@@ -125,11 +158,29 @@ pub(crate) fn placed(site: &'static Metadata, place: Place) -> &'static Metadata
     if place.file.is_none() && place.module_path.is_none() {
         return site;
     }
-    type Key = (usize, Place);
-    static PLACES: OnceLock<RwLock<HashMap<Key, &'static Metadata>>> = OnceLock::new();
+    let key = PlaceKey::of(site, place);
+    let slot = place.line.unwrap_or(0) as usize % RECENT_PLACES;
+    let hit = RECENT
+        .try_with(|r| match r[slot].get() {
+            Some((k, meta)) if k == key => Some(meta),
+            _ => None,
+        })
+        .ok()
+        .flatten();
+    hit.unwrap_or_else(|| placed_slow(site, place, key, slot))
+}
+
+#[cold]
+#[inline(never)]
+fn placed_slow(
+    site: &'static Metadata,
+    place: Place,
+    key: PlaceKey,
+    slot: usize,
+) -> &'static Metadata {
+    static PLACES: OnceLock<RwLock<HashMap<PlaceKey, &'static Metadata>>> = OnceLock::new();
     let places = PLACES.get_or_init(Default::default);
-    let key = (site as *const Metadata as usize, place);
-    kept(places, &key, MAX_PLACES, || {
+    let meta = kept(places, &key, MAX_PLACES, || {
         let file = place.file.unwrap_or("");
         let meta: &'static Metadata = Box::leak(Box::new(Metadata::new(
             Kind::Log,
@@ -142,6 +193,65 @@ pub(crate) fn placed(site: &'static Metadata, place: Place) -> &'static Metadata
             site.name(),
         )));
         (key, meta)
-    })
-    .unwrap_or(site)
+    });
+    match meta {
+        Some(meta) => {
+            let _ = RECENT.try_with(|r| r[slot].set(Some((key, meta))));
+            meta
+        }
+        None => site,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Level;
+
+    static SITE: Metadata = Metadata::new(Kind::Log, Level::Trace, "bridged", "bridged", "", 0, "");
+
+    fn place(file: Option<&'static str>, line: u32, module: Option<&'static str>) -> Place {
+        Place {
+            file,
+            line: Some(line),
+            module_path: module,
+        }
+    }
+
+    /// A place makes one copy of the site's metadata, found again from any
+    /// thread; a record that names no place keeps the site's own, and a
+    /// line without its file is not kept.
+    #[test]
+    fn each_place_gets_one_copy_of_its_sites_metadata() {
+        assert!(std::ptr::eq(placed(&SITE, place(None, 4, None)), &SITE));
+        let a = placed(&SITE, place(Some("src/a.rs"), 4, Some("dep::a")));
+        assert_eq!(
+            (a.target(), a.file(), a.line(), a.module_path()),
+            ("bridged", "src/a.rs", 4, "dep::a")
+        );
+        assert!(std::ptr::eq(
+            placed(&SITE, place(Some("src/a.rs"), 4, Some("dep::a"))),
+            a
+        ));
+        // Line 12 shares line 4's slot in the thread's list: still right.
+        let b = placed(&SITE, place(Some("src/a.rs"), 12, Some("dep::a")));
+        assert_eq!(b.line(), 12);
+        // Another thread: the same copy, for the same texts.
+        let (file, module) = (a.file(), a.module_path());
+        let again = std::thread::spawn(move || {
+            placed(&SITE, place(Some(file), 4, Some(module))) as *const Metadata as usize
+        })
+        .join()
+        .unwrap();
+        assert_eq!(again, a as *const Metadata as usize);
+        let module_only = placed(&SITE, place(None, 9, Some("dep::b")));
+        assert_eq!(
+            (
+                module_only.file(),
+                module_only.line(),
+                module_only.module_path()
+            ),
+            ("", 0, "dep::b")
+        );
+    }
 }
