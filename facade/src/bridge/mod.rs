@@ -122,19 +122,21 @@ pub(crate) struct Place {
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct PlaceKey {
     site: usize,
-    file: Option<(usize, usize)>,
-    line: Option<u32>,
-    module_path: Option<(usize, usize)>,
+    file: (usize, usize),
+    line: usize,
+    module_path: (usize, usize),
 }
 
 impl PlaceKey {
     fn of(site: &'static Metadata, place: Place) -> PlaceKey {
-        let addr = |s: &'static str| (s.as_ptr() as usize, s.len());
+        // Plain words (an absent text is (0, 0), an absent line
+        // `usize::MAX`), so the per-thread check is a few compares.
+        let addr = |s: Option<&'static str>| s.map_or((0, 0), |s| (s.as_ptr() as usize, s.len()));
         PlaceKey {
             site: site as *const Metadata as usize,
-            file: place.file.map(addr),
-            line: place.line,
-            module_path: place.module_path.map(addr),
+            file: addr(place.file),
+            line: place.line.map_or(usize::MAX, |l| l as usize),
+            module_path: addr(place.module_path),
         }
     }
 }
