@@ -151,7 +151,8 @@ impl Format {
     /// assert!(out.contains(r#""msg":"line one\nline two","fields":{"uid":3}"#));
     /// ```
     pub fn write(self, record: &Record<'_>, out: &mut String) {
-        match self {
+        // The values' `Debug`/`Display` run in here: a panic is theirs.
+        crate::contain::formatting_values(|| match self {
             Format::Radical => radical::write(record, out),
             #[cfg(feature = "json")]
             Format::Json => json::write(record, out),
@@ -159,7 +160,7 @@ impl Format {
             #[cfg(not(feature = "json"))]
             Format::Json => radical::write(record, out),
             Format::Compact => compact::write(record, out),
-        }
+        });
         out.push('\n');
     }
 

@@ -13,6 +13,7 @@
 //! Statics owned here: `INIT`, `LIVE_GUARDS`, and the registrations of the
 //! exit handler and the panic hook.
 
+mod abort_flush;
 mod contained_panics;
 pub(crate) mod env_sinks;
 
@@ -158,6 +159,11 @@ pub(crate) enum Shutdown {
 /// itself.
 pub(crate) fn shutdown(why: Shutdown) {
     if dispatch::in_dispatch() {
+        if why == Shutdown::Panic && cfg!(panic = "abort") {
+            // The process ends after the hook: flush what can be, from
+            // other threads, without calling the panicking sink again.
+            abort_flush::flush_before_abort();
+        }
         return;
     }
     if why == Shutdown::Exit {
@@ -210,9 +216,16 @@ fn register_exit_handler() {}
 /// Installs a panic hook that, after the previous hook has printed the
 /// panic, flushes every installed sink, so the records logged before a
 /// panic are written even if the process then aborts or exits. Installing
-/// it twice has no further effect. Nothing is flushed from a panic inside a
-/// sink or on an async writer thread (a sink is never re-entered from
-/// inside itself, and a writer cannot wait for itself).
+/// it twice has no further effect.
+///
+/// A panic raised while a record is being emitted (inside a sink, in the
+/// `Debug` or `Display` of a value being logged, or on an async writer
+/// thread) is contained when panics unwind: nothing is flushed then (a
+/// sink is never re-entered from inside itself). Built with
+/// `panic = "abort"`, where such a panic ends the process too, the sinks
+/// are flushed from other threads, waiting at most 10 seconds: all of
+/// them after a panic in a value's `Debug` or `Display` (the sink's own
+/// code did not fail), all but the panicking one after a sink's panic.
 pub fn install_panic_hook() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
