@@ -20,7 +20,7 @@ pub use crate::static_gate::{
     static_limit, INTEREST_OFF, INTEREST_ON, LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF,
     LEVEL_TRACE, LEVEL_WARN,
 };
-pub use crate::telemetry::scope::{guard as scope_guard, open_scope, timed, timed_as};
+pub use crate::telemetry::scope::{open_scope, scope_bind, scope_guard, timed, timed_as};
 pub use crate::value::{present_fields, with_present_fields, FieldValue, ToValue, NO_FIELD};
 #[doc(inline)]
 pub use crate::{__elide_record as record, __elide_site as site};
