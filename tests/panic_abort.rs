@@ -8,7 +8,9 @@
 //! panic, in every `LOG_MODE`, before the process aborts. A panic in a
 //! logged value's `Debug` is reported as that, not as a sink's panic; when
 //! a sink itself panics, the other sinks are still flushed (the panicking
-//! one is not called again).
+//! one is not called again), also when it panics on an async writer
+//! thread; a sink whose flush never returns delays the abort by a bounded
+//! time only, and the others are flushed meanwhile.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -64,8 +66,13 @@ fn records_on_disk(file: &Path) -> usize {
 
 /// Runs `how` in every mode: per mode, the records on disk and stderr.
 fn each_mode(how: &str) -> Vec<(&'static str, usize, String)> {
+    in_modes(how, &MODES)
+}
+
+/// Runs `how` in `modes`: per mode, the records on disk and stderr.
+fn in_modes(how: &str, modes: &[&'static str]) -> Vec<(&'static str, usize, String)> {
     let dir = Scratch::dir("panic-abort");
-    MODES
+    modes
         .iter()
         .map(|mode| {
             let file = dir.join(format!("{mode}.log"));
@@ -104,4 +111,30 @@ fn a_panicking_sink_leaves_the_other_sinks_flushed() {
         })
         .collect();
     assert_eq!(seen, MODES.map(|m| (m, 1000, true)));
+}
+
+#[test]
+fn a_sink_panicking_on_an_async_writer_thread_leaves_the_other_sinks_flushed() {
+    // Per mode: records on disk, the panic printed as a sink's, and no
+    // flush left waiting (the async sink of that writer is not awaited).
+    let seen: Vec<_> = each_mode("writer")
+        .into_iter()
+        .map(|(mode, n, stderr)| {
+            let printed = stderr.contains("the Tripwire sink panicked");
+            let waited = stderr.contains("did not finish flushing");
+            (mode, n, printed && stderr.contains("inside a sink"), waited)
+        })
+        .collect();
+    assert_eq!(seen, MODES.map(|m| (m, 1000, true, false)));
+}
+
+#[test]
+fn a_flush_that_never_returns_delays_the_abort_but_not_the_other_sinks() {
+    let seen = in_modes("stuck", &["async"]);
+    let (_, n, stderr) = &seen[0];
+    assert_eq!(*n, 1000, "{stderr}");
+    assert!(
+        stderr.contains("1 of 2 sinks did not finish flushing"),
+        "{stderr}"
+    );
 }

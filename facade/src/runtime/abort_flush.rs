@@ -11,6 +11,12 @@
 //! flushed, the one that was formatting it too: its own code did not fail,
 //! and the built-in sinks format outside their locks. After a panic of a
 //! sink's own code, that sink is left alone.
+//!
+//! On an async sink's writer thread (a wrapped sink or an output that
+//! panicked), the async sink this thread writes for cannot drain: its
+//! flush waits for this very thread. The hook then stops waiting when all
+//! the sinks but one are flushed, rather than spending the whole limit on
+//! that one.
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -44,19 +50,25 @@ pub(super) fn flush_before_abort() {
             started += 1;
         }
     }
+    // The async sink this thread writes for waits for it: not that one.
+    let awaited = if crate::sink::on_writer_thread() {
+        started.saturating_sub(1)
+    } else {
+        started
+    };
     let deadline = Instant::now() + LIMIT;
-    let finished = (0..started)
+    let finished = (0..awaited)
         .take_while(|_| {
             let left = deadline.saturating_duration_since(Instant::now());
             done_rx.recv_timeout(left).is_ok()
         })
         .count();
-    if finished < started {
+    if finished < awaited {
         let _ = crate::process::write_stderr(
             format!(
                 "elide: {} of {started} sinks did not finish flushing within {} s; \
                  the process aborts without waiting for them\n",
-                started - finished,
+                awaited - finished,
                 LIMIT.as_secs()
             )
             .as_bytes(),

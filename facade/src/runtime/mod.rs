@@ -225,7 +225,8 @@ fn register_exit_handler() {}
 /// `panic = "abort"`, where such a panic ends the process too, the sinks
 /// are flushed from other threads, waiting at most 10 seconds: all of
 /// them after a panic in a value's `Debug` or `Display` (the sink's own
-/// code did not fail), all but the panicking one after a sink's panic.
+/// code did not fail), all but the panicking one after a sink's panic (on
+/// an async writer thread, the async sink it serves is not waited for).
 pub fn install_panic_hook() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
