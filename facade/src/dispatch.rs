@@ -881,4 +881,47 @@ mod tests {
         assert_eq!(new.0.load(Ordering::Relaxed), 1);
         set_sinks(Vec::<Arc<dyn Sink>>::new());
     }
+
+    /// Records, for each record it gets, whether the panic hook would
+    /// name it as the sink this thread is calling.
+    #[derive(Default)]
+    struct SeesItself(std::sync::Mutex<Vec<bool>>);
+    impl Sink for SeesItself {
+        fn emit(&self, _: &Record<'_>) {
+            let me = self as *const SeesItself as *const ();
+            self.0.lock().unwrap().push(sink_in_use_here() == Some(me));
+        }
+    }
+
+    /// The sink a panicking thread is in is known (alone in its set, or one
+    /// of several), and the sinks a panic=abort hook flushes are every
+    /// other one, each once, replaced sets included.
+    #[test]
+    fn the_sink_in_use_is_known_and_left_out_of_the_abort_flush() {
+        let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let a = Arc::new(SeesItself::default());
+        let b = Arc::new(SeesItself::default());
+        set_sinks([a.clone() as Arc<dyn Sink>]);
+        emit_one();
+        // An idle thread keeps the set of `a` alone alive once replaced.
+        let (go_tx, worker) = idle_thread_holding_the_current_set();
+        set_sinks([a.clone() as Arc<dyn Sink>, b.clone()]);
+        emit_one();
+        // Alone (here and on the idle thread), then one of two.
+        assert_eq!(*a.0.lock().unwrap(), [true, true, true]);
+        assert_eq!(*b.0.lock().unwrap(), [true]);
+        assert_eq!(sink_in_use_here(), None, "not emitting now");
+
+        let names = |skip: Option<&Arc<SeesItself>>| -> Vec<*const ()> {
+            let skip = skip.map(|s| Arc::as_ptr(s) as *const ());
+            every_sink_but(skip).iter().map(|s| address(&**s)).collect()
+        };
+        let (pa, pb) = (Arc::as_ptr(&a) as *const (), Arc::as_ptr(&b) as *const ());
+        assert_eq!(names(None), [pa, pb], "each once");
+        assert_eq!(names(Some(&a)), [pb]);
+        assert_eq!(names(Some(&b)), [pa]);
+        go_tx.send(()).unwrap();
+        worker.join().unwrap();
+        set_sinks(Vec::<Arc<dyn Sink>>::new());
+    }
 }
