@@ -836,7 +836,16 @@ fn description_accessors_give_what_the_table_shows() {
             "LOG_MODE",
             "LOG_FMT",
             "LOG_DIR",
-            "PROFILE_DIR"
+            "PROFILE_DIR",
+            // The variables read under their own names.
+            "RUST_LOG",
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_PROTOCOL",
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "OTEL_SERVICE_NAME",
+            "OTEL_RESOURCE_ATTRIBUTES",
+            "NO_COLOR",
+            "CLICOLOR_FORCE",
         ],
         "{}",
         r.stdout
@@ -1143,6 +1152,48 @@ fn bad_log_fmt_warns_once_and_keeps_the_radical_line() {
     assert_eq!(lines[0].split(" : ").count(), 6, "{}", lines[0]);
     assert!(
         r.stdout.contains("ignored RADICAL_LOG_FMT=\"xml\""),
+        "{}",
+        r.stdout
+    );
+}
+
+/// `NO_COLOR` and the `OTEL_*` variables are part of the snapshot:
+/// `describe` names them and what set them, and `reload_from_env` sees a
+/// change, like every other key.
+#[test]
+fn describe_and_reload_know_no_color_and_the_otel_variables() {
+    let r = probe(
+        &[("OTEL_SERVICE_NAME", "checkout")],
+        &[
+            "init",
+            "describe",
+            "set:NO_COLOR=1",
+            "describe",
+            "reload",
+            "describe",
+        ],
+    );
+    let lines = |key: &str| -> Vec<String> {
+        r.stdout
+            .lines()
+            .filter(|l| l.trim_start().starts_with(&format!("{key} ")))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    assert_eq!(
+        lines("OTEL_SERVICE_NAME"),
+        ["OTEL_SERVICE_NAME checkout from OTEL_SERVICE_NAME"; 3],
+        "{}",
+        r.stdout
+    );
+    // Read once: a change is seen only after the reload.
+    assert_eq!(
+        lines("NO_COLOR"),
+        [
+            "NO_COLOR unset from built-in default",
+            "NO_COLOR unset from built-in default",
+            "NO_COLOR 1 from NO_COLOR"
+        ],
         "{}",
         r.stdout
     );

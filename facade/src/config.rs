@@ -18,6 +18,7 @@
 
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
 
+use crate::env::keys::{Key, DEBUG, PROFILE};
 use crate::env::lookup::Decided;
 use crate::env::{self, EnvSnapshot, Origin, Root};
 use crate::namespace::{env_prefix, most_specific_rule};
@@ -120,7 +121,7 @@ impl Config {
         rules: &[(String, bool)],
         global: Option<bool>,
         api: &str,
-        key: &str,
+        key: &Key<bool>,
         prefix: &str,
     ) -> Decided<bool> {
         if let Some((ns, v)) = most_specific_rule(rules, prefix) {
@@ -136,13 +137,13 @@ impl Config {
 
     /// Debug mode of a namespace prefix and who decided it.
     pub(crate) fn debug_decision(&self, prefix: &str) -> Decided<bool> {
-        self.flag_decision(&self.debug_for, self.debug, "set_debug", "DEBUG", prefix)
+        self.flag_decision(&self.debug_for, self.debug, "set_debug", &DEBUG, prefix)
     }
 
     /// Telemetry of a namespace prefix and who decided it.
     pub(crate) fn telemetry_decision(&self, prefix: &str) -> Decided<bool> {
         let (rules, global) = (&self.telemetry_for, self.telemetry);
-        self.flag_decision(rules, global, "set_telemetry", "PROFILE", prefix)
+        self.flag_decision(rules, global, "set_telemetry", &PROFILE, prefix)
     }
 
     /// The most verbose level any namespace can have under this

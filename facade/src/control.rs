@@ -225,6 +225,7 @@ fn init_ns_only(root: &str) -> Guard {
 pub fn reload_from_env() {
     runtime::ensure();
     let snap = Arc::new(EnvSnapshot::capture());
+    runtime::use_snapshot(&snap);
     interest::reconfigure(|c| c.env = Some(snap));
     env_sinks::refresh(true);
 }

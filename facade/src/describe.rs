@@ -5,6 +5,9 @@ use std::fmt;
 
 use crate::config;
 use crate::dispatch;
+use crate::env::keys::{
+    AnyKey, Scope, DEBUG, KEYS, LOG_DIR, LOG_FMT, LOG_LVL, LOG_MODE, LOG_TGT, PROFILE, PROFILE_DIR,
+};
 use crate::env::lookup::Decided;
 use crate::env::{self, Origin};
 use crate::namespace::env_prefix;
@@ -24,7 +27,9 @@ pub struct Entry {
 
 impl Entry {
     /// The key: `LOG_LVL`, `DEBUG`, `PROFILE`, `LOG_TGT`, `LOG_MODE`, `LOG_FMT`,
-    /// `LOG_DIR` or `PROFILE_DIR`.
+    /// `LOG_DIR`, `PROFILE_DIR`, or a variable read under its own name
+    /// (`RUST_LOG`, `NO_COLOR`, `OTEL_SERVICE_NAME`, ...; see the guide's
+    /// table of variables).
     pub fn key(&self) -> &'static str {
         self.key
     }
@@ -77,7 +82,7 @@ impl Description {
     /// `LOG_LVL` capped by the most verbose installed sink.
     pub fn effective_level(&self) -> LevelFilter {
         let lvl = self
-            .entry("LOG_LVL")
+            .entry(LOG_LVL.name)
             .and_then(|e| e.value.parse().ok())
             .unwrap_or(LevelFilter::Off);
         lvl.min(self.sinks_max)
@@ -200,7 +205,8 @@ pub fn describe_for(namespace: &str) -> Description {
     let snap = cfg.snapshot();
     let root = cfg.root.as_ref();
     let mut entries = Vec::new();
-    let mut push = |key, d: Decided<String>| {
+    let mut push = |key: &dyn AnyKey, d: Decided<String>| {
+        let key = key.name();
         entries.push(Entry {
             key,
             value: d.value,
@@ -213,9 +219,9 @@ pub fn describe_for(namespace: &str) -> Description {
                 .collect(),
         })
     };
-    push("LOG_LVL", text(cfg.level_decision(&prefix)));
-    push("DEBUG", text(cfg.debug_decision(&prefix)));
-    push("PROFILE", text(cfg.telemetry_decision(&prefix)));
+    push(&LOG_LVL, text(cfg.level_decision(&prefix)));
+    push(&DEBUG, text(cfg.debug_decision(&prefix)));
+    push(&PROFILE, text(cfg.telemetry_decision(&prefix)));
     let d = env::log_targets(snap, root);
     env::report(&d);
     let mode = env::log_mode(snap, root);
@@ -223,9 +229,9 @@ pub fn describe_for(namespace: &str) -> Description {
     let format = env::log_format(snap, root);
     env::report(&format);
     if sinks_from_env {
-        push("LOG_TGT", text(d));
-        push("LOG_MODE", text(mode));
-        push("LOG_FMT", text(format));
+        push(&LOG_TGT, text(d));
+        push(&LOG_MODE, text(mode));
+        push(&LOG_FMT, text(format));
     } else {
         let n = dispatch::installed().map_or(0, |s| s.len());
         let api = |value: String| Decided {
@@ -234,22 +240,21 @@ pub fn describe_for(namespace: &str) -> Description {
             searched: Vec::new(),
             rejected: Vec::new(),
         };
-        push("LOG_TGT", api(format!("{n} sink(s) set through the API")));
-        push(
-            "LOG_MODE",
-            api("not used (sinks set through the API)".into()),
-        );
-        push(
-            "LOG_FMT",
-            api("not used (sinks set through the API)".into()),
-        );
+        push(&LOG_TGT, api(format!("{n} sink(s) set through the API")));
+        for key in [&LOG_MODE as &dyn AnyKey, &LOG_FMT] {
+            push(key, api("not used (sinks set through the API)".into()));
+        }
     }
     let d = env::log_dir(snap);
     env::report(&d);
-    push("LOG_DIR", text(d));
+    push(&LOG_DIR, text(d));
     let d = env::profile_dir(snap, root);
     env::report(&d);
-    push("PROFILE_DIR", text(d));
+    push(&PROFILE_DIR, text(d));
+    // The variables read under their own names, as the snapshot holds them.
+    for key in KEYS.iter().filter(|k| k.scope() == Scope::Exact) {
+        push(*key, key.exact(snap));
+    }
     Description {
         namespace: namespace.to_owned(),
         prefix,

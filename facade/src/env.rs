@@ -21,6 +21,7 @@
 //!
 //! Statics owned here: the set of warnings already given (in `warn_once`).
 
+pub(crate) mod keys;
 pub(crate) mod lookup;
 pub(crate) mod parse;
 #[cfg(feature = "rust-log")]
@@ -33,26 +34,11 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::LevelFilter;
+use keys::{Ctx, Key, KEYS, LOG_DIR, LOG_FMT, LOG_LVL, LOG_MODE, LOG_TGT, PROFILE_DIR, VERBOSE};
 #[cfg(feature = "file")]
 pub(crate) use lookup::clip;
-use lookup::{cascade, default_var, resolve, Decided, Warning};
-use parse::{
-    parse_dir, parse_flag, parse_level, parse_log_format, parse_log_mode, parse_targets, LogFormat,
-    LogMode, Target, Targets,
-};
-
-/// The keys elide reads, as they appear after the namespace prefix.
-pub(crate) const KEYS: [&str; 9] = [
-    "LOG_LVL",
-    "VERBOSE",
-    "DEBUG",
-    "PROFILE",
-    "LOG_TGT",
-    "LOG_MODE",
-    "LOG_FMT",
-    "PROFILE_DIR",
-    "LOG_DIR",
-];
+use lookup::{Decided, Warning};
+use parse::{LogFormat, LogMode, Target, Targets};
 
 /// The variables elide understands, captured once.
 #[derive(Clone, Debug, Default)]
@@ -71,7 +57,7 @@ pub(crate) struct EnvSnapshot {
 }
 
 impl EnvSnapshot {
-    /// Reads the process environment. Only variables ending in one of
+    /// Reads the process environment. Only the variables of the keys in
     /// [`KEYS`] are kept; values stay as the OS gave them (non-UTF-8 ones
     /// are kept and reported when looked up).
     pub(crate) fn capture() -> EnvSnapshot {
@@ -86,9 +72,9 @@ impl EnvSnapshot {
     /// A snapshot of the given variables, with an empty working directory.
     pub(crate) fn from_vars(vars: impl IntoIterator<Item = (String, OsString)>) -> EnvSnapshot {
         let mut snap = EnvSnapshot::default();
-        let wanted = vars.into_iter().filter(|(k, _)| {
-            KEYS.iter().any(|key| is_for_key(k, key)) || k == RUST_LOG || is_near_miss(k)
-        });
+        let wanted = vars
+            .into_iter()
+            .filter(|(k, _)| KEYS.iter().any(|key| key.matches(k)) || is_near_miss(k));
         for (k, v) in wanted {
             // A repeated name: the last value wins, as in a map.
             match snap.find(&k) {
@@ -116,11 +102,12 @@ impl EnvSnapshot {
     /// The first variable for `key` (any namespace, or the default one)
     /// that holds a true flag, and its value: used to decide whether
     /// telemetry output is needed at all before any site has resolved.
-    pub(crate) fn flag_on(&self, key: &str) -> Option<(&str, &OsStr)> {
+    pub(crate) fn flag_on(&self, key: &Key<bool>) -> Option<(&str, &OsStr)> {
         self.vars
             .iter()
             .find(|(k, v)| {
-                is_for_key(k, key) && v.to_str().is_some_and(|v| parse::parse_flag(v) == Ok(true))
+                is_for_key(k, key.name)
+                    && v.to_str().is_some_and(|v| parse::parse_flag(v) == Ok(true))
             })
             .map(|(k, v)| (k.as_str(), v.as_os_str()))
     }
@@ -132,11 +119,20 @@ impl EnvSnapshot {
         let vars = self
             .vars
             .iter()
-            .filter(|(k, _)| is_for_key(k, "LOG_LVL") || is_for_key(k, "VERBOSE"))
+            .filter(|(k, _)| is_for_key(k, LOG_LVL.name) || is_for_key(k, VERBOSE.name))
             .filter_map(|(_, v)| parse::parse_level(v.to_str()?).ok());
         #[cfg(feature = "rust-log")]
         let vars = vars.chain(self.rust_log.as_ref().and_then(|d| d.max_level()));
         vars.max()
+    }
+
+    /// The parsing context of keys without a log directory of their own.
+    pub(crate) fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            cwd: &self.cwd,
+            log_dir: &self.cwd,
+            name: &self.exe_name,
+        }
     }
 
     /// The raw value of one variable.
@@ -151,15 +147,18 @@ impl EnvSnapshot {
 }
 
 /// The `env_logger` variable, read as the last fallback of a level.
-const RUST_LOG: &str = "RUST_LOG";
+const RUST_LOG: &str = keys::RUST_LOG.name;
+
+/// The key name other tools use for a level.
+const NEAR_MISS: &str = "LOG_LEVEL";
 
 /// A level variable spelled the way other tools spell it
 /// (`RADICAL_LOG_LEVEL`): not read, but warned about once.
 fn is_near_miss(name: &str) -> bool {
-    is_for_key(name, "LOG_LEVEL")
+    is_for_key(name, NEAR_MISS)
 }
 
-fn is_for_key(name: &str, key: &str) -> bool {
+pub(crate) fn is_for_key(name: &str, key: &str) -> bool {
     name.len() > key.len() + 1
         && name.ends_with(key)
         && name.as_bytes()[name.len() - key.len() - 1] == b'_'
@@ -220,16 +219,8 @@ pub(crate) fn level(
 ) -> Decided<LevelFilter> {
     let root = root.map(|r| r.prefix.as_str());
     warn_near_misses(snap);
-    let d = resolve(
-        snap,
-        &[
-            cascade(prefix, root, "LOG_LVL"),
-            cascade(prefix, root, "VERBOSE"),
-        ],
-        &default_var("LOG_LVL"),
-        parse_level,
-        builtin,
-    );
+    let chains = [LOG_LVL.cascade(prefix, root), VERBOSE.cascade(prefix, root)];
+    let d = LOG_LVL.resolve(snap, &chains, &snap.ctx(), builtin);
     with_rust_log(snap, prefix, d)
 }
 
@@ -290,7 +281,11 @@ fn warn_ignored_directives(snap: &EnvSnapshot, d: &rust_log::Directives) {
 /// One "did you mean" warning per `*_LOG_LEVEL` variable.
 fn warn_near_misses(snap: &EnvSnapshot) {
     for (name, raw) in snap.vars.iter().filter(|(k, _)| is_near_miss(k)) {
-        let meant = format!("{}_LOG_LVL", &name[..name.len() - "_LOG_LEVEL".len()]);
+        let meant = format!(
+            "{}_{}",
+            &name[..name.len() - NEAR_MISS.len() - 1],
+            LOG_LVL.name
+        );
         warn_once(&Warning {
             var: name.clone(),
             raw: raw.clone(),
@@ -305,37 +300,40 @@ pub(crate) fn flag(
     snap: &EnvSnapshot,
     prefix: &str,
     root: Option<&Root>,
-    key: &str,
+    key: &Key<bool>,
 ) -> Decided<bool> {
     let root = root.map(|r| r.prefix.as_str());
-    resolve(
-        snap,
-        &[cascade(prefix, root, key)],
-        &default_var(key),
-        parse_flag,
-        false,
-    )
+    key.resolve(snap, &[key.cascade(prefix, root)], &snap.ctx(), false)
 }
 
 /// `RADICAL_DEFAULT_LOG_DIR`, default the working directory.
 pub(crate) fn log_dir(snap: &EnvSnapshot) -> Decided<Shown<PathBuf>> {
-    resolve(
-        snap,
-        &[],
-        &default_var("LOG_DIR"),
-        |s| parse_dir(s, &snap.cwd).map(Shown),
-        Shown(snap.cwd.clone()),
-    )
+    LOG_DIR.resolve(snap, &[], &snap.ctx(), Shown(snap.cwd.clone()))
 }
 
 /// `PROFILE_DIR` of the process root namespace, default the working directory.
 pub(crate) fn profile_dir(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Shown<PathBuf>> {
-    resolve(
+    PROFILE_DIR.resolve(
         snap,
-        &[cascade(process_prefix(root), None, "PROFILE_DIR")],
-        &default_var("PROFILE_DIR"),
-        |s| parse_dir(s, &snap.cwd).map(Shown),
+        &[PROFILE_DIR.cascade(process_prefix(root), None)],
+        &snap.ctx(),
         Shown(snap.cwd.clone()),
+    )
+}
+
+/// One key of the process: its cascade for the process prefix.
+fn process_key<T>(
+    key: &Key<T>,
+    snap: &EnvSnapshot,
+    root: Option<&Root>,
+    ctx: &Ctx<'_>,
+    builtin: T,
+) -> Decided<T> {
+    key.resolve(
+        snap,
+        &[key.cascade(process_prefix(root), None)],
+        ctx,
+        builtin,
     )
 }
 
@@ -360,37 +358,25 @@ pub(crate) fn log_targets(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Ta
     // stderr, with a warning), so its name needs no `LOG_DIR` lookup.
     #[cfg(not(feature = "file"))]
     let (dir, name) = (snap.cwd.clone(), snap.exe_name.clone());
-    resolve(
-        snap,
-        &[cascade(process_prefix(root), None, "LOG_TGT")],
-        &default_var("LOG_TGT"),
-        |s| parse_targets(s, &dir, &name),
-        Targets(vec![Target::Stderr]),
-    )
+    let ctx = Ctx {
+        cwd: &snap.cwd,
+        log_dir: &dir,
+        name: &name,
+    };
+    process_key(&LOG_TGT, snap, root, &ctx, Targets(vec![Target::Stderr]))
 }
 
 /// `LOG_MODE` of the process root namespace (looked up like `LOG_TGT`):
 /// how the file targets of `LOG_TGT` are written. Default: buffered.
 pub(crate) fn log_mode(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<LogMode> {
-    resolve(
-        snap,
-        &[cascade(process_prefix(root), None, "LOG_MODE")],
-        &default_var("LOG_MODE"),
-        parse_log_mode,
-        LogMode(None),
-    )
+    process_key(&LOG_MODE, snap, root, &snap.ctx(), LogMode(None))
 }
 
 /// `LOG_FMT` of the process root namespace (looked up like `LOG_TGT`):
 /// the line format of the `LOG_TGT` sinks. Default: the RADICAL line.
 pub(crate) fn log_format(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<LogFormat> {
-    resolve(
-        snap,
-        &[cascade(process_prefix(root), None, "LOG_FMT")],
-        &default_var("LOG_FMT"),
-        parse_log_format,
-        LogFormat(crate::format::Format::Radical),
-    )
+    let radical = LogFormat(crate::format::Format::Radical);
+    process_key(&LOG_FMT, snap, root, &snap.ctx(), radical)
 }
 
 /// A path that displays itself.
@@ -543,10 +529,10 @@ mod tests {
     #[test]
     fn a_true_flag_counts_only_for_its_own_key() {
         let s = snap(&[("RADICAL_DEBUG", "1"), ("RADICAL_PROFILE", "0")]);
-        assert_eq!(s.flag_on("PROFILE"), None);
+        assert_eq!(s.flag_on(&keys::PROFILE), None);
         let s = snap(&[("RADICAL_DEBUG", "1"), ("RADICAL_PILOT_PROFILE", "yes")]);
         assert_eq!(
-            s.flag_on("PROFILE"),
+            s.flag_on(&keys::PROFILE),
             Some(("RADICAL_PILOT_PROFILE", OsStr::new("yes")))
         );
     }
@@ -714,14 +700,14 @@ mod tests {
             ("RADICAL_PROFILE", "TRUE"),
             ("RADICAL_ASYNCFLOW_PROFILE", "off"),
         ]);
-        assert!(flag(&s, "RADICAL_PILOT", None, "PROFILE").value);
-        assert!(!flag(&s, "RADICAL_ASYNCFLOW_X", None, "PROFILE").value);
-        assert!(!flag(&snap(&[]), "RADICAL", None, "PROFILE").value);
+        assert!(flag(&s, "RADICAL_PILOT", None, &keys::PROFILE).value);
+        assert!(!flag(&s, "RADICAL_ASYNCFLOW_X", None, &keys::PROFILE).value);
+        assert!(!flag(&snap(&[]), "RADICAL", None, &keys::PROFILE).value);
         let d = flag(
             &snap(&[("RADICAL_PROFILE", "2")]),
             "RADICAL",
             None,
-            "PROFILE",
+            &keys::PROFILE,
         );
         assert!(!d.value);
         assert!(d.warnings()[0]
@@ -748,14 +734,14 @@ mod tests {
             ),
             (
                 "RADICAL_DEBUG",
-                |s| out(flag(s, "RADICAL", None, "DEBUG")),
+                |s| out(flag(s, "RADICAL", None, &keys::DEBUG)),
                 "false",
                 " YeS\t",
                 "true",
             ),
             (
                 "RADICAL_PROFILE",
-                |s| out(flag(s, "RADICAL", None, "PROFILE")),
+                |s| out(flag(s, "RADICAL", None, &keys::PROFILE)),
                 "false",
                 "On",
                 "true",
@@ -839,9 +825,8 @@ mod tests {
                 "RADICAL_LOG_TGT" => log_targets(&s, None).warnings().len(),
                 "RADICAL_LOG_MODE" => log_mode(&s, None).warnings().len(),
                 "RADICAL_LOG_FMT" => log_format(&s, None).warnings().len(),
-                key => flag(&s, "RADICAL", None, &key["RADICAL_".len()..])
-                    .warnings()
-                    .len(),
+                "RADICAL_DEBUG" => flag(&s, "RADICAL", None, &keys::DEBUG).warnings().len(),
+                _ => flag(&s, "RADICAL", None, &keys::PROFILE).warnings().len(),
             };
             assert_eq!(n, 1, "{var}={garbage:?}");
         }

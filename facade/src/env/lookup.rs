@@ -162,11 +162,11 @@ fn classify(raw: &OsStr) -> Held<'_> {
 /// chain, even if empty. An empty value passes to the next chain; a value
 /// that does not parse is rejected and skips the remaining chains (RADICAL
 /// consults `VERBOSE` only when `LOG_LVL` is unset or empty). Then
-/// `default_var`, then `builtin`.
+/// `default_var` (if any), then `builtin`.
 pub(crate) fn resolve<T>(
     snap: &EnvSnapshot,
     chains: &[Vec<String>],
-    default_var: &str,
+    default_var: Option<&str>,
     parse: impl Fn(&str) -> Result<T, String>,
     builtin: T,
 ) -> Decided<T> {
@@ -200,11 +200,11 @@ struct Found {
 fn find(
     snap: &EnvSnapshot,
     chains: &[Vec<String>],
-    default_var: &str,
+    default_var: Option<&str>,
     parse: &mut dyn FnMut(&str) -> Result<(), String>,
 ) -> Found {
     let mut searched: Vec<String> = chains.iter().flatten().cloned().collect();
-    searched.push(default_var.to_owned());
+    searched.extend(default_var.map(str::to_owned));
     let mut rejected = Vec::new();
     let mut try_var = |var: &str| -> Outcome {
         let Some(raw) = snap.get(var) else {
@@ -237,7 +237,7 @@ fn find(
             break 'chains;
         }
     }
-    if decided.is_none() {
+    if let (None, Some(default_var)) = (&decided, default_var) {
         if let Outcome::Value = try_var(default_var) {
             decided = Some(default_var.to_owned());
         }
@@ -273,7 +273,7 @@ mod tests {
                 cascade(prefix, None, "LOG_LVL"),
                 cascade(prefix, None, "VERBOSE"),
             ],
-            &default_var("LOG_LVL"),
+            Some(&default_var("LOG_LVL")),
             parse_level,
             LevelFilter::Error,
         )
@@ -283,7 +283,7 @@ mod tests {
         resolve(
             s,
             &[cascade(prefix, root, "DEBUG")],
-            &default_var("DEBUG"),
+            Some(&default_var("DEBUG")),
             parse_flag,
             false,
         )

@@ -310,14 +310,14 @@ fn cannot_open(failed: &[String]) -> String {
 fn otlp(endpoint: Option<&str>, root: Option<&str>, var: &str) -> Option<Arc<dyn Sink>> {
     #[cfg(feature = "otlp")]
     {
-        let mut b = crate::sink::OtlpSink::builder_from_env(endpoint);
+        let mut b = super::otel::builder(endpoint);
         if let Some(root) = root {
             b = b.default_service_name(root);
         }
         let s = b.build_or_warn(if endpoint.is_some() {
             var
         } else {
-            "OTEL_EXPORTER_OTLP_ENDPOINT"
+            env::keys::OTEL_ENDPOINT.name
         })?;
         Some(Arc::new(s))
     }

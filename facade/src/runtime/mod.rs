@@ -15,6 +15,8 @@
 
 mod contained_panics;
 pub(crate) mod env_sinks;
+#[cfg(feature = "otlp")]
+pub(crate) mod otel;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Once, OnceLock};
@@ -38,11 +40,19 @@ pub(crate) fn ensure() {
         register_exit_handler();
         contained_panics::install();
         let snap = Arc::new(EnvSnapshot::capture());
+        use_snapshot(&snap);
         interest::reconfigure(|c| {
             c.env.get_or_insert(snap);
         });
         env_sinks::install_initial(profile_sink());
     });
+}
+
+/// Hands the parts of a new snapshot that sinks read to them (the console's
+/// colour variables); the rest is read from the configuration.
+pub(crate) fn use_snapshot(snap: &EnvSnapshot) {
+    use crate::env::keys::{CLICOLOR_FORCE, NO_COLOR};
+    crate::sink::console::set_color_env(snap.get(NO_COLOR.name), snap.get(CLICOLOR_FORCE.name));
 }
 
 /// Whether the environment was read already.
@@ -103,7 +113,7 @@ pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
 /// either build then mutates code that build compiles.)
 fn profile_sink() -> Option<Arc<dyn Sink>> {
     let cfg = config::read();
-    let (var, raw) = cfg.snapshot().flag_on("PROFILE")?;
+    let (var, raw) = cfg.snapshot().flag_on(&env::keys::PROFILE)?;
     #[cfg(feature = "prof")]
     {
         let _ = (var, raw);
