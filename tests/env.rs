@@ -1198,3 +1198,70 @@ fn describe_and_reload_know_no_color_and_the_otel_variables() {
         r.stdout
     );
 }
+
+/// A rejected level falls back to the program's `set_default_level`, and
+/// the warning says so instead of calling it the built-in default.
+#[test]
+fn a_bad_level_warning_names_set_default_level_as_its_fallback() {
+    let r = probe(
+        &[("RADICAL_ASYNCFLOW_LOG_LVL", "verbose")],
+        &["init", "api-default:info", "report"],
+    );
+    assert_eq!(r.get("engine.level"), "info");
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    assert!(
+        warnings[0]
+            .starts_with("elide: ignoring RADICAL_ASYNCFLOW_LOG_LVL=\"verbose\": not a level")
+            && warnings[0].ends_with("; using info (from set_default_level)"),
+        "{}",
+        warnings[0]
+    );
+}
+
+/// A `LOG_TGT` list with one target that cannot be opened: the warning
+/// names exactly that target as ignored (not the whole value) and says
+/// what is used: stderr in its place, and the other targets.
+#[test]
+fn a_target_that_cannot_be_opened_is_named_and_the_others_still_used() {
+    let dir = temp_dir();
+    let blocker = dir.join("plain-file");
+    fs::write(&blocker, "not a directory").unwrap();
+    let bad = blocker.join("x.log");
+    let bad = bad.to_str().unwrap();
+    let value = format!("{bad},stdout");
+    let r = probe(
+        &[("RADICAL_LOG_TGT", &value), ("RADICAL_LOG_LVL", "info")],
+        &["ns:radical", "emit"],
+    );
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    let expected = format!(
+        "elide: ignoring the target {bad} of RADICAL_LOG_TGT={value:?}: cannot open {bad}: "
+    );
+    assert!(warnings[0].starts_with(&expected), "{}", warnings[0]);
+    assert!(
+        warnings[0].ends_with("; using stderr in its place, and stdout"),
+        "{}",
+        warnings[0]
+    );
+    assert!(r.stdout.contains("probe info line"), "{}", r.stdout);
+    assert!(r.stderr.contains("probe info line"), "{}", r.stderr);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A `RUST_LOG` directive that does not parse: the warning names that
+/// directive as ignored, not the whole value.
+#[test]
+fn a_bad_rust_log_directive_is_named_as_the_part_ignored() {
+    let r = probe(&[("RUST_LOG", "info,db=verbose")], &["init", "report"]);
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    assert!(
+        warnings[0].starts_with(
+            "elide: ignoring the directive `db=verbose` of RUST_LOG=\"info,db=verbose\": not a level"
+        ) && warnings[0].ends_with("; using the other directives"),
+        "{}",
+        warnings[0]
+    );
+}

@@ -30,6 +30,9 @@ pub(crate) struct Config {
     pub(crate) level: Option<LevelFilter>,
     pub(crate) level_for: Vec<(String, LevelFilter)>,
     pub(crate) default_level: LevelFilter,
+    /// Whether `default_level` came from `set_default_level` (warnings and
+    /// `describe` then name that call, not the built-in default).
+    pub(crate) default_level_set: bool,
     pub(crate) debug: Option<bool>,
     pub(crate) debug_for: Vec<(String, bool)>,
     pub(crate) telemetry: Option<bool>,
@@ -45,6 +48,7 @@ static CONFIG: RwLock<Config> = RwLock::new(Config {
     level: None,
     level_for: Vec::new(),
     default_level: LevelFilter::Error,
+    default_level_set: false,
     debug: None,
     debug_for: Vec::new(),
     telemetry: None,
@@ -106,12 +110,15 @@ impl Config {
         if let Some(v) = self.level {
             return by_api(v, "set_level".into());
         }
-        let d = env::level(
+        let mut d = env::level(
             self.snapshot(),
             prefix,
             self.root.as_ref(),
             self.default_level,
         );
+        if d.origin == Origin::Default && self.default_level_set {
+            d.origin = Origin::Api("set_default_level".into());
+        }
         env::report(&d);
         d
     }

@@ -42,7 +42,10 @@ pub fn set_level_for(namespace: &str, level: LevelFilter) {
 /// Sets the built-in default level (RADICAL's is `Error`), used where
 /// neither the API nor the environment says anything.
 pub fn set_default_level(level: LevelFilter) {
-    interest::reconfigure(|c| c.default_level = level);
+    interest::reconfigure(|c| {
+        c.default_level = level;
+        c.default_level_set = true;
+    });
 }
 
 /// The level configured for a namespace (before sinks are taken into account).

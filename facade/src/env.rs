@@ -35,7 +35,6 @@ use std::sync::Mutex;
 
 use crate::LevelFilter;
 use keys::{Ctx, Key, KEYS, LOG_DIR, LOG_FMT, LOG_LVL, LOG_MODE, LOG_TGT, PROFILE_DIR, VERBOSE};
-#[cfg(feature = "file")]
 pub(crate) use lookup::clip;
 use lookup::{Decided, Warning};
 use parse::{LogFormat, LogMode, Target, Targets};
@@ -255,6 +254,7 @@ fn with_rust_log(snap: &EnvSnapshot, _: &str, d: Decided<LevelFilter>) -> Decide
         warn_once(&Warning {
             var: RUST_LOG.to_owned(),
             raw: raw.to_owned(),
+            part: None,
             reason: "RUST_LOG directives need elide's cargo feature `rust-log`, which this \
                      build lacks"
                 .to_owned(),
@@ -272,7 +272,8 @@ fn warn_ignored_directives(snap: &EnvSnapshot, d: &rust_log::Directives) {
         warn_once(&Warning {
             var: RUST_LOG.to_owned(),
             raw: raw.to_owned(),
-            reason: format!("directive `{directive}`: {reason}"),
+            part: Some(format!("the directive `{directive}`")),
+            reason: reason.clone(),
             fallback: "the other directives".to_owned(),
         });
     }
@@ -289,6 +290,7 @@ fn warn_near_misses(snap: &EnvSnapshot) {
         warn_once(&Warning {
             var: name.clone(),
             raw: raw.clone(),
+            part: None,
             reason: format!("not a variable elide reads (did you mean `{meant}`?)"),
             fallback: "the other level variables".to_owned(),
         });

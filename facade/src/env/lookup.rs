@@ -79,6 +79,9 @@ pub(crate) struct Decided<T> {
 pub(crate) struct Warning {
     pub(crate) var: String,
     pub(crate) raw: OsString,
+    /// The entries of the value that are ignored (`the target /x`), when
+    /// the rest of it still applies; `None`: the whole value is ignored.
+    pub(crate) part: Option<String>,
     pub(crate) reason: String,
     pub(crate) fallback: String,
 }
@@ -108,9 +111,13 @@ impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // `{:?}` escapes control characters and shows invalid UTF-8 as escapes.
         let raw = format!("{:?}", self.raw.to_string_lossy());
+        f.write_str("elide: ignoring ")?;
+        if let Some(part) = &self.part {
+            write!(f, "{} of ", clip_to(part, 4 * ECHO_MAX))?;
+        }
         write!(
             f,
-            "elide: ignoring {}={}: {}; using {}",
+            "{}={}: {}; using {}",
             clip(&self.var),
             clip(&raw),
             // A reason may list a few clipped values (`LOG_TGT` targets).
@@ -132,6 +139,7 @@ impl<T: fmt::Display> Decided<T> {
             .map(|r| Warning {
                 var: r.var.clone(),
                 raw: r.raw.clone(),
+                part: None,
                 reason: r.reason.clone(),
                 fallback: fallback.clone(),
             })

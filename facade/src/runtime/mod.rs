@@ -127,6 +127,7 @@ fn profile_sink() -> Option<Arc<dyn Sink>> {
         env::warn_once(&env::lookup::Warning {
             var: var.to_owned(),
             raw: raw.to_owned(),
+            part: None,
             reason: "a .prof file needs elide's cargo feature `prof`, which this build lacks"
                 .to_owned(),
             fallback:
