@@ -1265,3 +1265,50 @@ fn a_bad_rust_log_directive_is_named_as_the_part_ignored() {
         warnings[0]
     );
 }
+
+/// `~/` at the start of a `LOG_TGT` file is the home directory, as in a
+/// shell; it never becomes a directory named `~` in the working directory.
+#[test]
+fn a_leading_tilde_in_log_tgt_is_the_home_directory() {
+    let home = temp_dir();
+    let r = probe(
+        &[
+            ("HOME", home.to_str().unwrap()),
+            ("RADICAL_LOG_TGT", "~/logs/x.log"),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["ns:radical", "emit"],
+    );
+    let file = fs::read_to_string(home.join("logs/x.log")).expect("x.log under HOME");
+    assert!(file.contains("probe info line"), "{file}");
+    assert!(!r.dir.join("~").exists(), "a directory named ~ was created");
+    assert!(r.warnings().is_empty(), "{}", r.stderr);
+    fs::remove_dir_all(&home).unwrap();
+}
+
+/// Without HOME, `~/` cannot be expanded: that target is named in one
+/// warning and replaced by stderr; the other targets still apply and no
+/// directory named `~` appears.
+#[test]
+fn a_tilde_without_home_is_refused_with_a_warning() {
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", "~/x.log,stdout"),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["ns:radical", "emit"],
+    );
+    assert!(!r.dir.join("~").exists(), "a directory named ~ was created");
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    assert!(
+        warnings[0].starts_with(
+            "elide: ignoring the target ~/x.log of RADICAL_LOG_TGT=\"~/x.log,stdout\": \
+             cannot expand `~`: HOME is not set"
+        ) && warnings[0].ends_with("; using stderr in its place, and stdout"),
+        "{}",
+        warnings[0]
+    );
+    assert!(r.stdout.contains("probe info line"), "{}", r.stdout);
+    assert!(r.stderr.contains("probe info line"), "{}", r.stderr);
+}

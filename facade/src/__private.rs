@@ -265,6 +265,7 @@ pub fn fuzz_env_value(text: &str) {
         cwd: Path::new("/cwd"),
         log_dir: Path::new("/logs"),
         name: "app",
+        home: Some(Path::new("/home")),
     };
     for key in KEYS {
         if let Err(e) = key.check(text, &ctx) {

@@ -50,6 +50,8 @@ pub(crate) struct EnvSnapshot {
     cwd: PathBuf,
     /// The executable's file stem, for `LOG_TGT=.` without a root.
     exe_name: String,
+    /// `$HOME`, for a leading `~/` in paths (`None` when unset).
+    home: Option<PathBuf>,
     /// `RUST_LOG`, parsed once: the last fallback of a level.
     #[cfg(feature = "rust-log")]
     rust_log: Option<rust_log::Directives>,
@@ -65,6 +67,7 @@ impl EnvSnapshot {
         );
         snap.cwd = std::env::current_dir().unwrap_or_default();
         snap.exe_name = crate::process::exe_name().unwrap_or_default();
+        snap.home = std::env::var_os("HOME").map(PathBuf::from);
         snap
     }
 
@@ -131,6 +134,7 @@ impl EnvSnapshot {
             cwd: &self.cwd,
             log_dir: &self.cwd,
             name: &self.exe_name,
+            home: self.home.as_deref(),
         }
     }
 
@@ -361,9 +365,9 @@ pub(crate) fn log_targets(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Ta
     #[cfg(not(feature = "file"))]
     let (dir, name) = (snap.cwd.clone(), snap.exe_name.clone());
     let ctx = Ctx {
-        cwd: &snap.cwd,
         log_dir: &dir,
         name: &name,
+        ..snap.ctx()
     };
     process_key(&LOG_TGT, snap, root, &ctx, Targets(vec![Target::Stderr]))
 }

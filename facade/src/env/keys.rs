@@ -52,6 +52,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) log_dir: &'a Path,
     /// The process's name, for `LOG_TGT=.`.
     pub(crate) name: &'a str,
+    /// `$HOME`, for a leading `~/` in paths.
+    pub(crate) home: Option<&'a Path>,
 }
 
 /// A key's documentation: one line each, as the guide shows them.
@@ -233,11 +235,12 @@ pub(crate) static PROFILE: Key<bool> = Key {
 pub(crate) static LOG_TGT: Key<Targets> = Key {
     name: "LOG_TGT",
     scope: Scope::Process,
-    parse: |s, c| parse_targets(s, c.log_dir, c.name),
+    parse: |s, c| parse_targets(s, c.log_dir, c.name, c.home),
     doc: Doc {
         meaning: "where logs go",
         values: "comma list: `-`/`1`/`stdout`, `=`/`2`/`stderr`, `0`/`null`, `.` = \
-                 `<log dir>/<name>.log`, `/abs/path`, other = file relative to the log dir; \
+                 `<log dir>/<name>.log`, `/abs/path`, `~/path` (in `$HOME`), other = file \
+                 relative to the log dir; \
                  files need the cargo feature `file` (on by default), without it they are \
                  replaced by stderr with one warning",
         default: "`stderr`",
@@ -278,10 +281,10 @@ pub(crate) static LOG_FMT: Key<LogFormat> = Key {
 pub(crate) static PROFILE_DIR: Key<Shown<PathBuf>> = Key {
     name: "PROFILE_DIR",
     scope: Scope::Process,
-    parse: |s, c| parse_dir(s, c.cwd).map(Shown),
+    parse: |s, c| parse_dir(s, c.cwd, c.home).map(Shown),
     doc: Doc {
         meaning: "where telemetry profiles go",
-        values: "path, relative to the working directory",
+        values: "path, relative to the working directory; `~/` is `$HOME`",
         default: "working directory",
     },
 };
@@ -290,10 +293,10 @@ pub(crate) static PROFILE_DIR: Key<Shown<PathBuf>> = Key {
 pub(crate) static LOG_DIR: Key<Shown<PathBuf>> = Key {
     name: "LOG_DIR",
     scope: Scope::DefaultOnly,
-    parse: |s, c| parse_dir(s, c.cwd).map(Shown),
+    parse: |s, c| parse_dir(s, c.cwd, c.home).map(Shown),
     doc: Doc {
         meaning: "the log dir for `LOG_TGT` files",
-        values: "path, relative to the working directory",
+        values: "path, relative to the working directory; `~/` is `$HOME`",
         default: "working directory",
     },
 };

@@ -237,6 +237,7 @@ pub(crate) fn build(
 ) -> Vec<Arc<dyn Sink>> {
     let mut sinks: Vec<Arc<dyn Sink>> = Vec::new();
     #[cfg(feature = "file")]
+    // Each target that cannot be used, and why.
     let mut failed: Vec<(&Target, String)> = Vec::new();
     // Without `file` no file is written, in any mode.
     #[cfg(not(feature = "file"))]
@@ -256,12 +257,17 @@ pub(crate) fn build(
             Target::File(path) => match open(path, mode, format) {
                 Ok(f) => sinks.push(f),
                 Err(e) => {
-                    failed.push((t, format!("{}: {e}", path.display())));
+                    failed.push((t, format!("cannot open {}: {e}", path.display())));
                     add_stderr(&mut sinks);
                 }
             },
+            #[cfg(feature = "file")]
+            Target::Refused { why, .. } => {
+                failed.push((t, why.clone()));
+                add_stderr(&mut sinks);
+            }
             #[cfg(not(feature = "file"))]
-            Target::File(_) => {
+            Target::File(_) | Target::Refused { .. } => {
                 files.push(t);
                 add_stderr(&mut sinks);
             }
@@ -281,8 +287,8 @@ pub(crate) fn build(
     if !failed.is_empty() {
         let why: Vec<String> = failed.iter().map(|(_, why)| why.clone()).collect();
         let reason = match listed(&why, "; ") {
-            (1, list) => format!("cannot open {list}"),
-            (n, list) => format!("cannot open {n} targets: {list}"),
+            (1, list) => list,
+            (n, list) => format!("cannot use {n} targets: {list}"),
         };
         let replaced: Vec<&Target> = failed.iter().map(|(t, _)| *t).collect();
         let replaced = Replaced {
