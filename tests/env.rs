@@ -215,7 +215,7 @@ fn debug_flag_cascade() {
 fn log_tgt_writes_to_stdout_and_a_file() {
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", "stdout,./x.log"),
+            ("ENV_PROBE_LOG_TGT", "stdout,./x.log"),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit"],
@@ -239,7 +239,7 @@ fn log_tgt_defaults_to_stderr_and_null_silences() {
     assert!(r.stderr.contains("probe info line"), "{}", r.stderr);
     assert!(!r.stdout.contains("probe info line"));
     let r = probe(
-        &[("RADICAL_LOG_LVL", "info"), ("RADICAL_LOG_TGT", "null")],
+        &[("RADICAL_LOG_LVL", "info"), ("ENV_PROBE_LOG_TGT", "null")],
         &["init", "emit", "report"],
     );
     assert!(
@@ -285,8 +285,8 @@ fn log_mode_makes_file_targets_async_or_durable_and_loses_nothing_at_exit() {
         let burst = format!("burst:{N}");
         let r = probe(
             &[
-                ("RADICAL_LOG_TGT", "./x.log"),
-                ("RADICAL_LOG_MODE", mode),
+                ("ENV_PROBE_LOG_TGT", "./x.log"),
+                ("ENV_PROBE_LOG_MODE", mode),
                 ("RADICAL_LOG_LVL", "info"),
             ],
             &["init", "emit", &burst, "describe:radical"],
@@ -299,7 +299,7 @@ fn log_mode_makes_file_targets_async_or_durable_and_loses_nothing_at_exit() {
             .find(|l| l.trim_start().starts_with("LOG_MODE"))
             .unwrap_or_else(|| panic!("no LOG_MODE in describe:\n{}", r.stdout));
         assert!(
-            line.contains(&want) && line.contains("from RADICAL_LOG_MODE"),
+            line.contains(&want) && line.contains("from ENV_PROBE_LOG_MODE"),
             "{line}"
         );
         // The guard dropped at the end of main drained the queue: every
@@ -342,22 +342,22 @@ fn log_mode_follows_the_root_cascade_and_creates_directories() {
 fn bad_log_mode_warns_once_and_keeps_the_buffered_file() {
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", "./x.log"),
-            ("RADICAL_LOG_MODE", "fsync-always"),
+            ("ENV_PROBE_LOG_TGT", "./x.log"),
+            ("ENV_PROBE_LOG_MODE", "fsync-always"),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit", "reload", "emit", "describe:radical"],
     );
     let warnings = r.warnings();
     assert_eq!(warnings.len(), 1, "{}", r.stderr);
-    for part in ["RADICAL_LOG_MODE", "fsync-always", "buffered"] {
+    for part in ["ENV_PROBE_LOG_MODE", "fsync-always", "buffered"] {
         assert!(warnings[0].contains(part), "{}", warnings[0]);
     }
     let file = fs::read_to_string(r.dir.join("x.log")).expect("x.log");
     assert_eq!(file.matches("probe info line").count(), 2, "{file}");
     assert!(
         r.stdout
-            .contains("ignored RADICAL_LOG_MODE=\"fsync-always\""),
+            .contains("ignored ENV_PROBE_LOG_MODE=\"fsync-always\""),
         "{}",
         r.stdout
     );
@@ -371,12 +371,12 @@ fn unwritable_log_target_warns_once_and_falls_back_to_stderr() {
     let bad = blocker.join("sub/x.log");
     let bad = bad.to_str().unwrap();
     let r = probe(
-        &[("RADICAL_LOG_TGT", bad), ("RADICAL_LOG_LVL", "info")],
+        &[("ENV_PROBE_LOG_TGT", bad), ("RADICAL_LOG_LVL", "info")],
         &["init", "emit", "reload", "emit"],
     );
     let warnings = r.warnings();
     assert_eq!(warnings.len(), 1, "{}", r.stderr);
-    assert!(warnings[0].contains("RADICAL_LOG_TGT") && warnings[0].contains(bad));
+    assert!(warnings[0].contains("ENV_PROBE_LOG_TGT") && warnings[0].contains(bad));
     assert!(warnings[0].contains("stderr"), "{}", warnings[0]);
     assert_eq!(
         r.stderr.matches("probe info line").count(),
@@ -576,7 +576,7 @@ fn reload_reinstalls_log_targets() {
         &[
             "init",
             "emit",
-            "set:RADICAL_LOG_TGT=stdout,y.log",
+            "set:ENV_PROBE_LOG_TGT=stdout,y.log",
             "reload",
             "emit",
         ],
@@ -600,7 +600,7 @@ fn reload_reinstalls_log_targets() {
 #[test]
 fn reload_reopens_a_log_file_that_was_moved_away() {
     let r = probe(
-        &[("RADICAL_LOG_LVL", "info"), ("RADICAL_LOG_TGT", "y.log")],
+        &[("RADICAL_LOG_LVL", "info"), ("ENV_PROBE_LOG_TGT", "y.log")],
         &["init", "emit", "rotate:y.log", "reload", "emit"],
     );
     let old = fs::read_to_string(r.dir.join("y.log.1")).unwrap();
@@ -616,7 +616,13 @@ fn a_later_init_ns_with_the_same_targets_keeps_the_installed_sinks() {
             ("RADICAL_LOG_LVL", "info"),
             ("RADICAL_LOG_TGT", "stderr,y.log"),
         ],
-        &["init", "sink-ids", "ns:radical.other", "sink-ids", "emit"],
+        &[
+            "ns:radical",
+            "sink-ids",
+            "ns:radical.other",
+            "sink-ids",
+            "emit",
+        ],
     );
     let ids = r.all("sink-ids");
     assert_eq!(ids.len(), 2, "{}", r.stdout);
@@ -648,8 +654,8 @@ fn log_mode_from_the_environment_is_used_for_file_targets() {
     // A buffered file would lose it.
     let vars: Vec<(&str, OsString)> = [
         ("RADICAL_LOG_LVL", "info"),
-        ("RADICAL_LOG_TGT", "y.log"),
-        ("RADICAL_LOG_MODE", "sync-durable"),
+        ("ENV_PROBE_LOG_TGT", "y.log"),
+        ("ENV_PROBE_LOG_MODE", "sync-durable"),
     ]
     .iter()
     .map(|(k, v)| (*k, OsString::from(v)))
@@ -706,7 +712,10 @@ fn the_default_level_applies_only_where_nothing_else_decides() {
 
 #[test]
 fn profile_flag_and_dir() {
-    let r = report(&[("RADICAL_PROFILE", "true"), ("RADICAL_PROFILE_DIR", "prof")]);
+    let r = report(&[
+        ("RADICAL_PROFILE", "true"),
+        ("ENV_PROBE_PROFILE_DIR", "prof"),
+    ]);
     assert_eq!(r.get("engine.profile"), "true");
     assert!(
         r.get("profile_dir").ends_with("/prof"),
@@ -726,7 +735,7 @@ fn profile_flag_and_dir() {
 #[test]
 fn profile_on_writes_a_prof_file_in_profile_dir() {
     let r = probe(
-        &[("RADICAL_PROFILE", "1"), ("RADICAL_PROFILE_DIR", "prof")],
+        &[("RADICAL_PROFILE", "1"), ("ENV_PROBE_PROFILE_DIR", "prof")],
         // `emit` logs an error, an info and a debug line: log records,
         // which the `.prof` file does not take.
         &["init", "emit", "telemetry"],
@@ -749,12 +758,12 @@ fn profile_on_writes_a_prof_file_in_profile_dir() {
     assert!(lines.last().unwrap().contains(",END,"), "{text}");
 
     // Off: no file, and the event's fields are never built.
-    let r = probe(&[("RADICAL_PROFILE_DIR", "prof")], &["init", "telemetry"]);
+    let r = probe(&[("ENV_PROBE_PROFILE_DIR", "prof")], &["init", "telemetry"]);
     assert!(!r.dir.join("prof/env-probe.prof").exists());
 
     // A PROFILE variable no site reads (another tool's) creates no file.
     let r = probe(
-        &[("SOMETOOL_PROFILE", "1"), ("RADICAL_PROFILE_DIR", "prof")],
+        &[("SOMETOOL_PROFILE", "1"), ("ENV_PROBE_PROFILE_DIR", "prof")],
         &["init", "telemetry"],
     );
     assert!(
@@ -925,7 +934,7 @@ fn a_fifo_log_target_is_refused_without_blocking() {
     }
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", fifo.to_str().unwrap()),
+            ("ENV_PROBE_LOG_TGT", fifo.to_str().unwrap()),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit"],
@@ -950,8 +959,8 @@ fn three_bad_targets_are_all_named_with_nothing_more() {
         .collect();
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", &targets.join(",")),
-            ("RADICAL_LOG_LVL", "info"),
+            ("ENV_PROBE_LOG_TGT", &targets.join(",")),
+            ("ENV_PROBE_LOG_LVL", "info"),
         ],
         &["init"],
     );
@@ -969,7 +978,7 @@ fn three_bad_targets_are_all_named_with_nothing_more() {
 fn an_otlp_target_without_the_feature_gets_one_warning() {
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", "stderr,otlp"),
+            ("ENV_PROBE_LOG_TGT", "stderr,otlp"),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit"],
@@ -995,7 +1004,7 @@ fn many_bad_targets_and_huge_values_give_one_short_warning() {
         .collect();
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", &targets.join(",")),
+            ("ENV_PROBE_LOG_TGT", &targets.join(",")),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit"],
@@ -1008,7 +1017,7 @@ fn many_bad_targets_and_huge_values_give_one_short_warning() {
 
     let huge = format!("{}/{}", blocker.display(), "y".repeat(100_000));
     let r = probe(
-        &[("RADICAL_LOG_TGT", &huge), ("RADICAL_LOG_LVL", "info")],
+        &[("ENV_PROBE_LOG_TGT", &huge), ("RADICAL_LOG_LVL", "info")],
         &["init", "emit"],
     );
     let warnings = r.warnings();
@@ -1074,8 +1083,8 @@ fn bad_rust_log_directive_and_near_miss_names_warn_once_each() {
 fn log_fmt_chooses_the_line_format_of_the_log_targets() {
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", "stdout,./x.log"),
-            ("RADICAL_LOG_FMT", " JSON "),
+            ("ENV_PROBE_LOG_TGT", "stdout,./x.log"),
+            ("ENV_PROBE_LOG_FMT", " JSON "),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit", "describe:radical"],
@@ -1096,7 +1105,7 @@ fn log_fmt_chooses_the_line_format_of_the_log_targets() {
     assert!(
         r.stdout.lines().any(|l| l.contains("LOG_FMT ")
             && l.contains("json")
-            && l.contains("from RADICAL_LOG_FMT")),
+            && l.contains("from ENV_PROBE_LOG_FMT")),
         "{}",
         r.stdout
     );
@@ -1131,15 +1140,15 @@ fn log_fmt_chooses_the_line_format_of_the_log_targets() {
 fn bad_log_fmt_warns_once_and_keeps_the_radical_line() {
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", "./x.log"),
-            ("RADICAL_LOG_FMT", "xml"),
+            ("ENV_PROBE_LOG_TGT", "./x.log"),
+            ("ENV_PROBE_LOG_FMT", "xml"),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit", "reload", "emit", "describe:radical"],
     );
     let warnings = r.warnings();
     assert_eq!(warnings.len(), 1, "{}", r.stderr);
-    for part in ["RADICAL_LOG_FMT", "\"xml\"", "radical"] {
+    for part in ["ENV_PROBE_LOG_FMT", "\"xml\"", "radical"] {
         assert!(warnings[0].contains(part), "{}", warnings[0]);
     }
     let file = fs::read_to_string(r.dir.join("x.log")).expect("x.log");
@@ -1151,7 +1160,7 @@ fn bad_log_fmt_warns_once_and_keeps_the_radical_line() {
     // `<time> : <target> : <pid> : <tid> : <LEVEL> : <message>`
     assert_eq!(lines[0].split(" : ").count(), 6, "{}", lines[0]);
     assert!(
-        r.stdout.contains("ignored RADICAL_LOG_FMT=\"xml\""),
+        r.stdout.contains("ignored ENV_PROBE_LOG_FMT=\"xml\""),
         "{}",
         r.stdout
     );
@@ -1311,4 +1320,59 @@ fn a_tilde_without_home_is_refused_with_a_warning() {
     );
     assert!(r.stdout.contains("probe info line"), "{}", r.stdout);
     assert!(r.stderr.contains("probe info line"), "{}", r.stderr);
+}
+
+/// One rule for every key, in a program that calls `init()` (the probe's
+/// executable is `env-probe`): its own prefix, `ENV_PROBE_`, answers for
+/// every key, at its own sites and at a dependency's; `RADICAL_` answers
+/// only when asked for with `init_ns("radical")`, and otherwise a set
+/// `RADICAL_` variable gets one warning saying why it is ignored.
+#[test]
+fn the_programs_own_prefix_answers_for_every_key_and_radical_only_when_asked() {
+    let origin = |r: &Run, ns: &str, key: &str| -> String {
+        let entries = r
+            .stdout
+            .split("entries effective")
+            .find(|block| block.contains(&format!("entries-of {ns}\n")))
+            .unwrap_or_else(|| panic!("no entries for {ns}:\n{}", r.stdout));
+        let line = entries
+            .lines()
+            .find(|l| l.starts_with(&format!("entry {key}=")))
+            .unwrap_or_else(|| panic!("no {key} entry:\n{}", r.stdout));
+        let from = line.find(" origin=").unwrap() + " origin=".len();
+        line[from..line.find(" searched=").unwrap()].to_owned()
+    };
+    for (key, value) in [
+        ("LOG_LVL", "debug"),
+        ("DEBUG", "on"),
+        ("PROFILE", "on"),
+        ("LOG_TGT", "stdout"),
+        ("LOG_MODE", "durable"),
+        ("LOG_FMT", "compact"),
+        ("PROFILE_DIR", "/p"),
+    ] {
+        let look = ["entries:env_probe", "entries:chatty_dep"];
+        let own = format!("ENV_PROBE_{key}");
+        let r = probe(&[(&own, value)], &[&["init"][..], &look].concat());
+        assert_eq!(origin(&r, "env_probe", key), own, "{}", r.stdout);
+        assert_eq!(origin(&r, "chatty_dep", key), own, "{}", r.stdout);
+        assert!(r.warnings().is_empty(), "{own}: {}", r.stderr);
+
+        let radical = format!("RADICAL_{key}");
+        let r = probe(&[(&radical, value)], &[&["init"][..], &look].concat());
+        assert_ne!(origin(&r, "env_probe", key), radical, "{}", r.stdout);
+        let warnings = r.warnings();
+        assert_eq!(warnings.len(), 1, "{radical}: {}", r.stderr);
+        assert!(
+            warnings[0].starts_with(&format!("elide: ignoring {radical}={value:?}: "))
+                && warnings[0].contains("this application's variables start with ENV_PROBE_"),
+            "{}",
+            warnings[0]
+        );
+
+        let r = probe(&[(&radical, value)], &[&["ns:radical"][..], &look].concat());
+        assert_eq!(origin(&r, "env_probe", key), radical, "{}", r.stdout);
+        assert_eq!(origin(&r, "chatty_dep", key), radical, "{}", r.stdout);
+        assert!(r.warnings().is_empty(), "{radical}: {}", r.stderr);
+    }
 }

@@ -180,8 +180,9 @@ impl Config {
         self.telemetry_decision(prefix).value
     }
 
-    /// The prefix of process-wide settings: the root's, or `RADICAL`.
+    /// The prefix of the application's settings: the root's, else the
+    /// program's own (its executable's name).
     pub(crate) fn process_prefix(&self) -> &str {
-        env::process_prefix(self.root.as_ref())
+        env::process_prefix(self.snapshot(), self.root.as_ref())
     }
 }

@@ -162,15 +162,6 @@ impl fmt::Display for Description {
     }
 }
 
-fn text<T: fmt::Display>(d: Decided<T>) -> Decided<String> {
-    Decided {
-        value: d.value.to_string(),
-        origin: d.origin,
-        searched: d.searched,
-        rejected: d.rejected,
-    }
-}
-
 /// The effective configuration of the application: the root namespace set
 /// with [`init_ns`](crate::init_ns), or without one the executable's name
 /// (`newapp` for a binary `newapp`, so the variables `NEWAPP_LOG_LVL`, ...),
@@ -219,9 +210,9 @@ pub fn describe_for(namespace: &str) -> Description {
                 .collect(),
         })
     };
-    push(&LOG_LVL, text(cfg.level_decision(&prefix)));
-    push(&DEBUG, text(cfg.debug_decision(&prefix)));
-    push(&PROFILE, text(cfg.telemetry_decision(&prefix)));
+    push(&LOG_LVL, cfg.level_decision(&prefix).into_text());
+    push(&DEBUG, cfg.debug_decision(&prefix).into_text());
+    push(&PROFILE, cfg.telemetry_decision(&prefix).into_text());
     let d = env::log_targets(snap, root);
     env::report(&d);
     let mode = env::log_mode(snap, root);
@@ -229,9 +220,9 @@ pub fn describe_for(namespace: &str) -> Description {
     let format = env::log_format(snap, root);
     env::report(&format);
     if sinks_from_env {
-        push(&LOG_TGT, text(d));
-        push(&LOG_MODE, text(mode));
-        push(&LOG_FMT, text(format));
+        push(&LOG_TGT, d.into_text());
+        push(&LOG_MODE, mode.into_text());
+        push(&LOG_FMT, format.into_text());
     } else {
         let n = dispatch::installed().map_or(0, |s| s.len());
         let api = |value: String| Decided {
@@ -247,10 +238,10 @@ pub fn describe_for(namespace: &str) -> Description {
     }
     let d = env::log_dir(snap);
     env::report(&d);
-    push(&LOG_DIR, text(d));
+    push(&LOG_DIR, d.into_text());
     let d = env::profile_dir(snap, root);
     env::report(&d);
-    push(&PROFILE_DIR, text(d));
+    push(&PROFILE_DIR, d.into_text());
     // The variables read under their own names, as the snapshot holds them.
     for key in KEYS.iter().filter(|k| k.scope() == Scope::Exact) {
         push(*key, key.exact(snap));

@@ -12,12 +12,18 @@
 //! `RADICAL_ASYNCFLOW_LOG_LVL`, `RADICAL_LOG_LVL`). The first variable that
 //! exists decides, even if it is empty; empty (or only whitespace) means
 //! "not set" and passes on to `RADICAL_DEFAULT_<KEY>`, then to the built-in
-//! default. There is no bare `<KEY>` fallback. With an application root
-//! (`init_ns`), a site outside the root tries its own cascade first and the
-//! root's after it (see [`lookup::cascade`]).
+//! default. There is no bare `<KEY>` fallback. Every program has an
+//! application root: the `init_ns` one, else its own name (the
+//! executable's). A site outside the root tries its own cascade first and
+//! the root's after it (see [`lookup::cascade`]); the application's keys
+//! (`LOG_TGT`, ...) follow the root's cascade.
 //!
 //! **Bad values** are rejected with exactly one warning per variable and
 //! value on stderr, naming the variable, the value and the fallback used.
+//! **Unread variables** (set, but of no namespace or root elide reads) get
+//! one warning each, saying why.
+//!
+//! The keys themselves are declared once, in [`keys`].
 //!
 //! Statics owned here: the set of warnings already given (in `warn_once`).
 
@@ -31,6 +37,7 @@ use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use crate::LevelFilter;
@@ -40,12 +47,19 @@ use lookup::{Decided, Warning};
 use parse::{LogFormat, LogMode, Target, Targets};
 
 /// The variables elide understands, captured once.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct EnvSnapshot {
     /// Sorted by name, one entry per name. A handful of variables: a sorted
     /// list serves the lookups without linking a hash map into every
     /// program.
     vars: Vec<(String, OsString)>,
+    /// For each of `vars`, whether some lookup's cascade named it (so a
+    /// per-namespace variable that no site of the program looked at can be
+    /// reported as ignored).
+    looked_at: Vec<AtomicBool>,
+    /// The program's own root: its executable's name, whose variables
+    /// answer for the whole program unless `init_ns` names another root.
+    program: Option<Root>,
     /// The working directory at capture time: the base of relative paths.
     cwd: PathBuf,
     /// The executable's file stem, for `LOG_TGT=.` without a root.
@@ -67,6 +81,7 @@ impl EnvSnapshot {
         );
         snap.cwd = std::env::current_dir().unwrap_or_default();
         snap.exe_name = crate::process::exe_name().unwrap_or_default();
+        snap.program = program_root(&snap.exe_name);
         snap.home = std::env::var_os("HOME").map(PathBuf::from);
         snap
     }
@@ -84,6 +99,7 @@ impl EnvSnapshot {
                 Err(i) => snap.vars.insert(i, (k, v)),
             }
         }
+        snap.looked_at = snap.vars.iter().map(|_| AtomicBool::new(false)).collect();
         #[cfg(feature = "rust-log")]
         {
             snap.rust_log = snap
@@ -98,6 +114,7 @@ impl EnvSnapshot {
     pub(crate) fn with_process(mut self, cwd: &str, exe_name: &str) -> EnvSnapshot {
         self.cwd = cwd.into();
         self.exe_name = exe_name.into();
+        self.program = program_root(exe_name);
         self
     }
 
@@ -135,6 +152,13 @@ impl EnvSnapshot {
             log_dir: &self.cwd,
             name: &self.exe_name,
             home: self.home.as_deref(),
+        }
+    }
+
+    /// Notes that a lookup's cascade named `name`.
+    pub(crate) fn look_at(&self, name: &str) {
+        if let Ok(i) = self.find(name) {
+            self.looked_at[i].store(true, Ordering::Relaxed);
         }
     }
 
@@ -207,10 +231,134 @@ impl Root {
     }
 }
 
-/// The prefix of process-wide keys (`LOG_TGT`, `PROFILE_DIR`): the root's,
-/// or `RADICAL` when the application set none.
-pub(crate) fn process_prefix(root: Option<&Root>) -> &str {
-    root.map_or("RADICAL", |r| r.prefix.as_str())
+/// The program's own root, named after its executable (none without a name).
+fn program_root(exe_name: &str) -> Option<Root> {
+    Some(Root::new(exe_name)).filter(|r| !r.prefix.is_empty())
+}
+
+/// The application's root: the one `init_ns` set, else the program's own
+/// (its executable's name). One rule for every key: a site reads its own
+/// namespace's variables, then the application's; a key of the application
+/// (`LOG_TGT`, `PROFILE_DIR`, ...) reads the application's.
+pub(crate) fn app_root<'a>(snap: &'a EnvSnapshot, root: Option<&'a Root>) -> Option<&'a Root> {
+    root.or(snap.program.as_ref())
+}
+
+/// The prefix of the application's keys (`LOG_TGT`, `PROFILE_DIR`): the
+/// application root's (empty without one: then only `RADICAL_DEFAULT_<KEY>`
+/// is read).
+pub(crate) fn process_prefix<'a>(snap: &'a EnvSnapshot, root: Option<&'a Root>) -> &'a str {
+    app_root(snap, root).map_or("", |r| r.prefix.as_str())
+}
+
+/// Why a variable of the application's own keys, or of no site's
+/// namespace, is not read: where the application's variables are.
+fn app_variables(snap: &EnvSnapshot, root: Option<&Root>) -> String {
+    match app_root(snap, root) {
+        Some(r) => format!(
+            "this application's variables start with {}_ (`init_ns` names another root)",
+            r.prefix
+        ),
+        None => {
+            "this application has no name to read variables by (`init_ns` gives one)".to_owned()
+        }
+    }
+}
+
+/// One warning for each variable of an application key (`LOG_TGT`,
+/// `LOG_MODE`, `LOG_FMT`, `PROFILE_DIR`) that is set but not read because
+/// it is not the application root's (`RADICAL_LOG_TGT` in program `app`
+/// without `init_ns("radical")`), and for each `<X>_LOG_DIR` but
+/// `RADICAL_DEFAULT_LOG_DIR`. To be reported when the root or the snapshot
+/// changed.
+pub(crate) fn ignored_app_vars(snap: &EnvSnapshot, root: Option<&Root>) -> Vec<Warning> {
+    let prefix = process_prefix(snap, root);
+    let mut out = Vec::new();
+    for (name, raw) in &snap.vars {
+        let Some(key) = KEYS.iter().find(|k| k.matches(name)) else {
+            continue;
+        };
+        let (read, reason) = match key.scope() {
+            keys::Scope::Process => (
+                app_vars(prefix, key.name()),
+                format!(
+                    "{} is read for the application as a whole, and {}",
+                    key.name(),
+                    app_variables(snap, root)
+                ),
+            ),
+            keys::Scope::DefaultOnly => {
+                let read = app_vars("", key.name());
+                let reason = format!("only {} is read", read.join(", "));
+                (read, reason)
+            }
+            keys::Scope::Namespace | keys::Scope::Exact => continue,
+        };
+        if !read.contains(name) && !is_blank(raw) {
+            out.push(Warning {
+                var: name.clone(),
+                raw: raw.clone(),
+                part: None,
+                reason,
+                fallback: format!("{} instead", read.join(", ")),
+            });
+        }
+    }
+    out
+}
+
+/// One warning for each per-namespace variable (`LOG_LVL`, `DEBUG`,
+/// `PROFILE`, `VERBOSE`) that is set but that no lookup so far looked at:
+/// no site of this program is under its namespace, and it is not the
+/// application root's. To be reported at exit, when every site that ran
+/// has looked.
+pub(crate) fn unread_namespace_vars(snap: &EnvSnapshot, root: Option<&Root>) -> Vec<Warning> {
+    let app = process_prefix(snap, root);
+    let mut out = Vec::new();
+    for (i, (name, raw)) in snap.vars.iter().enumerate() {
+        let Some(key) = KEYS.iter().find(|k| k.matches(name)) else {
+            continue;
+        };
+        // The application's own variables apply to every site, even when
+        // none ran.
+        if key.scope() != keys::Scope::Namespace
+            || snap.looked_at[i].load(Ordering::Relaxed)
+            || is_blank(raw)
+            || app_vars(app, key.name()).contains(name)
+        {
+            continue;
+        }
+        let ns = &name[..name.len() - key.name().len() - 1];
+        out.push(Warning {
+            var: name.clone(),
+            raw: raw.clone(),
+            part: None,
+            reason: format!(
+                "no site of this program under the namespace {ns} asked for {}, and {}",
+                key.name(),
+                app_variables(snap, root)
+            ),
+            fallback: format!(
+                "each site's own {} variables, then {} instead",
+                key.name(),
+                app_vars(app, key.name()).join(", ")
+            ),
+        });
+    }
+    out
+}
+
+/// The variables of `key` that the application root with `prefix` reads:
+/// its cascade, then `RADICAL_DEFAULT_<KEY>`.
+fn app_vars(prefix: &str, key: &str) -> Vec<String> {
+    let mut vars = lookup::cascade(prefix, None, key);
+    vars.push(lookup::default_var(key));
+    vars
+}
+
+/// Empty or only whitespace: "not set".
+fn is_blank(raw: &OsStr) -> bool {
+    raw.to_str().is_some_and(|s| s.trim().is_empty())
 }
 
 /// `LOG_LVL` (then legacy `VERBOSE`) for a site prefix.
@@ -220,7 +368,7 @@ pub(crate) fn level(
     root: Option<&Root>,
     builtin: LevelFilter,
 ) -> Decided<LevelFilter> {
-    let root = root.map(|r| r.prefix.as_str());
+    let root = app_root(snap, root).map(|r| r.prefix.as_str());
     warn_near_misses(snap);
     let chains = [LOG_LVL.cascade(prefix, root), VERBOSE.cascade(prefix, root)];
     let d = LOG_LVL.resolve(snap, &chains, &snap.ctx(), builtin);
@@ -308,7 +456,7 @@ pub(crate) fn flag(
     root: Option<&Root>,
     key: &Key<bool>,
 ) -> Decided<bool> {
-    let root = root.map(|r| r.prefix.as_str());
+    let root = app_root(snap, root).map(|r| r.prefix.as_str());
     key.resolve(snap, &[key.cascade(prefix, root)], &snap.ctx(), false)
 }
 
@@ -321,7 +469,7 @@ pub(crate) fn log_dir(snap: &EnvSnapshot) -> Decided<Shown<PathBuf>> {
 pub(crate) fn profile_dir(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Shown<PathBuf>> {
     PROFILE_DIR.resolve(
         snap,
-        &[PROFILE_DIR.cascade(process_prefix(root), None)],
+        &[PROFILE_DIR.cascade(process_prefix(snap, root), None)],
         &snap.ctx(),
         Shown(snap.cwd.clone()),
     )
@@ -337,7 +485,7 @@ fn process_key<T>(
 ) -> Decided<T> {
     key.resolve(
         snap,
-        &[key.cascade(process_prefix(root), None)],
+        &[key.cascade(process_prefix(snap, root), None)],
         ctx,
         builtin,
     )
@@ -578,7 +726,7 @@ mod tests {
             ("stderr".into(), Origin::Default)
         );
         assert_eq!(
-            t(&[("RADICAL_LOG_TGT", ".")], None).value.to_string(),
+            t(&[("PROBE_LOG_TGT", ".")], None).value.to_string(),
             "/run/probe.log"
         );
         let root = Root::new("Radical.AsyncFlow");
@@ -612,17 +760,19 @@ mod tests {
             Some(&root),
         );
         assert_eq!(d.value.to_string(), "stdout,stderr");
-        // Without a root, only RADICAL's variables count.
-        let d = t(
-            &[
-                ("MY_APP_LOG_TGT", "stdout"),
-                ("RADICAL_DEFAULT_LOG_TGT", "null"),
-            ],
-            None,
-        );
-        assert_eq!(d.value.to_string(), "null");
+        // Without `init_ns`, the program's own variables count (its
+        // executable is `probe`), RADICAL's only by default variable.
+        let vars = [
+            ("MY_APP_LOG_TGT", "stdout"),
+            ("RADICAL_LOG_TGT", "stdout"),
+            ("RADICAL_DEFAULT_LOG_TGT", "null"),
+        ];
+        assert_eq!(t(&vars, None).value.to_string(), "null");
+        let d = t(&[("PROBE_LOG_TGT", "stdout"), vars[1], vars[2]], None);
+        assert_eq!(d.value.to_string(), "stdout");
+        assert_eq!(d.origin, Origin::Env("PROBE_LOG_TGT".into()));
         // Garbage falls back with a warning.
-        let d = t(&[("RADICAL_LOG_TGT", " , ")], None);
+        let d = t(&[("PROBE_LOG_TGT", " , ")], None);
         assert_eq!(d.value.to_string(), "stderr");
         assert_eq!(d.warnings().len(), 1);
     }
@@ -639,11 +789,7 @@ mod tests {
             (" sync-durable ", Some(FileMode::SyncDurable)),
             ("buffered", None),
         ] {
-            assert_eq!(
-                m(&[("RADICAL_LOG_MODE", text)], None).value.0,
-                mode,
-                "{text}"
-            );
+            assert_eq!(m(&[("PROBE_LOG_MODE", text)], None).value.0, mode, "{text}");
         }
         // The root's own variable beats RADICAL's; `buffered` undoes it.
         let root = Root::new("radical.asyncflow");
@@ -652,11 +798,14 @@ mod tests {
             ("RADICAL_ASYNCFLOW_LOG_MODE", "buffered"),
         ];
         assert_eq!(m(&vars, Some(&root)).value.0, None);
-        assert_eq!(m(&vars, None).value.0, Some(FileMode::Durable));
-        // Empty shadows RADICAL_LOG_MODE and passes to the default variable.
+        let radical = Root::new("radical");
+        assert_eq!(m(&vars, Some(&radical)).value.0, Some(FileMode::Durable));
+        // Not the program's root: not read.
+        assert_eq!(m(&vars, None).value.0, None);
+        // Empty shadows PROBE_LOG_MODE and passes to the default variable.
         let d = m(
             &[
-                ("RADICAL_LOG_MODE", ""),
+                ("PROBE_LOG_MODE", ""),
                 ("RADICAL_DEFAULT_LOG_MODE", "async"),
             ],
             None,
@@ -669,13 +818,13 @@ mod tests {
             )
         );
         // Garbage: one warning naming variable, value and the fallback.
-        let d = m(&[("RADICAL_LOG_MODE", "fsync")], None);
+        let d = m(&[("PROBE_LOG_MODE", "fsync")], None);
         assert_eq!(d.value.0, None);
         let w = d.warnings();
         assert_eq!(w.len(), 1);
         let text = w[0].to_string();
         for part in [
-            "RADICAL_LOG_MODE",
+            "PROBE_LOG_MODE",
             "\"fsync\"",
             "buffered (the built-in default)",
         ] {
@@ -687,12 +836,12 @@ mod tests {
     fn dirs() {
         assert_eq!(profile_dir(&snap(&[]), None).value.to_string(), "/run");
         let s = snap(&[
-            ("RADICAL_PROFILE_DIR", "prof"),
+            ("PROBE_PROFILE_DIR", "prof"),
             ("RADICAL_DEFAULT_PROFILE_DIR", "/d"),
         ]);
         assert_eq!(profile_dir(&s, None).value.to_string(), "/run/prof");
         let s = snap(&[
-            ("RADICAL_PROFILE_DIR", ""),
+            ("PROBE_PROFILE_DIR", ""),
             ("RADICAL_DEFAULT_PROFILE_DIR", "/d"),
         ]);
         assert_eq!(profile_dir(&s, None).value.to_string(), "/d");
@@ -753,28 +902,28 @@ mod tests {
                 "true",
             ),
             (
-                "RADICAL_LOG_TGT",
+                "PROBE_LOG_TGT",
                 |s| out(log_targets(s, None)),
                 "stderr",
                 " StdOut , NULL ",
                 "stdout,null",
             ),
             (
-                "RADICAL_LOG_MODE",
+                "PROBE_LOG_MODE",
                 |s| out(log_mode(s, None)),
                 "buffered",
                 " DuRaBle ",
                 "durable",
             ),
             (
-                "RADICAL_LOG_FMT",
+                "PROBE_LOG_FMT",
                 |s| out(log_format(s, None)),
                 "radical",
                 " JsOn\t",
                 "json",
             ),
             (
-                "RADICAL_PROFILE_DIR",
+                "PROBE_PROFILE_DIR",
                 |s| out(profile_dir(s, None)),
                 "/run",
                 " p ",
@@ -817,24 +966,124 @@ mod tests {
             ("RADICAL_DEBUG", "-1"),
             ("RADICAL_DEBUG", "2"),
             ("RADICAL_PROFILE", "100"),
-            ("RADICAL_LOG_TGT", ","),
-            ("RADICAL_LOG_MODE", "fast"),
-            ("RADICAL_LOG_MODE", "sync durable"),
-            ("RADICAL_LOG_FMT", "xml"),
-            ("RADICAL_LOG_FMT", "json lines"),
+            ("PROBE_LOG_TGT", ","),
+            ("PROBE_LOG_MODE", "fast"),
+            ("PROBE_LOG_MODE", "sync durable"),
+            ("PROBE_LOG_FMT", "xml"),
+            ("PROBE_LOG_FMT", "json lines"),
         ] {
             let s = with(var, garbage.into());
             let n = match var {
                 "RADICAL_LOG_LVL" => level(&s, "RADICAL", None, LevelFilter::Error)
                     .warnings()
                     .len(),
-                "RADICAL_LOG_TGT" => log_targets(&s, None).warnings().len(),
-                "RADICAL_LOG_MODE" => log_mode(&s, None).warnings().len(),
-                "RADICAL_LOG_FMT" => log_format(&s, None).warnings().len(),
+                "PROBE_LOG_TGT" => log_targets(&s, None).warnings().len(),
+                "PROBE_LOG_MODE" => log_mode(&s, None).warnings().len(),
+                "PROBE_LOG_FMT" => log_format(&s, None).warnings().len(),
                 "RADICAL_DEBUG" => flag(&s, "RADICAL", None, &keys::DEBUG).warnings().len(),
                 _ => flag(&s, "RADICAL", None, &keys::PROFILE).warnings().len(),
             };
             assert_eq!(n, 1, "{var}={garbage:?}");
+        }
+    }
+
+    /// One rule for every key of the table: without `init_ns` the
+    /// program's own prefix (its executable, `app`) answers for everything,
+    /// for its own sites and a dependency's alike; `RADICAL_` only when the
+    /// root is `radical`; and a set variable that is not read gets one
+    /// warning saying why.
+    #[test]
+    fn the_programs_own_prefix_answers_for_every_key() {
+        // The product's lookup of each key, for a site in namespace `prefix`.
+        let lookup = |key: &str, s: &EnvSnapshot, prefix: &str, root: Option<&Root>| {
+            let t = |d: Decided<String>| (d.value, d.origin);
+            match key {
+                "LOG_LVL" | "VERBOSE" => t(Decided::into_text(level(
+                    s,
+                    prefix,
+                    root,
+                    LevelFilter::Error,
+                ))),
+                "DEBUG" => t(Decided::into_text(flag(s, prefix, root, &keys::DEBUG))),
+                "PROFILE" => t(Decided::into_text(flag(s, prefix, root, &keys::PROFILE))),
+                "LOG_TGT" => t(Decided::into_text(log_targets(s, root))),
+                "LOG_MODE" => t(Decided::into_text(log_mode(s, root))),
+                "LOG_FMT" => t(Decided::into_text(log_format(s, root))),
+                "PROFILE_DIR" => t(Decided::into_text(profile_dir(s, root))),
+                "LOG_DIR" => t(Decided::into_text(log_dir(s))),
+                other => panic!("{other}: add the key's lookup and a value to this test"),
+            }
+        };
+        let value = |key: &str| match key {
+            "LOG_LVL" | "VERBOSE" => "debug",
+            "DEBUG" | "PROFILE" => "on",
+            "LOG_TGT" => "stdout",
+            "LOG_MODE" => "durable",
+            "LOG_FMT" => "compact",
+            _ => "/somewhere",
+        };
+        let radical = Root::new("radical");
+        for key in KEYS.iter().filter(|k| k.scope() != keys::Scope::Exact) {
+            let name = key.name();
+            let set = |var: &str| {
+                EnvSnapshot::from_vars([(var.to_owned(), value(name).into())])
+                    .with_process("/run", "app")
+            };
+            if key.scope() == keys::Scope::DefaultOnly {
+                // Read only as RADICAL_DEFAULT_<KEY>; any other spelling is
+                // named as ignored.
+                let s = set(&format!("RADICAL_DEFAULT_{name}"));
+                assert!(matches!(lookup(name, &s, "APP", None).1, Origin::Env(_)));
+                assert!(ignored_app_vars(&s, None).is_empty());
+                let s = set(&format!("APP_{name}"));
+                assert_eq!(lookup(name, &s, "APP", None).1, Origin::Default);
+                let w = ignored_app_vars(&s, None);
+                assert_eq!(w.len(), 1, "{name}");
+                assert!(
+                    w[0].to_string().contains("only RADICAL_DEFAULT_"),
+                    "{}",
+                    w[0]
+                );
+                continue;
+            }
+            // The program's own variable decides, at its own site and at a
+            // dependency's, and is not reported.
+            let own = format!("APP_{name}");
+            let s = set(&own);
+            for site in ["APP_DB", "CHATTY_DEP"] {
+                let (_, origin) = lookup(name, &s, site, None);
+                assert_eq!(origin, Origin::Env(own.clone()), "{own} at {site}");
+            }
+            assert!(ignored_app_vars(&s, None).is_empty(), "{own}");
+            assert!(unread_namespace_vars(&s, None).is_empty(), "{own}");
+            // RADICAL's: not read without the root `radical`, and said so.
+            let theirs = format!("RADICAL_{name}");
+            let s = set(&theirs);
+            assert_eq!(
+                lookup(name, &s, "APP_DB", None).1,
+                Origin::Default,
+                "{theirs}"
+            );
+            let warnings = match key.scope() {
+                keys::Scope::Process => ignored_app_vars(&s, None),
+                _ => unread_namespace_vars(&s, None),
+            };
+            assert_eq!(warnings.len(), 1, "{theirs}");
+            let w = warnings[0].to_string();
+            assert!(w.starts_with(&format!("elide: ignoring {theirs}=")), "{w}");
+            assert!(
+                w.contains("this application's variables start with APP_"),
+                "{w}"
+            );
+            // With the root `radical` it decides, and nothing is reported.
+            let s = set(&theirs);
+            let (_, origin) = lookup(name, &s, "APP_DB", Some(&radical));
+            assert_eq!(origin, Origin::Env(theirs.clone()));
+            assert!(ignored_app_vars(&s, Some(&radical)).is_empty(), "{theirs}");
+            assert!(
+                unread_namespace_vars(&s, Some(&radical)).is_empty(),
+                "{theirs}"
+            );
         }
     }
 

@@ -128,6 +128,16 @@ impl fmt::Display for Warning {
 }
 
 impl<T: fmt::Display> Decided<T> {
+    /// The same decision with the value as text.
+    pub(crate) fn into_text(self) -> Decided<String> {
+        Decided {
+            value: self.value.to_string(),
+            origin: self.origin,
+            searched: self.searched,
+            rejected: self.rejected,
+        }
+    }
+
     /// One warning per rejected value, naming the value actually used.
     pub(crate) fn warnings(&self) -> Vec<Warning> {
         let fallback = match &self.origin {
@@ -213,6 +223,9 @@ fn find(
 ) -> Found {
     let mut searched: Vec<String> = chains.iter().flatten().cloned().collect();
     searched.extend(default_var.map(str::to_owned));
+    for var in &searched {
+        snap.look_at(var);
+    }
     let mut rejected = Vec::new();
     let mut try_var = |var: &str| -> Outcome {
         let Some(raw) = snap.get(var) else {

@@ -4,10 +4,9 @@
 //! installed at start-up unless the API installed sinks first, and replaced
 //! on a new root or a reload, leaving sinks added through the API alone.
 //!
-//! `LOG_TGT` is process-wide, so it is looked up for the application root
-//! namespace: `<ROOT>_LOG_TGT` down to `RADICAL_LOG_TGT` after `init_ns`,
-//! only `RADICAL_LOG_TGT` without it, then `RADICAL_DEFAULT_LOG_TGT`, then
-//! stderr.
+//! `LOG_TGT` is the application's, so it is looked up for the application
+//! root (the `init_ns` root, else the program's own name): `<ROOT>_LOG_TGT`
+//! down the root's cascade, then `RADICAL_DEFAULT_LOG_TGT`, then stderr.
 //!
 //! Statics owned here: `ENV_SINKS`.
 
@@ -69,6 +68,10 @@ impl Wanted {
     /// `LOG_TGT` and `LOG_MODE` resolved for the current configuration.
     fn now() -> Wanted {
         let cfg = config::read();
+        // The root or the snapshot may have changed: say which variables of
+        // the application's keys it leaves unread.
+        let ignored = env::ignored_app_vars(cfg.snapshot(), cfg.root.as_ref());
+        ignored.iter().for_each(env::warn_once);
         // `LOG_MODE` says how files are written: without `file` there are
         // none (a file target gets its own warning in `build`).
         #[cfg(feature = "file")]

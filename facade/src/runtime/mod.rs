@@ -105,7 +105,7 @@ pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
 }
 
 /// The `.prof` sink in `PROFILE_DIR` when some `PROFILE` variable is on,
-/// so `RADICAL_PROFILE=1 ./app` writes telemetry without code changes. It
+/// so `APP_PROFILE=1 ./app` writes telemetry without code changes. It
 /// is not one of the `LOG_TGT` sinks, so a reload keeps it. Without the
 /// cargo feature `prof` there is no `.prof` sink: a `PROFILE` variable that
 /// is on still turns telemetry on, and gets one warning that no `.prof`
@@ -173,6 +173,11 @@ pub(crate) fn shutdown(why: Shutdown) {
     };
     dispatch::flush_all(reach);
     if matches!(why, Shutdown::Exit | Shutdown::Guard { last: true }) {
+        // Every site that ran has looked up its variables by now.
+        let cfg = config::read();
+        let unread = env::unread_namespace_vars(cfg.snapshot(), cfg.root.as_ref());
+        unread.iter().for_each(env::warn_once);
+        drop(cfg);
         // `.prof` files get their END line, flush and fsync.
         #[cfg(feature = "prof")]
         crate::sink::profiles::close();
