@@ -256,8 +256,9 @@ pub fn type_check_debug<T: core::fmt::Debug + ?Sized>(_: &T) {}
 
 /// Runs the parser of every key in elide's table of environment keys on
 /// `text` and checks what each promises: no panic, a reason for every
-/// refusal, and for `LOG_TGT` at most one target per comma-separated item. Pure: nothing is opened or installed. For the fuzz
-/// target in `fuzz/` (run by hand; see the README).
+/// refusal, and for `LOG_TGT` at most one target per comma-separated item.
+/// Pure: nothing is opened or installed. For the fuzz target in `fuzz/`
+/// (run by hand; see CONTRIBUTING.md).
 pub fn fuzz_env_value(text: &str) {
     use crate::env::keys::{Ctx, KEYS, LOG_TGT};
     use std::path::Path;

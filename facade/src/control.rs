@@ -29,11 +29,16 @@ pub fn set_level(level: LevelFilter) {
 
 /// Sets the level of one namespace and everything below it
 /// (`set_level_for("my_app::db", ..)` covers `my_app::db::pool`).
+/// Namespaces are compared as environment prefixes are spelled
+/// ([`env_prefix`](crate::env_prefix)): `my_app::db`, `my_app.db` and
+/// `MY_APP_DB` name the same namespace.
 ///
 /// ```
 /// use elide::LevelFilter;
 /// elide::set_level_for("my_app::db", LevelFilter::Trace);
 /// assert_eq!(elide::level_for("my_app::db::pool"), LevelFilter::Trace);
+/// assert_eq!(elide::level_for("my_app.db"), LevelFilter::Trace);
+/// assert_eq!(elide::level_for("MY_APP_DB"), LevelFilter::Trace);
 /// ```
 pub fn set_level_for(namespace: &str, level: LevelFilter) {
     interest::reconfigure(|c| config::set_rule(&mut c.level_for, namespace, level));
@@ -112,6 +117,20 @@ pub fn profile_dir() -> PathBuf {
     let d = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
     env::report(&d);
     d.value.0
+}
+
+/// The `.prof` name (`PROFILE_NAME`) and `sync_abs` host (`PROFILE_HOST`)
+/// of the application root namespace, each `None` when no variable sets it
+/// (a rejected value gets its one warning and is `None` too).
+#[cfg(feature = "prof")]
+pub(crate) fn profile_name_and_host() -> (Option<String>, Option<String>) {
+    runtime::ensure();
+    let cfg = config::read();
+    let (snap, root) = (cfg.snapshot(), cfg.root.as_ref());
+    let name = env::profile_name(snap, root);
+    env::report(&name);
+    let name = matches!(name.origin, env::Origin::Env(_)).then_some(name.value);
+    (name, env::profile_host_set(snap, root))
 }
 
 /// Replaces the installed sinks. Records already being emitted finish on the

@@ -465,14 +465,10 @@ pub(crate) fn log_dir(snap: &EnvSnapshot) -> Decided<Shown<PathBuf>> {
     LOG_DIR.resolve(snap, &[], &snap.ctx(), Shown(snap.cwd.clone()))
 }
 
-/// `PROFILE_DIR` of the process root namespace, default the working directory.
+/// `PROFILE_DIR` of the application root, default the working directory.
 pub(crate) fn profile_dir(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Shown<PathBuf>> {
-    PROFILE_DIR.resolve(
-        snap,
-        &[PROFILE_DIR.cascade(process_prefix(snap, root), None)],
-        &snap.ctx(),
-        Shown(snap.cwd.clone()),
-    )
+    let cwd = Shown(snap.cwd.clone());
+    process_key(&PROFILE_DIR, snap, root, &snap.ctx(), cwd)
 }
 
 /// One key of the process: its cascade for the process prefix.
@@ -489,6 +485,35 @@ fn process_key<T>(
         ctx,
         builtin,
     )
+}
+
+/// `PROFILE_NAME` of the application root (looked up like `PROFILE_DIR`):
+/// the start-up `.prof` file's name and `comp` column, so each process of
+/// a run is its own component (`agent_0`) without code. Default:
+/// [`process_name`].
+#[cfg_attr(not(feature = "prof"), allow(dead_code))]
+pub(crate) fn profile_name(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
+    let name = process_name(snap, root);
+    process_key(&keys::PROFILE_NAME, snap, root, &snap.ctx(), name)
+}
+
+/// `PROFILE_HOST` of the application root (looked up like `PROFILE_DIR`):
+/// the host in the `.prof` `sync_abs` line, for hosts where DNS rather than
+/// `/etc/hosts` gives radical.utils' `socket.getfqdn()`. Default: the name
+/// found in `/etc/hosts` ([`crate::host::hostname`]).
+#[cfg(feature = "prof")]
+pub(crate) fn profile_host(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
+    let host = crate::host::hostname();
+    process_key(&keys::PROFILE_HOST, snap, root, &snap.ctx(), host)
+}
+
+/// [`profile_host`] when a variable sets it; `None` for the default or a
+/// rejected value (which gets its one warning).
+#[cfg(feature = "prof")]
+pub(crate) fn profile_host_set(snap: &EnvSnapshot, root: Option<&Root>) -> Option<String> {
+    let d = profile_host(snap, root);
+    report(&d);
+    matches!(d.origin, Origin::Env(_)).then_some(d.value)
 }
 
 /// The process's name for files it writes (`LOG_TGT=.`, the start-up
@@ -879,7 +904,7 @@ mod tests {
             EnvSnapshot::from_vars([(var.to_string(), v)]).with_process("/run", "probe")
         };
         type Probe = fn(&EnvSnapshot) -> (String, usize);
-        let keys: [(&str, Probe, &str, &str, &str); 8] = [
+        let keys: [(&str, Probe, &str, &str, &str); 9] = [
             (
                 "RADICAL_LOG_LVL",
                 |s| out(level(s, "RADICAL", None, LevelFilter::Error)),
@@ -928,6 +953,13 @@ mod tests {
                 "/run",
                 " p ",
                 "/run/p",
+            ),
+            (
+                "PROBE_PROFILE_NAME",
+                |s| out(profile_name(s, None)),
+                "probe",
+                " agent_0 ",
+                "agent_0",
             ),
             (
                 "RADICAL_DEFAULT_LOG_DIR",
@@ -1010,6 +1042,9 @@ mod tests {
                 "LOG_MODE" => t(Decided::into_text(log_mode(s, root))),
                 "LOG_FMT" => t(Decided::into_text(log_format(s, root))),
                 "PROFILE_DIR" => t(Decided::into_text(profile_dir(s, root))),
+                "PROFILE_NAME" => t(Decided::into_text(profile_name(s, root))),
+                #[cfg(feature = "prof")]
+                "PROFILE_HOST" => t(Decided::into_text(profile_host(s, root))),
                 "LOG_DIR" => t(Decided::into_text(log_dir(s))),
                 other => panic!("{other}: add the key's lookup and a value to this test"),
             }
@@ -1020,11 +1055,17 @@ mod tests {
             "LOG_TGT" => "stdout",
             "LOG_MODE" => "durable",
             "LOG_FMT" => "compact",
+            "PROFILE_NAME" => "agent_0",
+            "PROFILE_HOST" => "node01",
             _ => "/somewhere",
         };
         let radical = Root::new("radical");
         for key in KEYS.iter().filter(|k| k.scope() != keys::Scope::Exact) {
             let name = key.name();
+            // Read only by the `.prof` sink.
+            if cfg!(not(feature = "prof")) && name == "PROFILE_HOST" {
+                continue;
+            }
             let set = |var: &str| {
                 EnvSnapshot::from_vars([(var.to_owned(), value(name).into())])
                     .with_process("/run", "app")
@@ -1084,6 +1125,49 @@ mod tests {
                 unread_namespace_vars(&s, Some(&radical)).is_empty(),
                 "{theirs}"
             );
+        }
+    }
+
+    /// `PROFILE_NAME` and `PROFILE_HOST` follow the process root's cascade
+    /// like `PROFILE_DIR`; a name with a path separator, or a host that
+    /// would break the `sync_abs` message, is refused with one warning
+    /// naming the fallback.
+    #[cfg(feature = "prof")]
+    #[test]
+    fn profile_name_and_host() {
+        let root = Root::new("radical.pilot");
+        let s = snap(&[
+            ("RADICAL_PROFILE_NAME", "all"),
+            ("RADICAL_PILOT_PROFILE_NAME", "agent_0"),
+            ("RADICAL_PROFILE_HOST", "node01.cluster.org"),
+        ]);
+        let name = profile_name(&s, Some(&root));
+        assert_eq!(name.value, "agent_0");
+        assert_eq!(
+            name.origin,
+            Origin::Env("RADICAL_PILOT_PROFILE_NAME".into())
+        );
+        assert_eq!(profile_name(&s, Some(&Root::new("radical"))).value, "all");
+        assert_eq!(profile_name(&snap(&[]), Some(&root)).value, "radical.pilot");
+        let host = profile_host(&s, Some(&root));
+        assert_eq!(host.value, "node01.cluster.org");
+        assert_eq!(host.origin, Origin::Env("RADICAL_PROFILE_HOST".into()));
+        assert_eq!(profile_host(&snap(&[]), None).origin, Origin::Default);
+
+        let s = snap(&[("RADICAL_PROFILE_NAME", "../agent")]);
+        let w = profile_name(&s, Some(&root)).warnings();
+        assert_eq!(w.len(), 1);
+        assert!(w[0]
+            .to_string()
+            .contains("RADICAL_PROFILE_NAME=\"../agent\""));
+        assert!(w[0]
+            .to_string()
+            .contains("radical.pilot (the built-in default)"));
+        for bad in ["node:01", "a,b", "node 01", "n\u{7}"] {
+            let s = snap(&[("RADICAL_DEFAULT_PROFILE_HOST", bad)]);
+            let d = profile_host(&s, None);
+            assert_eq!(d.origin, Origin::Default, "{bad:?}");
+            assert_eq!(d.warnings().len(), 1, "{bad:?}");
         }
     }
 

@@ -29,6 +29,7 @@ mod radical;
 pub(crate) use digits::push_epoch_7;
 pub use escape::Escaped;
 #[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub use json::{json_fields, json_str, json_value};
 pub use radical::{set_name_style, NameStyle};
 

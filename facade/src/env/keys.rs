@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use super::lookup::{cascade, default_var, resolve, Decided};
 use super::parse::{
-    parse_dir, parse_flag, parse_level, parse_log_format, parse_log_mode, parse_targets, LogFormat,
-    LogMode, Targets,
+    parse_dir, parse_flag, parse_host, parse_level, parse_log_format, parse_log_mode,
+    parse_profile_name, parse_targets, LogFormat, LogMode, Targets,
 };
 use super::{EnvSnapshot, Shown};
 use crate::LevelFilter;
@@ -289,6 +289,34 @@ pub(crate) static PROFILE_DIR: Key<Shown<PathBuf>> = Key {
     },
 };
 
+/// `PROFILE_NAME`: the start-up `.prof` file's name and component.
+pub(crate) static PROFILE_NAME: Key<String> = Key {
+    name: "PROFILE_NAME",
+    scope: Scope::Process,
+    parse: |s, _| parse_profile_name(s),
+    doc: Doc {
+        meaning: "the name of the `.prof` file `PROFILE` opens, and its `comp` column, so each \
+                  process of a run is its own component (`RADICAL_PROFILE_NAME=agent_0`); \
+                  also `telemetry::enable`'s",
+        values: "a file name: no `/` or `\\`",
+        default: "the root namespace in lower case (`radical.asyncflow`), else the \
+                  executable's name",
+    },
+};
+
+/// `PROFILE_HOST`: the host of the `.prof` `sync_abs` line.
+pub(crate) static PROFILE_HOST: Key<String> = Key {
+    name: "PROFILE_HOST",
+    scope: Scope::Process,
+    parse: |s, _| parse_host(s),
+    doc: Doc {
+        meaning: "the host in the `.prof` `sync_abs` line, where DNS rather than `/etc/hosts` \
+                  gives Python's `socket.getfqdn()`",
+        values: "a host name: no `:`, `,`, space or control character",
+        default: "found in `/etc/hosts` as `getfqdn()` finds it (below)",
+    },
+};
+
 /// `RADICAL_DEFAULT_LOG_DIR`: the directory of `LOG_TGT` files.
 pub(crate) static LOG_DIR: Key<Shown<PathBuf>> = Key {
     name: "LOG_DIR",
@@ -402,7 +430,7 @@ pub(crate) static CLICOLOR_FORCE: Key<String> = Key {
 };
 
 /// Every key elide reads, in the guide's order.
-pub(crate) static KEYS: [&dyn AnyKey; 17] = [
+pub(crate) static KEYS: [&dyn AnyKey; 19] = [
     &LOG_LVL,
     &VERBOSE,
     &DEBUG,
@@ -411,6 +439,8 @@ pub(crate) static KEYS: [&dyn AnyKey; 17] = [
     &LOG_MODE,
     &LOG_FMT,
     &PROFILE_DIR,
+    &PROFILE_NAME,
+    &PROFILE_HOST,
     &LOG_DIR,
     &RUST_LOG,
     &OTEL_ENDPOINT,

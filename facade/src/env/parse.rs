@@ -63,6 +63,32 @@ pub(crate) fn expand_home(path: &str, home: Option<&Path>) -> Result<Option<Path
     }
 }
 
+/// Parses `PROFILE_NAME`: a file name (the `.prof` file is
+/// `<dir>/<name>.prof`), so no path separator; surrounding whitespace
+/// ignored.
+pub(crate) fn parse_profile_name(text: &str) -> Result<String, String> {
+    let s = text.trim();
+    if s.contains(['/', '\\']) {
+        return Err("a profile name is a file name and cannot contain `/` or `\\`".to_owned());
+    }
+    Ok(s.to_owned())
+}
+
+/// Parses `PROFILE_HOST`: one host name as the `sync_abs` line carries it,
+/// so no `:` (its field separator), `,` (the line's), whitespace or control
+/// character.
+pub(crate) fn parse_host(text: &str) -> Result<String, String> {
+    let s = text.trim();
+    if s.chars()
+        .any(|c| matches!(c, ':' | ',') || c.is_whitespace() || c.is_control())
+    {
+        return Err(
+            "a host name cannot contain `:`, `,`, whitespace or control characters".to_owned(),
+        );
+    }
+    Ok(s.to_owned())
+}
+
 /// One destination named in `LOG_TGT`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Target {

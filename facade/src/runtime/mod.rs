@@ -105,7 +105,9 @@ pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
 }
 
 /// The `.prof` sink in `PROFILE_DIR` when some `PROFILE` variable is on,
-/// so `APP_PROFILE=1 ./app` writes telemetry without code changes. It
+/// so `APP_PROFILE=1 ./app` writes telemetry without code changes,
+/// named by `PROFILE_NAME` (else the process name), its `sync_abs` host
+/// set by `PROFILE_HOST` (else found in `/etc/hosts`). It
 /// is not one of the `LOG_TGT` sinks, so a reload keeps it. Without the
 /// cargo feature `prof` there is no `.prof` sink: a `PROFILE` variable that
 /// is on still turns telemetry on, and gets one warning that no `.prof`
@@ -119,8 +121,14 @@ fn profile_sink() -> Option<Arc<dyn Sink>> {
         let _ = (var, raw);
         let dir = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
         env::report(&dir);
-        let name = env::process_name(cfg.snapshot(), cfg.root.as_ref());
-        Some(crate::sink::profiles::startup_sink(&dir.value.0, &name))
+        let name = env::profile_name(cfg.snapshot(), cfg.root.as_ref());
+        env::report(&name);
+        let host = env::profile_host_set(cfg.snapshot(), cfg.root.as_ref());
+        Some(crate::sink::profiles::startup_sink(
+            &dir.value.0,
+            &name.value,
+            host,
+        ))
     }
     #[cfg(not(feature = "prof"))]
     {

@@ -308,7 +308,7 @@ impl<'b> Relifetime<'b> for crate::raw::RawArg<'_> {
 mod tests {
     use super::*;
 
-    /// The sizes the pool and queue memory figures (README, Sinks) assume.
+    /// The sizes the pool and queue memory figures (the sinks guide's byte bound) assume.
     #[test]
     fn sizes_stay_small() {
         assert!(std::mem::size_of::<Slot>() <= 24);
