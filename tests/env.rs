@@ -846,6 +846,8 @@ fn description_accessors_give_what_the_table_shows() {
             "LOG_FMT",
             "LOG_DIR",
             "PROFILE_DIR",
+            "PROFILE_NAME",
+            "PROFILE_HOST",
             // The variables read under their own names.
             "RUST_LOG",
             "OTEL_EXPORTER_OTLP_ENDPOINT",

@@ -7,6 +7,7 @@ use crate::config;
 use crate::dispatch;
 use crate::env::keys::{
     AnyKey, Scope, DEBUG, KEYS, LOG_DIR, LOG_FMT, LOG_LVL, LOG_MODE, LOG_TGT, PROFILE, PROFILE_DIR,
+    PROFILE_HOST, PROFILE_NAME,
 };
 use crate::env::lookup::Decided;
 use crate::env::{self, Origin};
@@ -27,7 +28,7 @@ pub struct Entry {
 
 impl Entry {
     /// The key: `LOG_LVL`, `DEBUG`, `PROFILE`, `LOG_TGT`, `LOG_MODE`, `LOG_FMT`,
-    /// `LOG_DIR`, `PROFILE_DIR`, or a variable read under its own name
+    /// `LOG_DIR`, `PROFILE_DIR`, `PROFILE_NAME`, `PROFILE_HOST`, or a variable read under its own name
     /// (`RUST_LOG`, `NO_COLOR`, `OTEL_SERVICE_NAME`, ...; see the guide's
     /// table of variables).
     pub fn key(&self) -> &'static str {
@@ -242,6 +243,21 @@ pub fn describe_for(namespace: &str) -> Description {
     let d = env::profile_dir(snap, root);
     env::report(&d);
     push(&PROFILE_DIR, d.into_text());
+    let d = env::profile_name(snap, root);
+    env::report(&d);
+    push(&PROFILE_NAME, d);
+    #[cfg(feature = "prof")]
+    let d = env::profile_host(snap, root);
+    // Only the `.prof` sink reads it.
+    #[cfg(not(feature = "prof"))]
+    let d = Decided {
+        value: "not used (this build has no `prof` feature)".to_owned(),
+        origin: Origin::Default,
+        searched: Vec::new(),
+        rejected: Vec::new(),
+    };
+    env::report(&d);
+    push(&PROFILE_HOST, d);
     // The variables read under their own names, as the snapshot holds them.
     for key in KEYS.iter().filter(|k| k.scope() == Scope::Exact) {
         push(*key, key.exact(snap));
@@ -253,5 +269,29 @@ pub fn describe_for(namespace: &str) -> Description {
         entries,
         sinks_max,
         static_gate: StaticGate::of(namespace),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::env::keys::{KEYS, VERBOSE};
+
+    /// Every key of the table is described, once: `VERBOSE` within
+    /// `LOG_LVL` (its cascade is on `LOG_LVL`'s "looked at" line).
+    #[test]
+    fn every_key_of_the_table_has_its_entry() {
+        let d = super::describe_for("my_app::db");
+        let described: Vec<&str> = d.entries().iter().map(|e| e.key()).collect();
+        let mut expected: Vec<&str> = KEYS
+            .iter()
+            .map(|k| k.name())
+            .filter(|n| *n != VERBOSE.name)
+            .collect();
+        let mut got = described.clone();
+        expected.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, expected, "described: {described:?}");
+        let lvl = d.entry("LOG_LVL").unwrap();
+        assert!(lvl.searched().iter().any(|v| v.ends_with("_VERBOSE")));
     }
 }

@@ -491,7 +491,6 @@ fn process_key<T>(
 /// the start-up `.prof` file's name and `comp` column, so each process of
 /// a run is its own component (`agent_0`) without code. Default:
 /// [`process_name`].
-#[cfg_attr(not(feature = "prof"), allow(dead_code))]
 pub(crate) fn profile_name(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
     let name = process_name(snap, root);
     process_key(&keys::PROFILE_NAME, snap, root, &snap.ctx(), name)
