@@ -1344,25 +1344,29 @@ fn the_programs_own_prefix_answers_for_every_key_and_radical_only_when_asked() {
         let from = line.find(" origin=").unwrap() + " origin=".len();
         line[from..line.find(" searched=").unwrap()].to_owned()
     };
-    for (key, value) in [
-        ("LOG_LVL", "debug"),
-        ("DEBUG", "on"),
-        ("PROFILE", "on"),
-        ("LOG_TGT", "stdout"),
-        ("LOG_MODE", "durable"),
-        ("LOG_FMT", "compact"),
-        ("PROFILE_DIR", "/p"),
+    // (key, its entry in `describe`, a value)
+    for (key, entry, value) in [
+        ("LOG_LVL", "LOG_LVL", "debug"),
+        ("VERBOSE", "LOG_LVL", "debug"),
+        ("DEBUG", "DEBUG", "on"),
+        ("PROFILE", "PROFILE", "on"),
+        ("LOG_TGT", "LOG_TGT", "stdout"),
+        ("LOG_MODE", "LOG_MODE", "durable"),
+        ("LOG_FMT", "LOG_FMT", "compact"),
+        ("PROFILE_DIR", "PROFILE_DIR", "/p"),
+        ("PROFILE_NAME", "PROFILE_NAME", "agent_0"),
+        ("PROFILE_HOST", "PROFILE_HOST", "node01"),
     ] {
         let look = ["entries:env_probe", "entries:chatty_dep"];
         let own = format!("ENV_PROBE_{key}");
         let r = probe(&[(&own, value)], &[&["init"][..], &look].concat());
-        assert_eq!(origin(&r, "env_probe", key), own, "{}", r.stdout);
-        assert_eq!(origin(&r, "chatty_dep", key), own, "{}", r.stdout);
+        assert_eq!(origin(&r, "env_probe", entry), own, "{}", r.stdout);
+        assert_eq!(origin(&r, "chatty_dep", entry), own, "{}", r.stdout);
         assert!(r.warnings().is_empty(), "{own}: {}", r.stderr);
 
         let radical = format!("RADICAL_{key}");
         let r = probe(&[(&radical, value)], &[&["init"][..], &look].concat());
-        assert_ne!(origin(&r, "env_probe", key), radical, "{}", r.stdout);
+        assert_ne!(origin(&r, "env_probe", entry), radical, "{}", r.stdout);
         let warnings = r.warnings();
         assert_eq!(warnings.len(), 1, "{radical}: {}", r.stderr);
         assert!(
@@ -1373,8 +1377,32 @@ fn the_programs_own_prefix_answers_for_every_key_and_radical_only_when_asked() {
         );
 
         let r = probe(&[(&radical, value)], &[&["ns:radical"][..], &look].concat());
-        assert_eq!(origin(&r, "env_probe", key), radical, "{}", r.stdout);
-        assert_eq!(origin(&r, "chatty_dep", key), radical, "{}", r.stdout);
+        assert_eq!(origin(&r, "env_probe", entry), radical, "{}", r.stdout);
+        assert_eq!(origin(&r, "chatty_dep", entry), radical, "{}", r.stdout);
         assert!(r.warnings().is_empty(), "{radical}: {}", r.stderr);
     }
+    // The log directory has one variable, whatever the root; another
+    // spelling is named as ignored.
+    for var in ["ENV_PROBE_LOG_DIR", "RADICAL_LOG_DIR"] {
+        let r = probe(&[(var, "/l")], &["init", "entries:env_probe"]);
+        assert_eq!(origin(&r, "env_probe", "LOG_DIR"), "built-in default");
+        let warnings = r.warnings();
+        assert_eq!(warnings.len(), 1, "{var}: {}", r.stderr);
+        assert!(
+            warnings[0].starts_with(&format!(
+                "elide: ignoring {var}=\"/l\": only RADICAL_DEFAULT_LOG_DIR is read"
+            )),
+            "{}",
+            warnings[0]
+        );
+    }
+    let r = probe(
+        &[("RADICAL_DEFAULT_LOG_DIR", "/l")],
+        &["init", "entries:env_probe"],
+    );
+    assert_eq!(
+        origin(&r, "env_probe", "LOG_DIR"),
+        "RADICAL_DEFAULT_LOG_DIR"
+    );
+    assert!(r.warnings().is_empty(), "{}", r.stderr);
 }
