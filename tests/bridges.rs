@@ -44,7 +44,10 @@ fn dependency_log_and_tracing_records_reach_the_file_sink_under_their_namespace(
     let tgt = path.to_str().unwrap();
     let out = run(
         "inbound",
-        &[("RADICAL_LOG_TGT", tgt), ("CHATTY_DEP_LOG_LVL", "info")],
+        &[
+            ("BRIDGE_CHILD_LOG_TGT", tgt),
+            ("CHATTY_DEP_LOG_LVL", "info"),
+        ],
     );
     let text = std::fs::read_to_string(&path).expect("log file");
     let warn = lines_with(&text, "log: connection reset");
@@ -79,7 +82,7 @@ fn a_dependency_whose_namespace_is_off_writes_nothing() {
     let out = run(
         "inbound",
         &[
-            ("RADICAL_LOG_TGT", tgt),
+            ("BRIDGE_CHILD_LOG_TGT", tgt),
             ("RADICAL_LOG_LVL", "info"),
             ("CHATTY_DEP_LOG_LVL", "off"),
         ],
@@ -133,7 +136,10 @@ fn both_directions_of_both_bridges_do_not_loop() {
     let tgt = path.to_str().unwrap();
     let out = run(
         "both",
-        &[("RADICAL_LOG_TGT", tgt), ("CHATTY_DEP_LOG_LVL", "info")],
+        &[
+            ("BRIDGE_CHILD_LOG_TGT", tgt),
+            ("CHATTY_DEP_LOG_LVL", "info"),
+        ],
     );
     let text = std::fs::read_to_string(&path).expect("log file");
     // Each record once in elide's file...

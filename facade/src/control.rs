@@ -47,7 +47,10 @@ pub fn set_level_for(namespace: &str, level: LevelFilter) {
 /// Sets the built-in default level (RADICAL's is `Error`), used where
 /// neither the API nor the environment says anything.
 pub fn set_default_level(level: LevelFilter) {
-    interest::reconfigure(|c| c.default_level = level);
+    interest::reconfigure(|c| {
+        c.default_level = level;
+        c.default_level_set = true;
+    });
 }
 
 /// The level configured for a namespace (before sinks are taken into account).
@@ -79,7 +82,8 @@ pub fn debug_mode_for(namespace: &str) -> bool {
 }
 
 /// Whether debug mode is on for the application root namespace
-/// ([`init_ns`](crate::init_ns); `radical` when none was set).
+/// ([`init_ns`](crate::init_ns); without it the program's own name, its
+/// executable's).
 pub fn debug_mode() -> bool {
     runtime::ensure();
     let cfg = config::read();
@@ -104,8 +108,8 @@ pub fn telemetry_for(namespace: &str) -> bool {
 }
 
 /// Where telemetry profiles go: `PROFILE_DIR` of the application root
-/// namespace (`<ROOT>_PROFILE_DIR` down to `RADICAL_PROFILE_DIR`, then
-/// `RADICAL_DEFAULT_PROFILE_DIR`), relative paths taken from the working
+/// namespace, or without one the program's own name (`<ROOT>_PROFILE_DIR`
+/// down the root's cascade, then `RADICAL_DEFAULT_PROFILE_DIR`), relative paths taken from the working
 /// directory at initialisation; by default that working directory.
 pub fn profile_dir() -> PathBuf {
     runtime::ensure();
@@ -181,7 +185,9 @@ pub fn flush() {
 /// and then the root's (`RADICAL_ASYNCFLOW_LOG_LVL`, `RADICAL_LOG_LVL`), so
 /// the root's variables control the whole application while every crate
 /// keeps its own. The root also chooses `LOG_TGT` and `PROFILE_DIR`, and the
-/// file name of `LOG_TGT=.` (`radical.asyncflow.log`).
+/// file name of `LOG_TGT=.` (`radical.asyncflow.log`). Without `init_ns` the
+/// root is the program's own name (its executable's): see the guide's
+/// [configuration chapter](crate::guide::configuration).
 ///
 /// Sites resolved before the call are rewritten.
 ///
@@ -244,6 +250,7 @@ fn init_ns_only(root: &str) -> Guard {
 pub fn reload_from_env() {
     runtime::ensure();
     let snap = Arc::new(EnvSnapshot::capture());
+    runtime::use_snapshot(&snap);
     interest::reconfigure(|c| c.env = Some(snap));
     env_sinks::refresh(true);
 }

@@ -16,6 +16,8 @@
 mod abort_flush;
 mod contained_panics;
 pub(crate) mod env_sinks;
+#[cfg(feature = "otlp")]
+pub(crate) mod otel;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Once, OnceLock};
@@ -39,11 +41,19 @@ pub(crate) fn ensure() {
         register_exit_handler();
         contained_panics::install();
         let snap = Arc::new(EnvSnapshot::capture());
+        use_snapshot(&snap);
         interest::reconfigure(|c| {
             c.env.get_or_insert(snap);
         });
         env_sinks::install_initial(profile_sink());
     });
+}
+
+/// Hands the parts of a new snapshot that sinks read to them (the console's
+/// colour variables); the rest is read from the configuration.
+pub(crate) fn use_snapshot(snap: &EnvSnapshot) {
+    use crate::env::keys::{CLICOLOR_FORCE, NO_COLOR};
+    crate::sink::console::set_color_env(snap.get(NO_COLOR.name), snap.get(CLICOLOR_FORCE.name));
 }
 
 /// Whether the environment was read already.
@@ -96,7 +106,7 @@ pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
 }
 
 /// The `.prof` sink in `PROFILE_DIR` when some `PROFILE` variable is on,
-/// so `RADICAL_PROFILE=1 ./app` writes telemetry without code changes,
+/// so `APP_PROFILE=1 ./app` writes telemetry without code changes,
 /// named by `PROFILE_NAME` (else the process name), its `sync_abs` host
 /// set by `PROFILE_HOST` (else found in `/etc/hosts`). It
 /// is not one of the `LOG_TGT` sinks, so a reload keeps it. Without the
@@ -106,7 +116,7 @@ pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
 /// either build then mutates code that build compiles.)
 fn profile_sink() -> Option<Arc<dyn Sink>> {
     let cfg = config::read();
-    let (var, raw) = cfg.snapshot().flag_on("PROFILE")?;
+    let (var, raw) = cfg.snapshot().flag_on(&env::keys::PROFILE)?;
     #[cfg(feature = "prof")]
     {
         let _ = (var, raw);
@@ -126,6 +136,7 @@ fn profile_sink() -> Option<Arc<dyn Sink>> {
         env::warn_once(&env::lookup::Warning {
             var: var.to_owned(),
             raw: raw.to_owned(),
+            part: None,
             reason: "a .prof file needs elide's cargo feature `prof`, which this build lacks"
                 .to_owned(),
             fallback:
@@ -176,6 +187,11 @@ pub(crate) fn shutdown(why: Shutdown) {
     };
     dispatch::flush_all(reach);
     if matches!(why, Shutdown::Exit | Shutdown::Guard { last: true }) {
+        // Every site that ran has looked up its variables by now.
+        let cfg = config::read();
+        let unread = env::unread_namespace_vars(cfg.snapshot(), cfg.root.as_ref());
+        unread.iter().for_each(env::warn_once);
+        drop(cfg);
         // `.prof` files get their END line, flush and fsync.
         #[cfg(feature = "prof")]
         crate::sink::profiles::close();

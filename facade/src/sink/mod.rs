@@ -6,7 +6,7 @@ mod r#async;
 mod async_rings;
 #[cfg(feature = "async")]
 mod captured;
-mod console;
+pub(crate) mod console;
 #[cfg(feature = "file")]
 mod durable;
 #[cfg(feature = "file")]
@@ -21,7 +21,7 @@ mod null;
 #[cfg(any(feature = "file", feature = "json", feature = "prof"))]
 mod open;
 #[cfg(feature = "otlp")]
-mod otlp;
+pub(crate) mod otlp;
 #[cfg(feature = "prof")]
 mod prof;
 #[cfg(feature = "prof")]
