@@ -1,61 +1,37 @@
 //! The `log` and `tracing` bridges on real binaries (`bin/bridge_child.rs`,
 //! whose dependency `chatty-dep` knows only `log` and `tracing`).
 
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// A log file's path, removed when the test ends.
 fn temp_path(name: &str) -> elide_tests::Scratch {
     elide_tests::Scratch::path(&format!("bridge-{name}"))
 }
 
-/// Runs the child in `mode` with `env`; kills it after 30 s (a loop would
+/// Runs the child in `mode` with `env`; kills it after 120 s (a loop would
 /// hang or overflow the stack) and fails cleanly. Returns its stdout.
 fn run(mode: &str, env: &[(&str, &str)]) -> String {
     run_with(&[mode], env)
 }
 
 fn run_with(args: &[&str], env: &[(&str, &str)]) -> String {
-    let mode = args[0];
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_bridge_child"));
     cmd.args(args)
         .env_remove("RUST_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("spawn bridge_child");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if start.elapsed() > Duration::from_secs(30) {
-            let _ = child.kill();
-            panic!("bridge_child {mode} did not finish in 30 s");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let (mut out, mut err) = (String::new(), String::new());
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    assert!(
-        status.success(),
-        "bridge_child {mode}: {status}\n{out}\n{err}"
+        .envs(env.iter().copied());
+    let out = elide_tests::run_with_deadline(&mut cmd, Duration::from_secs(120));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
     );
-    out
+    assert!(
+        out.status.success(),
+        "bridge_child {}: {}\n{stdout}\n{stderr}",
+        args[0],
+        out.status
+    );
+    stdout.into_owned()
 }
 
 fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
@@ -68,7 +44,10 @@ fn dependency_log_and_tracing_records_reach_the_file_sink_under_their_namespace(
     let tgt = path.to_str().unwrap();
     let out = run(
         "inbound",
-        &[("RADICAL_LOG_TGT", tgt), ("CHATTY_DEP_LOG_LVL", "info")],
+        &[
+            ("BRIDGE_CHILD_LOG_TGT", tgt),
+            ("CHATTY_DEP_LOG_LVL", "info"),
+        ],
     );
     let text = std::fs::read_to_string(&path).expect("log file");
     let warn = lines_with(&text, "log: connection reset");
@@ -103,7 +82,7 @@ fn a_dependency_whose_namespace_is_off_writes_nothing() {
     let out = run(
         "inbound",
         &[
-            ("RADICAL_LOG_TGT", tgt),
+            ("BRIDGE_CHILD_LOG_TGT", tgt),
             ("RADICAL_LOG_LVL", "info"),
             ("CHATTY_DEP_LOG_LVL", "off"),
         ],
@@ -157,7 +136,10 @@ fn both_directions_of_both_bridges_do_not_loop() {
     let tgt = path.to_str().unwrap();
     let out = run(
         "both",
-        &[("RADICAL_LOG_TGT", tgt), ("CHATTY_DEP_LOG_LVL", "info")],
+        &[
+            ("BRIDGE_CHILD_LOG_TGT", tgt),
+            ("CHATTY_DEP_LOG_LVL", "info"),
+        ],
     );
     let text = std::fs::read_to_string(&path).expect("log file");
     // Each record once in elide's file...
@@ -243,5 +225,118 @@ fn elide_records_reach_a_log_logger_with_their_place_and_flushes() {
     assert!(
         out.contains("flushed"),
         "elide::flush flushes the log logger: {out}"
+    );
+}
+
+/// A test capture sees every level its thread logs through the bridges,
+/// though the process level (Error) turns them off and `log`'s own max
+/// level follows the process; other threads still get only the process
+/// level, and the levels come back down when the capture ends. In a child
+/// process of its own, so no neighbouring test can raise the level.
+#[test]
+fn a_capture_sees_every_level_of_bridged_records_from_its_thread() {
+    let out = run("capture", &[]);
+    assert!(out.contains("max_level_before=ERROR"), "{out}");
+    for level in ["Error", "Warn", "Info", "Debug", "Trace"] {
+        let line = format!("captured {level} log {}", level.to_lowercase());
+        assert_eq!(lines_with(&out, &line).len(), 1, "{line}: {out}");
+    }
+    assert_eq!(
+        lines_with(&out, "captured Warn tracing warn").len(),
+        1,
+        "{out}"
+    );
+    assert_eq!(
+        lines_with(&out, "captured Trace tracing trace").len(),
+        1,
+        "{out}"
+    );
+    // A tracing callsite that was off before the capture is asked again.
+    assert_eq!(
+        lines_with(&out, "same site").concat(),
+        "captured Info same site inside",
+        "{out}"
+    );
+    // A thread outside the capture: only the process level, and nothing in
+    // the capture.
+    assert!(!out.contains("captured Warn outside"), "{out}");
+    assert!(!out.contains("captured Error outside"), "{out}");
+    assert_eq!(lines_with(&out, "installed").len(), 2, "{out}");
+    assert!(out.contains("installed Error log error"), "{out}");
+    assert!(out.contains("installed Error outside error"), "{out}");
+    assert!(out.contains("max_level_after=ERROR"), "{out}");
+    assert!(out.contains("tracing_max_level_after=error"), "{out}");
+}
+
+/// The value of `key=` on the child's output line starting with it.
+fn number(out: &str, key: &str) -> i64 {
+    out.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key}: {out}"))
+}
+
+/// Records forwarded to tracing with ever new combinations of field names
+/// (log records whose key-values vary, say) make a bounded number of
+/// tracing callsites, and memory stays flat; the subscriber still gets each
+/// record's own names and values, and past the cap the names a callsite
+/// lacks as `name=value` text.
+#[test]
+fn forwarding_many_field_name_combinations_to_tracing_stays_bounded() {
+    let out = run("tracing-shapes", &[]);
+    // 262,144 combinations of 64 names at one site: a callsite per name at
+    // most (one per combination before).
+    assert!(number(&out, "callsites=") <= 64, "{out}");
+    // Was 106 MB; the bound leaves room for allocator noise.
+    assert!(number(&out, "rss_growth_kb=") < 16 * 1024, "{out}");
+    assert!(
+        out.contains("event shapes: message=check late k63=true k5=7 k9=\"nine\"\n"),
+        "{out}"
+    );
+    // A site of 30,000 names: the cap holds (4,096 and an overflow callsite
+    // per level)...
+    assert!(
+        number(&out, "callsites_wide=") <= elide::bridge::tracing::MAX_FORWARD_CALLSITES as i64 + 5,
+        "{out}"
+    );
+    // ...and what a callsite does not declare still reaches the subscriber.
+    assert!(
+        out.contains("event wide: message=check wide elide.overflow_fields=w0=5 late=\"x y\"\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "event elide::overflow: message=check new site elide.overflow_fields=k1=-2 target=\"other\"\n"
+        ),
+        "{out}"
+    );
+}
+
+/// Records from `log` and `tracing` keep the file, line and module path of
+/// the macro that made them (layouts, JSON and OTLP read them like an
+/// elide site's); a record whose place is not `'static` has none.
+#[test]
+fn bridged_records_keep_their_file_line_and_module_path() {
+    let out = run("place", &[]);
+    let dep = "tests/fixtures/chatty-dep/src/lib.rs";
+    assert_eq!(
+        lines_with(&out, "log: connection reset").concat(),
+        format!("log: connection reset | {dep}:8 | chatty_dep | chatty_dep"),
+        "{out}"
+    );
+    assert_eq!(
+        lines_with(&out, "tracing: response sent").concat(),
+        format!("tracing: response sent | {dep}:12 | chatty_dep | chatty_dep"),
+        "{out}"
+    );
+    assert_eq!(
+        lines_with(&out, "built by hand").concat(),
+        "log: built by hand | :0 | handmade | handmade",
+        "{out}"
+    );
+    assert_eq!(
+        lines_with(&out, "static place").concat(),
+        "log: static place | src/inner.rs:77 | handmade::inner | handmade",
+        "{out}"
     );
 }

@@ -253,7 +253,7 @@ fn captured_records_answer_assertions_and_iterate() {
     let owned: Vec<_> = testing::capture(|| info!("beta")).into_iter().collect();
     assert_eq!(owned.len(), 1);
     assert_eq!(
-        testing::capture(|| info!("gamma")).into_vec()[0].message,
+        testing::capture(|| info!("gamma")).records.into_vec()[0].message,
         "gamma"
     );
 }
@@ -302,4 +302,31 @@ fn failed_assertions_list_what_was_captured() {
     })
     .unwrap_err();
     assert!(err.downcast_ref::<String>().unwrap().contains("sda"));
+}
+
+/// The code under test returns something: the capture hands it back with
+/// the records (a closure returning a value did not compile before).
+#[test]
+fn a_capture_returns_what_the_closure_returned() {
+    fn reserve(free: u64) -> Result<u64, String> {
+        if free < 10 {
+            warn!(free, "disk almost full");
+            return Err(format!("only {free} free"));
+        }
+        debug!(free, "reserved");
+        Ok(free - 10)
+    }
+    let low = testing::capture(|| reserve(3));
+    assert_eq!(low.value, Err("only 3 free".to_owned()));
+    low.assert_logged(Level::Warn, "disk")
+        .assert_field("free", 3);
+    assert_eq!(low.len(), 1, "{low}");
+    let (left, records) = testing::capture(|| reserve(25)).into_parts();
+    assert_eq!(left, Ok(15));
+    assert_eq!(records.messages(), ["reserved"]);
+    // Iterating, by reference or by value, walks the records.
+    let captured = testing::capture(|| reserve(12));
+    assert_eq!((&captured).into_iter().count(), 1);
+    let owned: Vec<_> = captured.into_iter().map(|r| r.message).collect();
+    assert_eq!(owned, ["reserved"]);
 }

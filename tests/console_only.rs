@@ -94,14 +94,14 @@ fn log_mode_async_falls_back_to_buffered_writes_with_one_warning() {
         Build::File,
         &dir,
         &[
-            ("RADICAL_LOG_TGT", "app.log"),
-            ("RADICAL_LOG_MODE", "async"),
+            ("CONSOLE_ONLY_LOG_TGT", "app.log"),
+            ("CONSOLE_ONLY_LOG_MODE", "async"),
         ],
     );
     assert_eq!(
         warnings(&stderr),
         [
-            "elide: ignoring RADICAL_LOG_MODE=\"async\": log mode async needs elide's cargo \
+            "elide: ignoring CONSOLE_ONLY_LOG_MODE=\"async\": log mode async needs elide's cargo \
              feature `async`, which this build lacks; using buffered (synchronous file writes)"
         ],
         "stderr:\n{stderr}"
@@ -116,7 +116,7 @@ fn log_mode_durable_falls_back_to_sync_durable_with_one_warning() {
         Build::File,
         &dir,
         &[
-            ("RADICAL_LOG_TGT", "app.log"),
+            ("CONSOLE_ONLY_LOG_TGT", "app.log"),
             ("RADICAL_DEFAULT_LOG_MODE", " Durable "),
         ],
     );
@@ -139,8 +139,8 @@ fn console_and_synchronous_modes_need_no_warning() {
         Build::File,
         &dir,
         &[
-            ("RADICAL_LOG_TGT", "stderr,app.log"),
-            ("RADICAL_LOG_MODE", "sync-durable"),
+            ("CONSOLE_ONLY_LOG_TGT", "stderr,app.log"),
+            ("CONSOLE_ONLY_LOG_MODE", "sync-durable"),
         ],
     );
     assert_eq!(warnings(&stderr), Vec::<&str>::new(), "stderr:\n{stderr}");
@@ -191,15 +191,15 @@ fn file_target_falls_back_to_stderr_with_one_warning() {
         Build::Console,
         &dir,
         &[
-            ("RADICAL_LOG_TGT", "app.log, sub/b.log"),
+            ("CONSOLE_ONLY_LOG_TGT", "app.log, sub/b.log"),
             // Not read without `file`: no warning of its own.
-            ("RADICAL_LOG_MODE", "durable"),
+            ("CONSOLE_ONLY_LOG_MODE", "durable"),
         ],
     );
     assert_eq!(
         warnings(&stderr),
         [
-            "elide: ignoring RADICAL_LOG_TGT=\"app.log, sub/b.log\": a file target needs \
+            "elide: ignoring CONSOLE_ONLY_LOG_TGT=\"app.log, sub/b.log\": a file target needs \
              elide's cargo feature `file`, which this build lacks; using stderr for the file \
              targets"
         ],
@@ -216,11 +216,11 @@ fn file_target_falls_back_to_stderr_with_one_warning() {
 #[test]
 fn log_fmt_json_falls_back_to_the_radical_layout_with_one_warning() {
     let dir = scratch();
-    let stderr = run_app(Build::Console, &dir, &[("RADICAL_LOG_FMT", " JSON ")]);
+    let stderr = run_app(Build::Console, &dir, &[("CONSOLE_ONLY_LOG_FMT", " JSON ")]);
     assert_eq!(
         warnings(&stderr),
         [
-            "elide: ignoring RADICAL_LOG_FMT=\" JSON \": the json line format needs elide's \
+            "elide: ignoring CONSOLE_ONLY_LOG_FMT=\" JSON \": the json line format needs elide's \
              cargo feature `json`, which this build lacks; using radical"
         ],
         "stderr:\n{stderr}"
@@ -264,14 +264,14 @@ fn profile_on_turns_telemetry_on_without_a_prof_file_and_warns_once() {
         Build::Console,
         &dir,
         &[
-            ("RADICAL_PROFILE", "yes"),
-            ("RADICAL_PROFILE_DIR", "profiles"),
+            ("CONSOLE_ONLY_PROFILE", "yes"),
+            ("CONSOLE_ONLY_PROFILE_DIR", "profiles"),
         ],
     );
     assert_eq!(
         warnings(&stderr),
         [
-            "elide: ignoring RADICAL_PROFILE=\"yes\": a .prof file needs elide's cargo feature \
+            "elide: ignoring CONSOLE_ONLY_PROFILE=\"yes\": a .prof file needs elide's cargo feature \
              `prof`, which this build lacks; using telemetry without a .prof file (events reach \
              only sinks added through the API)"
         ],

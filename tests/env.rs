@@ -215,7 +215,7 @@ fn debug_flag_cascade() {
 fn log_tgt_writes_to_stdout_and_a_file() {
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", "stdout,./x.log"),
+            ("ENV_PROBE_LOG_TGT", "stdout,./x.log"),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit"],
@@ -239,7 +239,7 @@ fn log_tgt_defaults_to_stderr_and_null_silences() {
     assert!(r.stderr.contains("probe info line"), "{}", r.stderr);
     assert!(!r.stdout.contains("probe info line"));
     let r = probe(
-        &[("RADICAL_LOG_LVL", "info"), ("RADICAL_LOG_TGT", "null")],
+        &[("RADICAL_LOG_LVL", "info"), ("ENV_PROBE_LOG_TGT", "null")],
         &["init", "emit", "report"],
     );
     assert!(
@@ -285,8 +285,8 @@ fn log_mode_makes_file_targets_async_or_durable_and_loses_nothing_at_exit() {
         let burst = format!("burst:{N}");
         let r = probe(
             &[
-                ("RADICAL_LOG_TGT", "./x.log"),
-                ("RADICAL_LOG_MODE", mode),
+                ("ENV_PROBE_LOG_TGT", "./x.log"),
+                ("ENV_PROBE_LOG_MODE", mode),
                 ("RADICAL_LOG_LVL", "info"),
             ],
             &["init", "emit", &burst, "describe:radical"],
@@ -299,7 +299,7 @@ fn log_mode_makes_file_targets_async_or_durable_and_loses_nothing_at_exit() {
             .find(|l| l.trim_start().starts_with("LOG_MODE"))
             .unwrap_or_else(|| panic!("no LOG_MODE in describe:\n{}", r.stdout));
         assert!(
-            line.contains(&want) && line.contains("from RADICAL_LOG_MODE"),
+            line.contains(&want) && line.contains("from ENV_PROBE_LOG_MODE"),
             "{line}"
         );
         // The guard dropped at the end of main drained the queue: every
@@ -342,22 +342,22 @@ fn log_mode_follows_the_root_cascade_and_creates_directories() {
 fn bad_log_mode_warns_once_and_keeps_the_buffered_file() {
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", "./x.log"),
-            ("RADICAL_LOG_MODE", "fsync-always"),
+            ("ENV_PROBE_LOG_TGT", "./x.log"),
+            ("ENV_PROBE_LOG_MODE", "fsync-always"),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit", "reload", "emit", "describe:radical"],
     );
     let warnings = r.warnings();
     assert_eq!(warnings.len(), 1, "{}", r.stderr);
-    for part in ["RADICAL_LOG_MODE", "fsync-always", "buffered"] {
+    for part in ["ENV_PROBE_LOG_MODE", "fsync-always", "buffered"] {
         assert!(warnings[0].contains(part), "{}", warnings[0]);
     }
     let file = fs::read_to_string(r.dir.join("x.log")).expect("x.log");
     assert_eq!(file.matches("probe info line").count(), 2, "{file}");
     assert!(
         r.stdout
-            .contains("ignored RADICAL_LOG_MODE=\"fsync-always\""),
+            .contains("ignored ENV_PROBE_LOG_MODE=\"fsync-always\""),
         "{}",
         r.stdout
     );
@@ -371,12 +371,12 @@ fn unwritable_log_target_warns_once_and_falls_back_to_stderr() {
     let bad = blocker.join("sub/x.log");
     let bad = bad.to_str().unwrap();
     let r = probe(
-        &[("RADICAL_LOG_TGT", bad), ("RADICAL_LOG_LVL", "info")],
+        &[("ENV_PROBE_LOG_TGT", bad), ("RADICAL_LOG_LVL", "info")],
         &["init", "emit", "reload", "emit"],
     );
     let warnings = r.warnings();
     assert_eq!(warnings.len(), 1, "{}", r.stderr);
-    assert!(warnings[0].contains("RADICAL_LOG_TGT") && warnings[0].contains(bad));
+    assert!(warnings[0].contains("ENV_PROBE_LOG_TGT") && warnings[0].contains(bad));
     assert!(warnings[0].contains("stderr"), "{}", warnings[0]);
     assert_eq!(
         r.stderr.matches("probe info line").count(),
@@ -576,7 +576,7 @@ fn reload_reinstalls_log_targets() {
         &[
             "init",
             "emit",
-            "set:RADICAL_LOG_TGT=stdout,y.log",
+            "set:ENV_PROBE_LOG_TGT=stdout,y.log",
             "reload",
             "emit",
         ],
@@ -600,7 +600,7 @@ fn reload_reinstalls_log_targets() {
 #[test]
 fn reload_reopens_a_log_file_that_was_moved_away() {
     let r = probe(
-        &[("RADICAL_LOG_LVL", "info"), ("RADICAL_LOG_TGT", "y.log")],
+        &[("RADICAL_LOG_LVL", "info"), ("ENV_PROBE_LOG_TGT", "y.log")],
         &["init", "emit", "rotate:y.log", "reload", "emit"],
     );
     let old = fs::read_to_string(r.dir.join("y.log.1")).unwrap();
@@ -616,7 +616,13 @@ fn a_later_init_ns_with_the_same_targets_keeps_the_installed_sinks() {
             ("RADICAL_LOG_LVL", "info"),
             ("RADICAL_LOG_TGT", "stderr,y.log"),
         ],
-        &["init", "sink-ids", "ns:radical.other", "sink-ids", "emit"],
+        &[
+            "ns:radical",
+            "sink-ids",
+            "ns:radical.other",
+            "sink-ids",
+            "emit",
+        ],
     );
     let ids = r.all("sink-ids");
     assert_eq!(ids.len(), 2, "{}", r.stdout);
@@ -648,8 +654,8 @@ fn log_mode_from_the_environment_is_used_for_file_targets() {
     // A buffered file would lose it.
     let vars: Vec<(&str, OsString)> = [
         ("RADICAL_LOG_LVL", "info"),
-        ("RADICAL_LOG_TGT", "y.log"),
-        ("RADICAL_LOG_MODE", "sync-durable"),
+        ("ENV_PROBE_LOG_TGT", "y.log"),
+        ("ENV_PROBE_LOG_MODE", "sync-durable"),
     ]
     .iter()
     .map(|(k, v)| (*k, OsString::from(v)))
@@ -706,7 +712,10 @@ fn the_default_level_applies_only_where_nothing_else_decides() {
 
 #[test]
 fn profile_flag_and_dir() {
-    let r = report(&[("RADICAL_PROFILE", "true"), ("RADICAL_PROFILE_DIR", "prof")]);
+    let r = report(&[
+        ("RADICAL_PROFILE", "true"),
+        ("ENV_PROBE_PROFILE_DIR", "prof"),
+    ]);
     assert_eq!(r.get("engine.profile"), "true");
     assert!(
         r.get("profile_dir").ends_with("/prof"),
@@ -726,7 +735,7 @@ fn profile_flag_and_dir() {
 #[test]
 fn profile_on_writes_a_prof_file_in_profile_dir() {
     let r = probe(
-        &[("RADICAL_PROFILE", "1"), ("RADICAL_PROFILE_DIR", "prof")],
+        &[("RADICAL_PROFILE", "1"), ("ENV_PROBE_PROFILE_DIR", "prof")],
         // `emit` logs an error, an info and a debug line: log records,
         // which the `.prof` file does not take.
         &["init", "emit", "telemetry"],
@@ -749,12 +758,12 @@ fn profile_on_writes_a_prof_file_in_profile_dir() {
     assert!(lines.last().unwrap().contains(",END,"), "{text}");
 
     // Off: no file, and the event's fields are never built.
-    let r = probe(&[("RADICAL_PROFILE_DIR", "prof")], &["init", "telemetry"]);
+    let r = probe(&[("ENV_PROBE_PROFILE_DIR", "prof")], &["init", "telemetry"]);
     assert!(!r.dir.join("prof/env-probe.prof").exists());
 
     // A PROFILE variable no site reads (another tool's) creates no file.
     let r = probe(
-        &[("SOMETOOL_PROFILE", "1"), ("RADICAL_PROFILE_DIR", "prof")],
+        &[("SOMETOOL_PROFILE", "1"), ("ENV_PROBE_PROFILE_DIR", "prof")],
         &["init", "telemetry"],
     );
     assert!(
@@ -836,7 +845,18 @@ fn description_accessors_give_what_the_table_shows() {
             "LOG_MODE",
             "LOG_FMT",
             "LOG_DIR",
-            "PROFILE_DIR"
+            "PROFILE_DIR",
+            "PROFILE_NAME",
+            "PROFILE_HOST",
+            // The variables read under their own names.
+            "RUST_LOG",
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_PROTOCOL",
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "OTEL_SERVICE_NAME",
+            "OTEL_RESOURCE_ATTRIBUTES",
+            "NO_COLOR",
+            "CLICOLOR_FORCE",
         ],
         "{}",
         r.stdout
@@ -916,7 +936,7 @@ fn a_fifo_log_target_is_refused_without_blocking() {
     }
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", fifo.to_str().unwrap()),
+            ("ENV_PROBE_LOG_TGT", fifo.to_str().unwrap()),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit"],
@@ -941,8 +961,8 @@ fn three_bad_targets_are_all_named_with_nothing_more() {
         .collect();
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", &targets.join(",")),
-            ("RADICAL_LOG_LVL", "info"),
+            ("ENV_PROBE_LOG_TGT", &targets.join(",")),
+            ("ENV_PROBE_LOG_LVL", "info"),
         ],
         &["init"],
     );
@@ -960,7 +980,7 @@ fn three_bad_targets_are_all_named_with_nothing_more() {
 fn an_otlp_target_without_the_feature_gets_one_warning() {
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", "stderr,otlp"),
+            ("ENV_PROBE_LOG_TGT", "stderr,otlp"),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit"],
@@ -986,7 +1006,7 @@ fn many_bad_targets_and_huge_values_give_one_short_warning() {
         .collect();
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", &targets.join(",")),
+            ("ENV_PROBE_LOG_TGT", &targets.join(",")),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit"],
@@ -999,7 +1019,7 @@ fn many_bad_targets_and_huge_values_give_one_short_warning() {
 
     let huge = format!("{}/{}", blocker.display(), "y".repeat(100_000));
     let r = probe(
-        &[("RADICAL_LOG_TGT", &huge), ("RADICAL_LOG_LVL", "info")],
+        &[("ENV_PROBE_LOG_TGT", &huge), ("RADICAL_LOG_LVL", "info")],
         &["init", "emit"],
     );
     let warnings = r.warnings();
@@ -1065,8 +1085,8 @@ fn bad_rust_log_directive_and_near_miss_names_warn_once_each() {
 fn log_fmt_chooses_the_line_format_of_the_log_targets() {
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", "stdout,./x.log"),
-            ("RADICAL_LOG_FMT", " JSON "),
+            ("ENV_PROBE_LOG_TGT", "stdout,./x.log"),
+            ("ENV_PROBE_LOG_FMT", " JSON "),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit", "describe:radical"],
@@ -1087,7 +1107,7 @@ fn log_fmt_chooses_the_line_format_of_the_log_targets() {
     assert!(
         r.stdout.lines().any(|l| l.contains("LOG_FMT ")
             && l.contains("json")
-            && l.contains("from RADICAL_LOG_FMT")),
+            && l.contains("from ENV_PROBE_LOG_FMT")),
         "{}",
         r.stdout
     );
@@ -1122,15 +1142,15 @@ fn log_fmt_chooses_the_line_format_of_the_log_targets() {
 fn bad_log_fmt_warns_once_and_keeps_the_radical_line() {
     let r = probe(
         &[
-            ("RADICAL_LOG_TGT", "./x.log"),
-            ("RADICAL_LOG_FMT", "xml"),
+            ("ENV_PROBE_LOG_TGT", "./x.log"),
+            ("ENV_PROBE_LOG_FMT", "xml"),
             ("RADICAL_LOG_LVL", "info"),
         ],
         &["init", "emit", "reload", "emit", "describe:radical"],
     );
     let warnings = r.warnings();
     assert_eq!(warnings.len(), 1, "{}", r.stderr);
-    for part in ["RADICAL_LOG_FMT", "\"xml\"", "radical"] {
+    for part in ["ENV_PROBE_LOG_FMT", "\"xml\"", "radical"] {
         assert!(warnings[0].contains(part), "{}", warnings[0]);
     }
     let file = fs::read_to_string(r.dir.join("x.log")).expect("x.log");
@@ -1142,8 +1162,247 @@ fn bad_log_fmt_warns_once_and_keeps_the_radical_line() {
     // `<time> : <target> : <pid> : <tid> : <LEVEL> : <message>`
     assert_eq!(lines[0].split(" : ").count(), 6, "{}", lines[0]);
     assert!(
-        r.stdout.contains("ignored RADICAL_LOG_FMT=\"xml\""),
+        r.stdout.contains("ignored ENV_PROBE_LOG_FMT=\"xml\""),
         "{}",
         r.stdout
     );
+}
+
+/// `NO_COLOR` and the `OTEL_*` variables are part of the snapshot:
+/// `describe` names them and what set them, and `reload_from_env` sees a
+/// change, like every other key.
+#[test]
+fn describe_and_reload_know_no_color_and_the_otel_variables() {
+    let r = probe(
+        &[("OTEL_SERVICE_NAME", "checkout")],
+        &[
+            "init",
+            "describe",
+            "set:NO_COLOR=1",
+            "describe",
+            "reload",
+            "describe",
+        ],
+    );
+    let lines = |key: &str| -> Vec<String> {
+        r.stdout
+            .lines()
+            .filter(|l| l.trim_start().starts_with(&format!("{key} ")))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    assert_eq!(
+        lines("OTEL_SERVICE_NAME"),
+        ["OTEL_SERVICE_NAME checkout from OTEL_SERVICE_NAME"; 3],
+        "{}",
+        r.stdout
+    );
+    // Read once: a change is seen only after the reload.
+    assert_eq!(
+        lines("NO_COLOR"),
+        [
+            "NO_COLOR unset from built-in default",
+            "NO_COLOR unset from built-in default",
+            "NO_COLOR 1 from NO_COLOR"
+        ],
+        "{}",
+        r.stdout
+    );
+}
+
+/// A rejected level falls back to the program's `set_default_level`, and
+/// the warning says so instead of calling it the built-in default.
+#[test]
+fn a_bad_level_warning_names_set_default_level_as_its_fallback() {
+    let r = probe(
+        &[("RADICAL_ASYNCFLOW_LOG_LVL", "verbose")],
+        &["init", "api-default:info", "report"],
+    );
+    assert_eq!(r.get("engine.level"), "info");
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    assert!(
+        warnings[0]
+            .starts_with("elide: ignoring RADICAL_ASYNCFLOW_LOG_LVL=\"verbose\": not a level")
+            && warnings[0].ends_with("; using info (from set_default_level)"),
+        "{}",
+        warnings[0]
+    );
+}
+
+/// A `LOG_TGT` list with one target that cannot be opened: the warning
+/// names exactly that target as ignored (not the whole value) and says
+/// what is used: stderr in its place, and the other targets.
+#[test]
+fn a_target_that_cannot_be_opened_is_named_and_the_others_still_used() {
+    let dir = temp_dir();
+    let blocker = dir.join("plain-file");
+    fs::write(&blocker, "not a directory").unwrap();
+    let bad = blocker.join("x.log");
+    let bad = bad.to_str().unwrap();
+    let value = format!("{bad},stdout");
+    let r = probe(
+        &[("RADICAL_LOG_TGT", &value), ("RADICAL_LOG_LVL", "info")],
+        &["ns:radical", "emit"],
+    );
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    let expected = format!(
+        "elide: ignoring the target {bad} of RADICAL_LOG_TGT={value:?}: cannot open {bad}: "
+    );
+    assert!(warnings[0].starts_with(&expected), "{}", warnings[0]);
+    assert!(
+        warnings[0].ends_with("; using stderr in its place, and stdout"),
+        "{}",
+        warnings[0]
+    );
+    assert!(r.stdout.contains("probe info line"), "{}", r.stdout);
+    assert!(r.stderr.contains("probe info line"), "{}", r.stderr);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A `RUST_LOG` directive that does not parse: the warning names that
+/// directive as ignored, not the whole value.
+#[test]
+fn a_bad_rust_log_directive_is_named_as_the_part_ignored() {
+    let r = probe(&[("RUST_LOG", "info,db=verbose")], &["init", "report"]);
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    assert!(
+        warnings[0].starts_with(
+            "elide: ignoring the directive `db=verbose` of RUST_LOG=\"info,db=verbose\": not a level"
+        ) && warnings[0].ends_with("; using the other directives"),
+        "{}",
+        warnings[0]
+    );
+}
+
+/// `~/` at the start of a `LOG_TGT` file is the home directory, as in a
+/// shell; it never becomes a directory named `~` in the working directory.
+#[test]
+fn a_leading_tilde_in_log_tgt_is_the_home_directory() {
+    let home = temp_dir();
+    let r = probe(
+        &[
+            ("HOME", home.to_str().unwrap()),
+            ("RADICAL_LOG_TGT", "~/logs/x.log"),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["ns:radical", "emit"],
+    );
+    let file = fs::read_to_string(home.join("logs/x.log")).expect("x.log under HOME");
+    assert!(file.contains("probe info line"), "{file}");
+    assert!(!r.dir.join("~").exists(), "a directory named ~ was created");
+    assert!(r.warnings().is_empty(), "{}", r.stderr);
+    fs::remove_dir_all(&home).unwrap();
+}
+
+/// Without HOME, `~/` cannot be expanded: that target is named in one
+/// warning and replaced by stderr; the other targets still apply and no
+/// directory named `~` appears.
+#[test]
+fn a_tilde_without_home_is_refused_with_a_warning() {
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", "~/x.log,stdout"),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["ns:radical", "emit"],
+    );
+    assert!(!r.dir.join("~").exists(), "a directory named ~ was created");
+    let warnings = r.warnings();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    assert!(
+        warnings[0].starts_with(
+            "elide: ignoring the target ~/x.log of RADICAL_LOG_TGT=\"~/x.log,stdout\": \
+             cannot expand `~`: HOME is not set"
+        ) && warnings[0].ends_with("; using stderr in its place, and stdout"),
+        "{}",
+        warnings[0]
+    );
+    assert!(r.stdout.contains("probe info line"), "{}", r.stdout);
+    assert!(r.stderr.contains("probe info line"), "{}", r.stderr);
+}
+
+/// One rule for every key, in a program that calls `init()` (the probe's
+/// executable is `env-probe`): its own prefix, `ENV_PROBE_`, answers for
+/// every key, at its own sites and at a dependency's; `RADICAL_` answers
+/// only when asked for with `init_ns("radical")`, and otherwise a set
+/// `RADICAL_` variable gets one warning saying why it is ignored.
+#[test]
+fn the_programs_own_prefix_answers_for_every_key_and_radical_only_when_asked() {
+    let origin = |r: &Run, ns: &str, key: &str| -> String {
+        let entries = r
+            .stdout
+            .split("entries effective")
+            .find(|block| block.contains(&format!("entries-of {ns}\n")))
+            .unwrap_or_else(|| panic!("no entries for {ns}:\n{}", r.stdout));
+        let line = entries
+            .lines()
+            .find(|l| l.starts_with(&format!("entry {key}=")))
+            .unwrap_or_else(|| panic!("no {key} entry:\n{}", r.stdout));
+        let from = line.find(" origin=").unwrap() + " origin=".len();
+        line[from..line.find(" searched=").unwrap()].to_owned()
+    };
+    // (key, its entry in `describe`, a value)
+    for (key, entry, value) in [
+        ("LOG_LVL", "LOG_LVL", "debug"),
+        ("VERBOSE", "LOG_LVL", "debug"),
+        ("DEBUG", "DEBUG", "on"),
+        ("PROFILE", "PROFILE", "on"),
+        ("LOG_TGT", "LOG_TGT", "stdout"),
+        ("LOG_MODE", "LOG_MODE", "durable"),
+        ("LOG_FMT", "LOG_FMT", "compact"),
+        ("PROFILE_DIR", "PROFILE_DIR", "/p"),
+        ("PROFILE_NAME", "PROFILE_NAME", "agent_0"),
+        ("PROFILE_HOST", "PROFILE_HOST", "node01"),
+    ] {
+        let look = ["entries:env_probe", "entries:chatty_dep"];
+        let own = format!("ENV_PROBE_{key}");
+        let r = probe(&[(&own, value)], &[&["init"][..], &look].concat());
+        assert_eq!(origin(&r, "env_probe", entry), own, "{}", r.stdout);
+        assert_eq!(origin(&r, "chatty_dep", entry), own, "{}", r.stdout);
+        assert!(r.warnings().is_empty(), "{own}: {}", r.stderr);
+
+        let radical = format!("RADICAL_{key}");
+        let r = probe(&[(&radical, value)], &[&["init"][..], &look].concat());
+        assert_ne!(origin(&r, "env_probe", entry), radical, "{}", r.stdout);
+        let warnings = r.warnings();
+        assert_eq!(warnings.len(), 1, "{radical}: {}", r.stderr);
+        assert!(
+            warnings[0].starts_with(&format!("elide: ignoring {radical}={value:?}: "))
+                && warnings[0].contains("this application's variables start with ENV_PROBE_"),
+            "{}",
+            warnings[0]
+        );
+
+        let r = probe(&[(&radical, value)], &[&["ns:radical"][..], &look].concat());
+        assert_eq!(origin(&r, "env_probe", entry), radical, "{}", r.stdout);
+        assert_eq!(origin(&r, "chatty_dep", entry), radical, "{}", r.stdout);
+        assert!(r.warnings().is_empty(), "{radical}: {}", r.stderr);
+    }
+    // The log directory has one variable, whatever the root; another
+    // spelling is named as ignored.
+    for var in ["ENV_PROBE_LOG_DIR", "RADICAL_LOG_DIR"] {
+        let r = probe(&[(var, "/l")], &["init", "entries:env_probe"]);
+        assert_eq!(origin(&r, "env_probe", "LOG_DIR"), "built-in default");
+        let warnings = r.warnings();
+        assert_eq!(warnings.len(), 1, "{var}: {}", r.stderr);
+        assert!(
+            warnings[0].starts_with(&format!(
+                "elide: ignoring {var}=\"/l\": only RADICAL_DEFAULT_LOG_DIR is read"
+            )),
+            "{}",
+            warnings[0]
+        );
+    }
+    let r = probe(
+        &[("RADICAL_DEFAULT_LOG_DIR", "/l")],
+        &["init", "entries:env_probe"],
+    );
+    assert_eq!(
+        origin(&r, "env_probe", "LOG_DIR"),
+        "RADICAL_DEFAULT_LOG_DIR"
+    );
+    assert!(r.warnings().is_empty(), "{}", r.stderr);
 }

@@ -324,7 +324,15 @@ fn service_name_of(vars: &[(&str, &str)], args: &[&str]) -> String {
     let target = format!("otlp://127.0.0.1:{}", rx.port);
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_env-probe"))
         .env_clear()
-        .env("RADICAL_LOG_TGT", &target)
+        // The program's own variable, or the root's after `init_ns`.
+        .env(
+            if args[0].starts_with("ns:radical") {
+                "RADICAL_LOG_TGT"
+            } else {
+                "ENV_PROBE_LOG_TGT"
+            },
+            &target,
+        )
         .envs(vars.iter().copied())
         .args(args)
         .stdout(std::process::Stdio::null())

@@ -420,6 +420,41 @@ fn contained_sink_panics_are_printed_once_per_sink() {
     );
 }
 
+/// A logged value whose `Debug` panics, in every kind of sink: the panic
+/// is contained (the caller goes on, the records around it are written,
+/// each panic is counted) and printed once, as the value's, not a sink's.
+#[test]
+fn a_panicking_debug_is_contained_and_reported_as_the_values() {
+    for kind in ["stderr", "file", "async", "durable", "sync-durable"] {
+        let path = temp_path(&format!("panicky-value-{kind}"));
+        let out = run_with_deadline(
+            child().arg("panicky-value").arg(kind).arg(&path),
+            Duration::from_secs(60),
+        );
+        assert!(out.status.success(), "{kind}: {out:?}");
+        assert_eq!(stat(&out, "sink_panics"), 100, "{kind}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let text = match kind {
+            "stderr" => stderr.to_string(),
+            _ => std::fs::read_to_string(&path).expect("read log"),
+        };
+        let good = (0..100)
+            .filter(|i| text.contains(&format!("good {i}\n")))
+            .count();
+        assert_eq!(good, 100, "{kind}: the good records: {text}");
+        assert_eq!(
+            stderr.matches("Unprintable's Debug panicked").count(),
+            1,
+            "{kind}: {stderr}"
+        );
+        assert!(
+            stderr.contains("in the Debug or Display of a value being logged")
+                && !stderr.contains("inside a sink"),
+            "{kind}: {stderr}"
+        );
+    }
+}
+
 /// A console line never lands inside a line the application writes while
 /// holding stdout's lock: the sink takes the same lock (only a forked
 /// child, where a lost thread may hold it for good, writes around it).

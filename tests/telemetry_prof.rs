@@ -73,8 +73,62 @@ fn check_header_and_sync(lines: &[Vec<String>], name: &str, before: u128, after:
     let ip: std::net::Ipv4Addr = parts[1].parse().expect("an IPv4 address");
     assert!(!ip.is_unspecified());
     assert_eq!(parse_time(parts[2]), t);
-    assert_eq!(parse_time(parts[3]), t);
-    assert_eq!(parts[4], "sys");
+    // `ntp` when radical.utils' NTP cache is on this machine (checked in
+    // tests/radical_analytics.rs); the system time twice otherwise.
+    match parts[4] {
+        "ntp" => drop(parse_time(parts[3])),
+        mode => assert_eq!((mode, parse_time(parts[3])), ("sys", t)),
+    }
+}
+
+/// A telemetry event, for records built by hand.
+static EVENT: elide::Metadata = elide::Metadata::new(
+    elide::Kind::Telemetry,
+    elide::Level::Info,
+    "radical",
+    "telemetry_prof",
+    file!(),
+    1,
+    "early.event",
+);
+
+/// The `sync_abs` line is never later than the file's first event, even
+/// when that event's time was taken before the file was opened (the
+/// start-up sink opens on its first event): radical.analytics measures the
+/// session from the earliest `sync_abs`.
+#[test]
+fn sync_abs_is_no_later_than_the_first_event() {
+    let dir = fresh_dir("sync-first");
+    let early = SystemTime::now() - Duration::from_millis(1500);
+    let sink = ProfSink::create(&dir, "agent_0").unwrap();
+    let record = elide::Record::new(&EVENT, elide::Level::Info, format_args!(""), &[]);
+    sink.emit(&record.with_time(early));
+    let later = elide::Record::new(&EVENT, elide::Level::Info, format_args!(""), &[]);
+    sink.emit(&later.with_time(early + Duration::from_secs(3)));
+    sink.close().unwrap();
+    let lines = read_prof(sink.path());
+    assert_eq!(lines[1][1], "sync_abs");
+    assert_eq!(lines[2][1], "early.event");
+    let (sync, first) = (parse_time(&lines[1][0]), parse_time(&lines[2][0]));
+    assert_eq!(sync, first, "sync_abs takes the earlier first event's time");
+    assert_eq!(sync, ticks(early));
+    let parts: Vec<&str> = lines[1][6].split(':').collect();
+    assert_eq!(parse_time(parts[2]), sync, "t_sys is the sync time");
+    // The header comes once, before the first event only.
+    assert_eq!(lines.iter().filter(|l| l[1] == "sync_abs").count(), 1);
+}
+
+/// `with_host` puts the given host (cleaned of the separators) in the
+/// `sync_abs` line, for hosts where DNS names the machine.
+#[test]
+fn with_host_names_the_sync_abs_host() {
+    let dir = fresh_dir("with-host");
+    let sink = ProfSink::create(&dir, "agent_1")
+        .unwrap()
+        .with_host("node01.cluster.org:x,\n");
+    sink.close().unwrap();
+    let lines = read_prof(sink.path());
+    assert_eq!(lines[1][6].split(':').next(), Some("node01.cluster.orgx"));
 }
 
 #[test]
@@ -364,4 +418,100 @@ fn enable_names_the_profile_after_the_executable() {
     assert_eq!(sink.path(), dir.join(format!("{stem}.prof")));
     sink.close().expect("close");
     elide::set_sinks([]);
+}
+
+/// Runs tests/bin/radical_agent.rs (no tasks: its bootstrap scope and two
+/// events) with `RADICAL_PROFILE=1`, profiles in `dir` and radical.utils'
+/// base in `dir/base`; `vars` are added. Returns its stderr.
+fn run_agent(dir: &std::path::Path, vars: &[(&str, &str)]) -> String {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_radical_agent"));
+    for var in [
+        "RADICAL_PROFILE_NAME",
+        "RADICAL_PROFILE_HOST",
+        "HOME",
+        "PWD",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("RADICAL_PROFILE", "1")
+        .env("RADICAL_PROFILE_DIR", dir)
+        .env("RADICAL_BASE", dir.join("base"))
+        .envs(vars.iter().copied())
+        .stdin(std::process::Stdio::null());
+    let out = elide_tests::run_with_deadline(&mut cmd, Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    stderr
+}
+
+/// Writes radical.utils' NTP cache under `dir/base`.
+fn write_ntp_cache(dir: &std::path::Path, text: &str) {
+    let cache = dir.join("base/.radical/utils");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::write(cache.join("ntp.cache"), text).unwrap();
+}
+
+/// An environment-only process: `PROFILE_NAME` names its file and every
+/// row's `comp`, `PROFILE_HOST` its `sync_abs` host, and radical.utils'
+/// `ntp.cache` gives the `t_sys:t_ntp:ntp` fields radical.analytics
+/// corrects by; the first event (a scope's start, timed before the file
+/// opened) is not before `sync_abs`.
+#[test]
+fn the_environment_names_the_component_and_host_and_the_ntp_cache_is_read() {
+    let dir = elide_tests::Scratch::dir("prof-env-agent");
+    // The host clock 0.25 s ahead of NTP time.
+    write_ntp_cache(&dir, "1796000000.250000\n1796000000.000000\n");
+    let stderr = run_agent(
+        &dir,
+        &[
+            ("RADICAL_PROFILE_NAME", "agent_7"),
+            ("RADICAL_PROFILE_HOST", "node01.cluster.org"),
+        ],
+    );
+    assert!(stderr.is_empty(), "no warning: {stderr}");
+    let lines = read_prof(&dir.join("agent_7.prof"));
+    assert!(lines[2..].iter().all(|l| l[2] == "agent_7"), "{lines:?}");
+    let sync = &lines[1];
+    assert_eq!(sync[1], "sync_abs");
+    let parts: Vec<&str> = sync[6].split(':').collect();
+    assert_eq!((parts[0], parts[4]), ("node01.cluster.org", "ntp"));
+    let (t, t_sys, t_ntp) = (
+        parse_time(&sync[0]),
+        parse_time(parts[2]),
+        parse_time(parts[3]),
+    );
+    assert_eq!(t_sys, t);
+    assert_eq!(t_sys - t_ntp, 2_500_000, "0.25 s in units of 100 ns");
+    assert_eq!(lines[2][1], "bootstrap_start", "{lines:?}");
+    assert!(parse_time(&lines[2][0]) >= t, "first event before sync_abs");
+    assert_eq!(lines.last().unwrap()[1], "END");
+}
+
+/// A `PROFILE_NAME` that is no file name and an `ntp.cache` that does not
+/// parse each give one warning naming them, and the fallbacks: the root
+/// namespace's name, and the system time (`sys`).
+#[test]
+fn a_bad_profile_name_or_ntp_cache_warns_and_falls_back() {
+    let dir = elide_tests::Scratch::dir("prof-env-bad");
+    write_ntp_cache(&dir, "1796000000.25 soon\n");
+    let stderr = run_agent(&dir, &[("RADICAL_PROFILE_NAME", "../agent_7")]);
+    let warnings: Vec<&str> = stderr.lines().collect();
+    assert_eq!(warnings.len(), 2, "{stderr}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("RADICAL_PROFILE_NAME=\"../agent_7\"")
+                && w.contains("using radical")),
+        "{stderr}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("ntp.cache") && w.contains("\"soon\"")),
+        "{stderr}"
+    );
+    let lines = read_prof(&dir.join("radical.prof"));
+    let parts: Vec<&str> = lines[1][6].split(':').collect();
+    assert_eq!(parts[4], "sys");
+    assert_eq!(parse_time(parts[2]), parse_time(parts[3]));
 }

@@ -10,7 +10,12 @@
 //! } else { None })
 //! ```
 //! Statically off, it is `NoScope` (a unit struct without drop glue), so
-//! nothing is left at any opt-level. `#[timed]` on a function puts the same
+//! nothing is left at any opt-level.
+//!
+//! Every form ends in a must-use call (`scope_guard`, or `scope_bind` where
+//! `cfg` picks the type) or is the must-use `NoScope`, so a `scope!(..);`
+//! whose guard is dropped at once warns (`unused_must_use`): the `Option`
+//! alone would hide the guard's own `#[must_use]`. `#[timed]` on a function puts the same
 //! guard first in its body; on an `async fn` the body becomes a future
 //! (`timed(scope, async move { body }).await`) whose scope is current while
 //! it is polled.
@@ -164,7 +169,7 @@ pub(crate) fn scope(input: TokenStream) -> TokenStream {
                     let __elide_scope = #live;
                     #[cfg(#d)]
                     let __elide_scope = #dead;
-                    __elide_scope
+                    #ELIDE::__private::scope_bind(__elide_scope)
                 }}
             }
             // Decided by `module_path!()`: one type for both, the dead side
@@ -172,7 +177,9 @@ pub(crate) fn scope(input: TokenStream) -> TokenStream {
             None => {
                 let c = p.presence.condition();
                 quote! {
-                    if #c { #live } else { #typecheck #ELIDE::__private::scope_guard(::core::option::Option::None) }
+                    #ELIDE::__private::scope_guard(
+                        if #c { #open } else { #typecheck ::core::option::Option::None }
+                    )
                 }
             }
         })

@@ -1,7 +1,9 @@
 //! The quick start: `cargo run --example quickstart`.
 //!
-//! Try it with `RADICAL_LOG_LVL=debug`, `RADICAL_DEBUG=1`,
-//! `RADICAL_PROFILE=1` or `RADICAL_LOG_TGT=stdout,./quickstart.log` in front.
+//! Try it with `RADICAL_LOG_LVL=debug` (3,000 more lines),
+//! `RADICAL_DEBUG=1` (the checks run, and one line more says so),
+//! `RADICAL_PROFILE=1` (a `.prof` file) or
+//! `RADICAL_LOG_TGT=stdout,./quickstart.log` in front.
 use elide::{check, counter, debug, error, info, telemetry, warn};
 
 #[derive(Debug)]
@@ -35,6 +37,15 @@ fn main() {
     };
     for seq in 0..3000 {
         run_task(&task, seq);
+    }
+    // Debug mode only (`RADICAL_DEBUG=1`): a costly validation, which the
+    // `checks_off` feature compiles out like Python's `if __debug__:` under -O.
+    if elide::debug_mode!() {
+        let valid = task.uid.starts_with("task.") && matches!(task.state, State::Running);
+        info!(
+            valid,
+            "debug mode: the check! sites ran, and the task was validated"
+        );
     }
     info!(started = elide::counter_value("tasks.started"), "done");
 }

@@ -1,17 +1,17 @@
 //! A small task runner that uses every kind of elide site:
 //! `cargo run --example task_runner`.
 //!
-//! Its sites live in the crate `task_runner`, so they answer to
-//! `TASK_RUNNER_*` variables (the `RADICAL_*` ones do not reach a crate
-//! outside `radical_*` unless the program calls `elide::init_ns("radical")`):
+//! The program is `task_runner`, so it answers to `TASK_RUNNER_*`
+//! variables, every key alike (the `RADICAL_*` ones do not reach a program
+//! outside `radical_*` unless it calls `elide::init_ns("radical")`):
 //!
 //! ```sh
 //! cargo run --example task_runner                               # info and above
 //! TASK_RUNNER_LOG_LVL=debug cargo run --example task_runner     # every state change
 //! TASK_RUNNER_SCHEDULER_LOG_LVL=trace cargo run --example task_runner  # one module
 //! TASK_RUNNER_DEBUG=1 cargo run --example task_runner           # run the checks
-//! TASK_RUNNER_PROFILE=1 RADICAL_PROFILE_DIR=/tmp/prof cargo run --example task_runner
-//! RADICAL_LOG_TGT=stdout,./runner.log cargo run --example task_runner
+//! TASK_RUNNER_PROFILE=1 TASK_RUNNER_PROFILE_DIR=/tmp/prof cargo run --example task_runner
+//! TASK_RUNNER_LOG_TGT=stdout,./runner.log cargo run --example task_runner
 //! ```
 
 use std::sync::Mutex;

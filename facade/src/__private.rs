@@ -24,7 +24,7 @@ pub use crate::static_gate::{
     STATIC_TELEMETRY_RELEASE, STATIC_TRACE_DEBUG, STATIC_TRACE_RELEASE, STATIC_WARN_DEBUG,
     STATIC_WARN_RELEASE,
 };
-pub use crate::telemetry::scope::{guard as scope_guard, open_scope, timed, timed_as};
+pub use crate::telemetry::scope::{open_scope, scope_bind, scope_guard, timed, timed_as};
 pub use crate::value::{present_fields, with_present_fields, FieldValue, ToValue, NO_FIELD};
 #[doc(inline)]
 pub use crate::{__elide_record as record, __elide_site as site};
@@ -258,26 +258,31 @@ pub fn type_check_display<T: core::fmt::Display + ?Sized>(_: &T) {}
 #[inline(always)]
 pub fn type_check_debug<T: core::fmt::Debug + ?Sized>(_: &T) {}
 
-/// Runs every environment-value parser (`LOG_LVL`, the flags, the
-/// directories, `LOG_TGT`, `LOG_MODE`) on `text` and checks what each
-/// promises: no panic, a reason for every refusal, at most one target per
-/// comma-separated item. Pure: nothing is opened or installed. For the fuzz
-/// target in `fuzz/` (run by hand; see the README).
+/// Runs the parser of every key in elide's table of environment keys on
+/// `text` and checks what each promises: no panic, a reason for every
+/// refusal, and for `LOG_TGT` at most one target per comma-separated item.
+/// Pure: nothing is opened or installed. For the fuzz target in `fuzz/`
+/// (run by hand; see CONTRIBUTING.md).
 pub fn fuzz_env_value(text: &str) {
-    use crate::env::parse;
+    use crate::env::keys::{Ctx, KEYS, LOG_TGT};
     use std::path::Path;
-    let reason = |r: Result<(), String>| {
-        if let Err(e) = r {
-            assert!(!e.is_empty(), "a refusal without a reason for {text:?}");
-        }
+    let ctx = Ctx {
+        cwd: Path::new("/cwd"),
+        log_dir: Path::new("/logs"),
+        name: "app",
+        home: Some(Path::new("/home")),
     };
-    reason(parse::parse_level(text).map(drop));
-    reason(parse::parse_flag(text).map(drop));
-    reason(parse::parse_dir(text, Path::new("/cwd")).map(drop));
-    reason(parse::parse_log_mode(text).map(drop));
-    match parse::parse_targets(text, Path::new("/logs"), "app") {
-        Ok(targets) => assert!(targets.0.len() <= text.split(',').count()),
-        Err(e) => assert!(!e.is_empty()),
+    for key in KEYS {
+        if let Err(e) = key.check(text, &ctx) {
+            assert!(
+                !e.is_empty(),
+                "{}: a refusal without a reason for {text:?}",
+                key.name()
+            );
+        }
+    }
+    if let Ok(targets) = (LOG_TGT.parse)(text, &ctx) {
+        assert!(targets.0.len() <= text.split(',').count());
     }
 }
 

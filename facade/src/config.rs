@@ -18,6 +18,7 @@
 
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
 
+use crate::env::keys::{Key, DEBUG, PROFILE};
 use crate::env::lookup::Decided;
 use crate::env::{self, EnvSnapshot, Origin, Root};
 use crate::namespace::{env_prefix, most_specific_rule};
@@ -29,6 +30,9 @@ pub(crate) struct Config {
     pub(crate) level: Option<LevelFilter>,
     pub(crate) level_for: Vec<(String, LevelFilter)>,
     pub(crate) default_level: LevelFilter,
+    /// Whether `default_level` came from `set_default_level` (warnings and
+    /// `describe` then name that call, not the built-in default).
+    pub(crate) default_level_set: bool,
     pub(crate) debug: Option<bool>,
     pub(crate) debug_for: Vec<(String, bool)>,
     pub(crate) telemetry: Option<bool>,
@@ -44,6 +48,7 @@ static CONFIG: RwLock<Config> = RwLock::new(Config {
     level: None,
     level_for: Vec::new(),
     default_level: LevelFilter::Error,
+    default_level_set: false,
     debug: None,
     debug_for: Vec::new(),
     telemetry: None,
@@ -105,12 +110,15 @@ impl Config {
         if let Some(v) = self.level {
             return by_api(v, "set_level".into());
         }
-        let d = env::level(
+        let mut d = env::level(
             self.snapshot(),
             prefix,
             self.root.as_ref(),
             self.default_level,
         );
+        if d.origin == Origin::Default && self.default_level_set {
+            d.origin = Origin::Api("set_default_level".into());
+        }
         env::report(&d);
         d
     }
@@ -120,7 +128,7 @@ impl Config {
         rules: &[(String, bool)],
         global: Option<bool>,
         api: &str,
-        key: &str,
+        key: &Key<bool>,
         prefix: &str,
     ) -> Decided<bool> {
         if let Some((ns, v)) = most_specific_rule(rules, prefix) {
@@ -136,13 +144,13 @@ impl Config {
 
     /// Debug mode of a namespace prefix and who decided it.
     pub(crate) fn debug_decision(&self, prefix: &str) -> Decided<bool> {
-        self.flag_decision(&self.debug_for, self.debug, "set_debug", "DEBUG", prefix)
+        self.flag_decision(&self.debug_for, self.debug, "set_debug", &DEBUG, prefix)
     }
 
     /// Telemetry of a namespace prefix and who decided it.
     pub(crate) fn telemetry_decision(&self, prefix: &str) -> Decided<bool> {
         let (rules, global) = (&self.telemetry_for, self.telemetry);
-        self.flag_decision(rules, global, "set_telemetry", "PROFILE", prefix)
+        self.flag_decision(rules, global, "set_telemetry", &PROFILE, prefix)
     }
 
     /// The most verbose level any namespace can have under this
@@ -172,8 +180,9 @@ impl Config {
         self.telemetry_decision(prefix).value
     }
 
-    /// The prefix of process-wide settings: the root's, or `RADICAL`.
+    /// The prefix of the application's settings: the root's, else the
+    /// program's own (its executable's name).
     pub(crate) fn process_prefix(&self) -> &str {
-        env::process_prefix(self.root.as_ref())
+        env::process_prefix(self.snapshot(), self.root.as_ref())
     }
 }

@@ -6,8 +6,17 @@
 //! and dropping that payload runs the user's `Drop`, which may panic again,
 //! this time outside any containment. Payloads are therefore dropped under a
 //! second `catch_unwind`, and one whose drop panicked is leaked.
+//!
+//! It also marks where elide runs the `Debug` and `Display` code of the
+//! values being logged ([`formatting_values`]), so a panic there is told
+//! apart from a panic of the sink that formats them: the panic hook words
+//! its message after it, and under `panic = "abort"` the sink is flushed
+//! like the others (its own code did not fail).
+//!
+//! Statics owned here: the per-thread `FORMATTING` mark.
 
 use std::any::Any;
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Runs `f`: its value, or `None` if it panicked (the panic contained, its
@@ -33,6 +42,34 @@ pub(crate) fn drop_payload(payload: Box<dyn Any + Send>) {
     }
 }
 
+thread_local! {
+    /// Whether this thread is inside [`formatting_values`].
+    static FORMATTING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, which formats a record's message or fields: the `Debug` and
+/// `Display` code it calls is the values', so a panic in `f` is not the
+/// calling sink's. The mark is taken off again also when `f` unwinds.
+#[inline]
+pub(crate) fn formatting_values<T>(f: impl FnOnce() -> T) -> T {
+    /// Puts back the mark as it was (so a nested call leaves it on).
+    struct Restore(bool);
+    impl Drop for Restore {
+        #[inline]
+        fn drop(&mut self) {
+            let _ = FORMATTING.try_with(|m| m.set(self.0));
+        }
+    }
+    let _restore = Restore(FORMATTING.try_with(|m| m.replace(true)).unwrap_or(false));
+    f()
+}
+
+/// Whether this thread is formatting a record's values now (for the panic
+/// hook: a panic raised here came from a value's `Debug` or `Display`).
+pub(crate) fn formatting_values_here() -> bool {
+    FORMATTING.try_with(Cell::get).unwrap_or(false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,6 +82,22 @@ mod tests {
             self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             panic!("the payload's drop panicked");
         }
+    }
+
+    #[test]
+    fn the_formatting_mark_is_on_inside_and_off_after_a_panic() {
+        assert!(!formatting_values_here());
+        assert!(formatting_values(|| formatting_values(
+            formatting_values_here
+        )));
+        assert!(formatting_values(|| {
+            formatting_values(|| ());
+            formatting_values_here()
+        }));
+        assert!(!formatting_values_here());
+        let caught = std::panic::catch_unwind(|| formatting_values(|| panic!("a value's Debug")));
+        assert!(caught.is_err());
+        assert!(!formatting_values_here(), "an unwinding panic takes it off");
     }
 
     #[test]

@@ -52,11 +52,16 @@ pub fn set_max_level(level: LevelFilter) {
 
 /// Sets the level of one namespace and everything below it
 /// (`set_level_for("my_app::db", ..)` covers `my_app::db::pool`).
+/// Namespaces are compared as environment prefixes are spelled
+/// ([`env_prefix`](crate::env_prefix)): `my_app::db`, `my_app.db` and
+/// `MY_APP_DB` name the same namespace.
 ///
 /// ```
 /// use elide::LevelFilter;
 /// elide::set_level_for("my_app::db", LevelFilter::Trace);
 /// assert_eq!(elide::level_for("my_app::db::pool"), LevelFilter::Trace);
+/// assert_eq!(elide::level_for("my_app.db"), LevelFilter::Trace);
+/// assert_eq!(elide::level_for("MY_APP_DB"), LevelFilter::Trace);
 /// ```
 pub fn set_level_for(namespace: &str, level: LevelFilter) {
     interest::reconfigure(|c| config::set_rule(&mut c.level_for, namespace, level));
@@ -65,7 +70,10 @@ pub fn set_level_for(namespace: &str, level: LevelFilter) {
 /// Sets the built-in default level (RADICAL's is `Error`), used where
 /// neither the API nor the environment says anything.
 pub fn set_default_level(level: LevelFilter) {
-    interest::reconfigure(|c| c.default_level = level);
+    interest::reconfigure(|c| {
+        c.default_level = level;
+        c.default_level_set = true;
+    });
 }
 
 /// The level configured for a namespace (before sinks are taken into account).
@@ -97,7 +105,8 @@ pub fn debug_mode_for(namespace: &str) -> bool {
 }
 
 /// Whether debug mode is on for the application root namespace
-/// ([`init_ns`](crate::init_ns); `radical` when none was set).
+/// ([`init_ns`](crate::init_ns); without it the program's own name, its
+/// executable's).
 pub fn debug_mode() -> bool {
     runtime::ensure();
     let cfg = config::read();
@@ -122,8 +131,8 @@ pub fn telemetry_for(namespace: &str) -> bool {
 }
 
 /// Where telemetry profiles go: `PROFILE_DIR` of the application root
-/// namespace (`<ROOT>_PROFILE_DIR` down to `RADICAL_PROFILE_DIR`, then
-/// `RADICAL_DEFAULT_PROFILE_DIR`), relative paths taken from the working
+/// namespace, or without one the program's own name (`<ROOT>_PROFILE_DIR`
+/// down the root's cascade, then `RADICAL_DEFAULT_PROFILE_DIR`), relative paths taken from the working
 /// directory at initialisation; by default that working directory.
 pub fn profile_dir() -> PathBuf {
     runtime::ensure();
@@ -131,6 +140,20 @@ pub fn profile_dir() -> PathBuf {
     let d = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
     env::report(&d);
     d.value.0
+}
+
+/// The `.prof` name (`PROFILE_NAME`) and `sync_abs` host (`PROFILE_HOST`)
+/// of the application root namespace, each `None` when no variable sets it
+/// (a rejected value gets its one warning and is `None` too).
+#[cfg(feature = "prof")]
+pub(crate) fn profile_name_and_host() -> (Option<String>, Option<String>) {
+    runtime::ensure();
+    let cfg = config::read();
+    let (snap, root) = (cfg.snapshot(), cfg.root.as_ref());
+    let name = env::profile_name(snap, root);
+    env::report(&name);
+    let name = matches!(name.origin, env::Origin::Env(_)).then_some(name.value);
+    (name, env::profile_host_set(snap, root))
 }
 
 /// Replaces the installed sinks. Records already being emitted finish on the
@@ -185,7 +208,9 @@ pub fn flush() {
 /// and then the root's (`RADICAL_ASYNCFLOW_LOG_LVL`, `RADICAL_LOG_LVL`), so
 /// the root's variables control the whole application while every crate
 /// keeps its own. The root also chooses `LOG_TGT` and `PROFILE_DIR`, and the
-/// file name of `LOG_TGT=.` (`radical.asyncflow.log`).
+/// file name of `LOG_TGT=.` (`radical.asyncflow.log`). Without `init_ns` the
+/// root is the program's own name (its executable's): see the guide's
+/// [configuration chapter](crate::guide::configuration).
 ///
 /// Sites resolved before the call are rewritten.
 ///
@@ -248,6 +273,7 @@ fn init_ns_only(root: &str) -> Guard {
 pub fn reload_from_env() {
     runtime::ensure();
     let snap = Arc::new(EnvSnapshot::capture());
+    runtime::use_snapshot(&snap);
     interest::reconfigure(|c| c.env = Some(snap));
     env_sinks::refresh(true);
 }

@@ -5,6 +5,10 @@ use std::fmt;
 
 use crate::config;
 use crate::dispatch;
+use crate::env::keys::{
+    AnyKey, Scope, DEBUG, KEYS, LOG_DIR, LOG_FMT, LOG_LVL, LOG_MODE, LOG_TGT, PROFILE, PROFILE_DIR,
+    PROFILE_HOST, PROFILE_NAME,
+};
 use crate::env::lookup::Decided;
 use crate::env::{self, Origin};
 use crate::namespace::env_prefix;
@@ -24,7 +28,9 @@ pub struct Entry {
 
 impl Entry {
     /// The key: `LOG_LVL`, `DEBUG`, `PROFILE`, `LOG_TGT`, `LOG_MODE`, `LOG_FMT`,
-    /// `LOG_DIR` or `PROFILE_DIR`.
+    /// `LOG_DIR`, `PROFILE_DIR`, `PROFILE_NAME`, `PROFILE_HOST`, or a variable read under its own name
+    /// (`RUST_LOG`, `NO_COLOR`, `OTEL_SERVICE_NAME`, ...; see the guide's
+    /// table of variables).
     pub fn key(&self) -> &'static str {
         self.key
     }
@@ -77,7 +83,7 @@ impl Description {
     /// `LOG_LVL` capped by the most verbose installed sink.
     pub fn effective_level(&self) -> LevelFilter {
         let lvl = self
-            .entry("LOG_LVL")
+            .entry(LOG_LVL.name)
             .and_then(|e| e.value.parse().ok())
             .unwrap_or(LevelFilter::Off);
         lvl.min(self.sinks_max)
@@ -157,15 +163,6 @@ impl fmt::Display for Description {
     }
 }
 
-fn text<T: fmt::Display>(d: Decided<T>) -> Decided<String> {
-    Decided {
-        value: d.value.to_string(),
-        origin: d.origin,
-        searched: d.searched,
-        rejected: d.rejected,
-    }
-}
-
 /// The effective configuration of the application: the root namespace set
 /// with [`init_ns`](crate::init_ns), or without one the executable's name
 /// (`newapp` for a binary `newapp`, so the variables `NEWAPP_LOG_LVL`, ...),
@@ -200,7 +197,8 @@ pub fn describe_for(namespace: &str) -> Description {
     let snap = cfg.snapshot();
     let root = cfg.root.as_ref();
     let mut entries = Vec::new();
-    let mut push = |key, d: Decided<String>| {
+    let mut push = |key: &dyn AnyKey, d: Decided<String>| {
+        let key = key.name();
         entries.push(Entry {
             key,
             value: d.value,
@@ -213,9 +211,9 @@ pub fn describe_for(namespace: &str) -> Description {
                 .collect(),
         })
     };
-    push("LOG_LVL", text(cfg.level_decision(&prefix)));
-    push("DEBUG", text(cfg.debug_decision(&prefix)));
-    push("PROFILE", text(cfg.telemetry_decision(&prefix)));
+    push(&LOG_LVL, cfg.level_decision(&prefix).into_text());
+    push(&DEBUG, cfg.debug_decision(&prefix).into_text());
+    push(&PROFILE, cfg.telemetry_decision(&prefix).into_text());
     let d = env::log_targets(snap, root);
     env::report(&d);
     let mode = env::log_mode(snap, root);
@@ -223,9 +221,9 @@ pub fn describe_for(namespace: &str) -> Description {
     let format = env::log_format(snap, root);
     env::report(&format);
     if sinks_from_env {
-        push("LOG_TGT", text(d));
-        push("LOG_MODE", text(mode));
-        push("LOG_FMT", text(format));
+        push(&LOG_TGT, d.into_text());
+        push(&LOG_MODE, mode.into_text());
+        push(&LOG_FMT, format.into_text());
     } else {
         let n = dispatch::installed().map_or(0, |s| s.len());
         let api = |value: String| Decided {
@@ -234,22 +232,36 @@ pub fn describe_for(namespace: &str) -> Description {
             searched: Vec::new(),
             rejected: Vec::new(),
         };
-        push("LOG_TGT", api(format!("{n} sink(s) set through the API")));
-        push(
-            "LOG_MODE",
-            api("not used (sinks set through the API)".into()),
-        );
-        push(
-            "LOG_FMT",
-            api("not used (sinks set through the API)".into()),
-        );
+        push(&LOG_TGT, api(format!("{n} sink(s) set through the API")));
+        for key in [&LOG_MODE as &dyn AnyKey, &LOG_FMT] {
+            push(key, api("not used (sinks set through the API)".into()));
+        }
     }
     let d = env::log_dir(snap);
     env::report(&d);
-    push("LOG_DIR", text(d));
+    push(&LOG_DIR, d.into_text());
     let d = env::profile_dir(snap, root);
     env::report(&d);
-    push("PROFILE_DIR", text(d));
+    push(&PROFILE_DIR, d.into_text());
+    let d = env::profile_name(snap, root);
+    env::report(&d);
+    push(&PROFILE_NAME, d);
+    #[cfg(feature = "prof")]
+    let d = env::profile_host(snap, root);
+    // Only the `.prof` sink reads it.
+    #[cfg(not(feature = "prof"))]
+    let d = Decided {
+        value: "not used (this build has no `prof` feature)".to_owned(),
+        origin: Origin::Default,
+        searched: Vec::new(),
+        rejected: Vec::new(),
+    };
+    env::report(&d);
+    push(&PROFILE_HOST, d);
+    // The variables read under their own names, as the snapshot holds them.
+    for key in KEYS.iter().filter(|k| k.scope() == Scope::Exact) {
+        push(*key, key.exact(snap));
+    }
     Description {
         namespace: namespace.to_owned(),
         prefix,
@@ -257,5 +269,29 @@ pub fn describe_for(namespace: &str) -> Description {
         entries,
         sinks_max,
         static_gate: StaticGate::of(namespace),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::env::keys::{KEYS, VERBOSE};
+
+    /// Every key of the table is described, once: `VERBOSE` within
+    /// `LOG_LVL` (its cascade is on `LOG_LVL`'s "looked at" line).
+    #[test]
+    fn every_key_of_the_table_has_its_entry() {
+        let d = super::describe_for("my_app::db");
+        let described: Vec<&str> = d.entries().iter().map(|e| e.key()).collect();
+        let mut expected: Vec<&str> = KEYS
+            .iter()
+            .map(|k| k.name())
+            .filter(|n| *n != VERBOSE.name)
+            .collect();
+        let mut got = described.clone();
+        expected.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, expected, "described: {described:?}");
+        let lvl = d.entry("LOG_LVL").unwrap();
+        assert!(lvl.searched().iter().any(|v| v.ends_with("_VERBOSE")));
     }
 }

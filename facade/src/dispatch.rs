@@ -17,7 +17,7 @@
 //! Statics owned here: `SINKS` (the set), `SINKS_GENERATION`, `RETIRED`
 //! (replaced sets still held by some thread), `FLUSH_PANIC_REPORTED`,
 //! `CAPTURES`, and the per-thread `LOCAL` cache with its `RELEASE_ON_EXIT`
-//! guard and the `CAPTURING` hooks.
+//! guard, the `CAPTURING` hooks and the `EMITTING` mark.
 
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -322,6 +322,10 @@ thread_local! {
     static RELEASE_ON_EXIT: ReleaseOnExit = const { ReleaseOnExit };
     /// The captures this thread is in, innermost last.
     static CAPTURING: RefCell<Vec<Arc<dyn Sink>>> = const { RefCell::new(Vec::new()) };
+    /// The sink this thread is calling when it is one of several (of a set
+    /// or the captures), null otherwise: what a panic hook must not call
+    /// again (see [`sink_in_use_here`]).
+    static EMITTING: Cell<*const ()> = const { Cell::new(ptr::null()) };
 }
 
 /// Captures entered on any thread and not yet left.
@@ -538,7 +542,7 @@ fn deliver_captured(record: &Record<'_>) {
                 record.level() <= hook.max_level()
             };
             if wanted {
-                let _ = emit_contained(&**hook, record);
+                let _ = emit_marked(&**hook, record);
             }
         }
     });
@@ -566,16 +570,63 @@ fn deliver(set: &SinkSet, record: &Record<'_>) {
 fn deliver_each(entries: &[Entry], record: &Record<'_>) {
     if record.kind() == Kind::Telemetry {
         for e in entries.iter().filter(|e| e.telemetry) {
-            let _ = emit_contained(e.sink(), record);
+            let _ = emit_marked(e.sink(), record);
         }
     } else {
         let level = record.level();
         for e in entries {
             if level <= e.max_level {
-                let _ = emit_contained(e.sink(), record);
+                let _ = emit_marked(e.sink(), record);
             }
         }
     }
+}
+
+/// [`emit_contained`] with the sink marked in [`EMITTING`] meanwhile: one
+/// sink of several. (A set of one needs no mark: its sink is the thread's
+/// `single`.)
+fn emit_marked(sink: &dyn Sink, record: &Record<'_>) -> bool {
+    let _ = EMITTING.try_with(|m| m.set(address(sink)));
+    let ok = emit_contained(sink, record);
+    let _ = EMITTING.try_with(|m| m.set(ptr::null()));
+    ok
+}
+
+/// A sink's address, to compare sinks by (the data part of the pointer).
+fn address(sink: &dyn Sink) -> *const () {
+    sink as *const dyn Sink as *const ()
+}
+
+/// For a panic hook on a thread that is inside [`dispatch`]: the address
+/// of the sink it is calling, if known (the one marked in [`EMITTING`],
+/// else the only sink of the set this thread caches).
+pub(crate) fn sink_in_use_here() -> Option<*const ()> {
+    let marked = EMITTING.try_with(Cell::get).unwrap_or(ptr::null());
+    if !marked.is_null() {
+        return Some(marked);
+    }
+    LOCAL
+        .try_with(|l| l.single.get())
+        .ok()
+        .flatten()
+        .map(|s| s.as_ptr() as *const ())
+}
+
+/// Every installed sink and every sink of a replaced set some thread still
+/// holds, each once, but the one at `skip`: what a panic that ends the
+/// process flushes (see `runtime::abort_flush`).
+pub(crate) fn every_sink_but(skip: Option<*const ()>) -> Vec<Arc<dyn Sink>> {
+    let mut sinks: Vec<Arc<dyn Sink>> = Vec::new();
+    let sets = SINKS.load_full().into_iter().chain(retired());
+    for set in sets {
+        for e in &set.entries {
+            let at = address(&*e.sink);
+            if Some(at) != skip && !sinks.iter().any(|s| address(&**s) == at) {
+                sinks.push(e.sink.clone());
+            }
+        }
+    }
+    sinks
 }
 
 /// Calls a sink, containing a panic so it never reaches the caller; a panic
@@ -828,6 +879,49 @@ mod tests {
         worker.join().unwrap();
         assert_eq!(old.0.load(Ordering::Relaxed), 1);
         assert_eq!(new.0.load(Ordering::Relaxed), 1);
+        set_sinks(Vec::<Arc<dyn Sink>>::new());
+    }
+
+    /// Records, for each record it gets, whether the panic hook would
+    /// name it as the sink this thread is calling.
+    #[derive(Default)]
+    struct SeesItself(std::sync::Mutex<Vec<bool>>);
+    impl Sink for SeesItself {
+        fn emit(&self, _: &Record<'_>) {
+            let me = self as *const SeesItself as *const ();
+            self.0.lock().unwrap().push(sink_in_use_here() == Some(me));
+        }
+    }
+
+    /// The sink a panicking thread is in is known (alone in its set, or one
+    /// of several), and the sinks a panic=abort hook flushes are every
+    /// other one, each once, replaced sets included.
+    #[test]
+    fn the_sink_in_use_is_known_and_left_out_of_the_abort_flush() {
+        let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let a = Arc::new(SeesItself::default());
+        let b = Arc::new(SeesItself::default());
+        set_sinks([a.clone() as Arc<dyn Sink>]);
+        emit_one();
+        // An idle thread keeps the set of `a` alone alive once replaced.
+        let (go_tx, worker) = idle_thread_holding_the_current_set();
+        set_sinks([a.clone() as Arc<dyn Sink>, b.clone()]);
+        emit_one();
+        // Alone (here and on the idle thread), then one of two.
+        assert_eq!(*a.0.lock().unwrap(), [true, true, true]);
+        assert_eq!(*b.0.lock().unwrap(), [true]);
+        assert_eq!(sink_in_use_here(), None, "not emitting now");
+
+        let names = |skip: Option<&Arc<SeesItself>>| -> Vec<*const ()> {
+            let skip = skip.map(|s| Arc::as_ptr(s) as *const ());
+            every_sink_but(skip).iter().map(|s| address(&**s)).collect()
+        };
+        let (pa, pb) = (Arc::as_ptr(&a) as *const (), Arc::as_ptr(&b) as *const ());
+        assert_eq!(names(None), [pa, pb], "each once");
+        assert_eq!(names(Some(&a)), [pb]);
+        assert_eq!(names(Some(&b)), [pa]);
+        go_tx.send(()).unwrap();
+        worker.join().unwrap();
         set_sinks(Vec::<Arc<dyn Sink>>::new());
     }
 }

@@ -12,15 +12,22 @@
 //! `RADICAL_ASYNCFLOW_LOG_LVL`, `RADICAL_LOG_LVL`). The first variable that
 //! exists decides, even if it is empty; empty (or only whitespace) means
 //! "not set" and passes on to `RADICAL_DEFAULT_<KEY>`, then to the built-in
-//! default. There is no bare `<KEY>` fallback. With an application root
-//! (`init_ns`), a site outside the root tries its own cascade first and the
-//! root's after it (see [`lookup::cascade`]).
+//! default. There is no bare `<KEY>` fallback. Every program has an
+//! application root: the `init_ns` one, else its own name (the
+//! executable's). A site outside the root tries its own cascade first and
+//! the root's after it (see [`lookup::cascade`]); the application's keys
+//! (`LOG_TGT`, ...) follow the root's cascade.
 //!
 //! **Bad values** are rejected with exactly one warning per variable and
 //! value on stderr, naming the variable, the value and the fallback used.
+//! **Unread variables** (set, but of no namespace or root elide reads) get
+//! one warning each, saying why.
+//!
+//! The keys themselves are declared once, in [`keys`].
 //!
 //! Statics owned here: the set of warnings already given (in `warn_once`).
 
+pub(crate) mod keys;
 pub(crate) mod lookup;
 pub(crate) mod parse;
 #[cfg(feature = "rust-log")]
@@ -30,48 +37,42 @@ use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use crate::LevelFilter;
-#[cfg(feature = "file")]
+use keys::{Ctx, Key, KEYS, LOG_DIR, LOG_FMT, LOG_LVL, LOG_MODE, LOG_TGT, PROFILE_DIR, VERBOSE};
 pub(crate) use lookup::clip;
-use lookup::{cascade, default_var, resolve, Decided, Warning};
-use parse::{
-    parse_dir, parse_flag, parse_level, parse_log_format, parse_log_mode, parse_targets, LogFormat,
-    LogMode, Target, Targets,
-};
-
-/// The keys elide reads, as they appear after the namespace prefix.
-pub(crate) const KEYS: [&str; 9] = [
-    "LOG_LVL",
-    "VERBOSE",
-    "DEBUG",
-    "PROFILE",
-    "LOG_TGT",
-    "LOG_MODE",
-    "LOG_FMT",
-    "PROFILE_DIR",
-    "LOG_DIR",
-];
+use lookup::{Decided, Warning};
+use parse::{LogFormat, LogMode, Target, Targets};
 
 /// The variables elide understands, captured once.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct EnvSnapshot {
     /// Sorted by name, one entry per name. A handful of variables: a sorted
     /// list serves the lookups without linking a hash map into every
     /// program.
     vars: Vec<(String, OsString)>,
+    /// For each of `vars`, whether some lookup's cascade named it (so a
+    /// per-namespace variable that no site of the program looked at can be
+    /// reported as ignored).
+    looked_at: Vec<AtomicBool>,
+    /// The program's own root: its executable's name, whose variables
+    /// answer for the whole program unless `init_ns` names another root.
+    program: Option<Root>,
     /// The working directory at capture time: the base of relative paths.
     cwd: PathBuf,
     /// The executable's file stem, for `LOG_TGT=.` without a root.
     exe_name: String,
+    /// `$HOME`, for a leading `~/` in paths (`None` when unset).
+    home: Option<PathBuf>,
     /// `RUST_LOG`, parsed once: the last fallback of a level.
     #[cfg(feature = "rust-log")]
     rust_log: Option<rust_log::Directives>,
 }
 
 impl EnvSnapshot {
-    /// Reads the process environment. Only variables ending in one of
+    /// Reads the process environment. Only the variables of the keys in
     /// [`KEYS`] are kept; values stay as the OS gave them (non-UTF-8 ones
     /// are kept and reported when looked up).
     pub(crate) fn capture() -> EnvSnapshot {
@@ -80,15 +81,17 @@ impl EnvSnapshot {
         );
         snap.cwd = std::env::current_dir().unwrap_or_default();
         snap.exe_name = crate::process::exe_name().unwrap_or_default();
+        snap.program = program_root(&snap.exe_name);
+        snap.home = std::env::var_os("HOME").map(PathBuf::from);
         snap
     }
 
     /// A snapshot of the given variables, with an empty working directory.
     pub(crate) fn from_vars(vars: impl IntoIterator<Item = (String, OsString)>) -> EnvSnapshot {
         let mut snap = EnvSnapshot::default();
-        let wanted = vars.into_iter().filter(|(k, _)| {
-            KEYS.iter().any(|key| is_for_key(k, key)) || k == RUST_LOG || is_near_miss(k)
-        });
+        let wanted = vars
+            .into_iter()
+            .filter(|(k, _)| KEYS.iter().any(|key| key.matches(k)) || is_near_miss(k));
         for (k, v) in wanted {
             // A repeated name: the last value wins, as in a map.
             match snap.find(&k) {
@@ -96,6 +99,7 @@ impl EnvSnapshot {
                 Err(i) => snap.vars.insert(i, (k, v)),
             }
         }
+        snap.looked_at = snap.vars.iter().map(|_| AtomicBool::new(false)).collect();
         #[cfg(feature = "rust-log")]
         {
             snap.rust_log = snap
@@ -110,17 +114,19 @@ impl EnvSnapshot {
     pub(crate) fn with_process(mut self, cwd: &str, exe_name: &str) -> EnvSnapshot {
         self.cwd = cwd.into();
         self.exe_name = exe_name.into();
+        self.program = program_root(exe_name);
         self
     }
 
     /// The first variable for `key` (any namespace, or the default one)
     /// that holds a true flag, and its value: used to decide whether
     /// telemetry output is needed at all before any site has resolved.
-    pub(crate) fn flag_on(&self, key: &str) -> Option<(&str, &OsStr)> {
+    pub(crate) fn flag_on(&self, key: &Key<bool>) -> Option<(&str, &OsStr)> {
         self.vars
             .iter()
             .find(|(k, v)| {
-                is_for_key(k, key) && v.to_str().is_some_and(|v| parse::parse_flag(v) == Ok(true))
+                is_for_key(k, key.name)
+                    && v.to_str().is_some_and(|v| parse::parse_flag(v) == Ok(true))
             })
             .map(|(k, v)| (k.as_str(), v.as_os_str()))
     }
@@ -132,11 +138,28 @@ impl EnvSnapshot {
         let vars = self
             .vars
             .iter()
-            .filter(|(k, _)| is_for_key(k, "LOG_LVL") || is_for_key(k, "VERBOSE"))
+            .filter(|(k, _)| is_for_key(k, LOG_LVL.name) || is_for_key(k, VERBOSE.name))
             .filter_map(|(_, v)| parse::parse_level(v.to_str()?).ok());
         #[cfg(feature = "rust-log")]
         let vars = vars.chain(self.rust_log.as_ref().and_then(|d| d.max_level()));
         vars.max()
+    }
+
+    /// The parsing context of keys without a log directory of their own.
+    pub(crate) fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            cwd: &self.cwd,
+            log_dir: &self.cwd,
+            name: &self.exe_name,
+            home: self.home.as_deref(),
+        }
+    }
+
+    /// Notes that a lookup's cascade named `name`.
+    pub(crate) fn look_at(&self, name: &str) {
+        if let Ok(i) = self.find(name) {
+            self.looked_at[i].store(true, Ordering::Relaxed);
+        }
     }
 
     /// The raw value of one variable.
@@ -151,15 +174,18 @@ impl EnvSnapshot {
 }
 
 /// The `env_logger` variable, read as the last fallback of a level.
-const RUST_LOG: &str = "RUST_LOG";
+const RUST_LOG: &str = keys::RUST_LOG.name;
+
+/// The key name other tools use for a level.
+const NEAR_MISS: &str = "LOG_LEVEL";
 
 /// A level variable spelled the way other tools spell it
 /// (`RADICAL_LOG_LEVEL`): not read, but warned about once.
 fn is_near_miss(name: &str) -> bool {
-    is_for_key(name, "LOG_LEVEL")
+    is_for_key(name, NEAR_MISS)
 }
 
-fn is_for_key(name: &str, key: &str) -> bool {
+pub(crate) fn is_for_key(name: &str, key: &str) -> bool {
     name.len() > key.len() + 1
         && name.ends_with(key)
         && name.as_bytes()[name.len() - key.len() - 1] == b'_'
@@ -205,10 +231,134 @@ impl Root {
     }
 }
 
-/// The prefix of process-wide keys (`LOG_TGT`, `PROFILE_DIR`): the root's,
-/// or `RADICAL` when the application set none.
-pub(crate) fn process_prefix(root: Option<&Root>) -> &str {
-    root.map_or("RADICAL", |r| r.prefix.as_str())
+/// The program's own root, named after its executable (none without a name).
+fn program_root(exe_name: &str) -> Option<Root> {
+    Some(Root::new(exe_name)).filter(|r| !r.prefix.is_empty())
+}
+
+/// The application's root: the one `init_ns` set, else the program's own
+/// (its executable's name). One rule for every key: a site reads its own
+/// namespace's variables, then the application's; a key of the application
+/// (`LOG_TGT`, `PROFILE_DIR`, ...) reads the application's.
+pub(crate) fn app_root<'a>(snap: &'a EnvSnapshot, root: Option<&'a Root>) -> Option<&'a Root> {
+    root.or(snap.program.as_ref())
+}
+
+/// The prefix of the application's keys (`LOG_TGT`, `PROFILE_DIR`): the
+/// application root's (empty without one: then only `RADICAL_DEFAULT_<KEY>`
+/// is read).
+pub(crate) fn process_prefix<'a>(snap: &'a EnvSnapshot, root: Option<&'a Root>) -> &'a str {
+    app_root(snap, root).map_or("", |r| r.prefix.as_str())
+}
+
+/// Why a variable of the application's own keys, or of no site's
+/// namespace, is not read: where the application's variables are.
+fn app_variables(snap: &EnvSnapshot, root: Option<&Root>) -> String {
+    match app_root(snap, root) {
+        Some(r) => format!(
+            "this application's variables start with {}_ (`init_ns` names another root)",
+            r.prefix
+        ),
+        None => {
+            "this application has no name to read variables by (`init_ns` gives one)".to_owned()
+        }
+    }
+}
+
+/// One warning for each variable of an application key (`LOG_TGT`,
+/// `LOG_MODE`, `LOG_FMT`, `PROFILE_DIR`) that is set but not read because
+/// it is not the application root's (`RADICAL_LOG_TGT` in program `app`
+/// without `init_ns("radical")`), and for each `<X>_LOG_DIR` but
+/// `RADICAL_DEFAULT_LOG_DIR`. To be reported when the root or the snapshot
+/// changed.
+pub(crate) fn ignored_app_vars(snap: &EnvSnapshot, root: Option<&Root>) -> Vec<Warning> {
+    let prefix = process_prefix(snap, root);
+    let mut out = Vec::new();
+    for (name, raw) in &snap.vars {
+        let Some(key) = KEYS.iter().find(|k| k.matches(name)) else {
+            continue;
+        };
+        let (read, reason) = match key.scope() {
+            keys::Scope::Process => (
+                app_vars(prefix, key.name()),
+                format!(
+                    "{} is read for the application as a whole, and {}",
+                    key.name(),
+                    app_variables(snap, root)
+                ),
+            ),
+            keys::Scope::DefaultOnly => {
+                let read = app_vars("", key.name());
+                let reason = format!("only {} is read", read.join(", "));
+                (read, reason)
+            }
+            keys::Scope::Namespace | keys::Scope::Exact => continue,
+        };
+        if !read.contains(name) && !is_blank(raw) {
+            out.push(Warning {
+                var: name.clone(),
+                raw: raw.clone(),
+                part: None,
+                reason,
+                fallback: format!("{} instead", read.join(", ")),
+            });
+        }
+    }
+    out
+}
+
+/// One warning for each per-namespace variable (`LOG_LVL`, `DEBUG`,
+/// `PROFILE`, `VERBOSE`) that is set but that no lookup so far looked at:
+/// no site of this program is under its namespace, and it is not the
+/// application root's. To be reported at exit, when every site that ran
+/// has looked.
+pub(crate) fn unread_namespace_vars(snap: &EnvSnapshot, root: Option<&Root>) -> Vec<Warning> {
+    let app = process_prefix(snap, root);
+    let mut out = Vec::new();
+    for (i, (name, raw)) in snap.vars.iter().enumerate() {
+        let Some(key) = KEYS.iter().find(|k| k.matches(name)) else {
+            continue;
+        };
+        // The application's own variables apply to every site, even when
+        // none ran.
+        if key.scope() != keys::Scope::Namespace
+            || snap.looked_at[i].load(Ordering::Relaxed)
+            || is_blank(raw)
+            || app_vars(app, key.name()).contains(name)
+        {
+            continue;
+        }
+        let ns = &name[..name.len() - key.name().len() - 1];
+        out.push(Warning {
+            var: name.clone(),
+            raw: raw.clone(),
+            part: None,
+            reason: format!(
+                "no site of this program under the namespace {ns} asked for {}, and {}",
+                key.name(),
+                app_variables(snap, root)
+            ),
+            fallback: format!(
+                "each site's own {} variables, then {} instead",
+                key.name(),
+                app_vars(app, key.name()).join(", ")
+            ),
+        });
+    }
+    out
+}
+
+/// The variables of `key` that the application root with `prefix` reads:
+/// its cascade, then `RADICAL_DEFAULT_<KEY>`.
+fn app_vars(prefix: &str, key: &str) -> Vec<String> {
+    let mut vars = lookup::cascade(prefix, None, key);
+    vars.push(lookup::default_var(key));
+    vars
+}
+
+/// Empty or only whitespace: "not set".
+fn is_blank(raw: &OsStr) -> bool {
+    raw.to_str().is_some_and(|s| s.trim().is_empty())
 }
 
 /// `LOG_LVL` (then legacy `VERBOSE`) for a site prefix.
@@ -218,18 +368,10 @@ pub(crate) fn level(
     root: Option<&Root>,
     builtin: LevelFilter,
 ) -> Decided<LevelFilter> {
-    let root = root.map(|r| r.prefix.as_str());
+    let root = app_root(snap, root).map(|r| r.prefix.as_str());
     warn_near_misses(snap);
-    let d = resolve(
-        snap,
-        &[
-            cascade(prefix, root, "LOG_LVL"),
-            cascade(prefix, root, "VERBOSE"),
-        ],
-        &default_var("LOG_LVL"),
-        parse_level,
-        builtin,
-    );
+    let chains = [LOG_LVL.cascade(prefix, root), VERBOSE.cascade(prefix, root)];
+    let d = LOG_LVL.resolve(snap, &chains, &snap.ctx(), builtin);
     with_rust_log(snap, prefix, d)
 }
 
@@ -264,6 +406,7 @@ fn with_rust_log(snap: &EnvSnapshot, _: &str, d: Decided<LevelFilter>) -> Decide
         warn_once(&Warning {
             var: RUST_LOG.to_owned(),
             raw: raw.to_owned(),
+            part: None,
             reason: "RUST_LOG directives need elide's cargo feature `rust-log`, which this \
                      build lacks"
                 .to_owned(),
@@ -281,7 +424,8 @@ fn warn_ignored_directives(snap: &EnvSnapshot, d: &rust_log::Directives) {
         warn_once(&Warning {
             var: RUST_LOG.to_owned(),
             raw: raw.to_owned(),
-            reason: format!("directive `{directive}`: {reason}"),
+            part: Some(format!("the directive `{directive}`")),
+            reason: reason.clone(),
             fallback: "the other directives".to_owned(),
         });
     }
@@ -290,10 +434,15 @@ fn warn_ignored_directives(snap: &EnvSnapshot, d: &rust_log::Directives) {
 /// One "did you mean" warning per `*_LOG_LEVEL` variable.
 fn warn_near_misses(snap: &EnvSnapshot) {
     for (name, raw) in snap.vars.iter().filter(|(k, _)| is_near_miss(k)) {
-        let meant = format!("{}_LOG_LVL", &name[..name.len() - "_LOG_LEVEL".len()]);
+        let meant = format!(
+            "{}_{}",
+            &name[..name.len() - NEAR_MISS.len() - 1],
+            LOG_LVL.name
+        );
         warn_once(&Warning {
             var: name.clone(),
             raw: raw.clone(),
+            part: None,
             reason: format!("not a variable elide reads (did you mean `{meant}`?)"),
             fallback: "the other level variables".to_owned(),
         });
@@ -305,38 +454,65 @@ pub(crate) fn flag(
     snap: &EnvSnapshot,
     prefix: &str,
     root: Option<&Root>,
-    key: &str,
+    key: &Key<bool>,
 ) -> Decided<bool> {
-    let root = root.map(|r| r.prefix.as_str());
-    resolve(
-        snap,
-        &[cascade(prefix, root, key)],
-        &default_var(key),
-        parse_flag,
-        false,
-    )
+    let root = app_root(snap, root).map(|r| r.prefix.as_str());
+    key.resolve(snap, &[key.cascade(prefix, root)], &snap.ctx(), false)
 }
 
 /// `RADICAL_DEFAULT_LOG_DIR`, default the working directory.
 pub(crate) fn log_dir(snap: &EnvSnapshot) -> Decided<Shown<PathBuf>> {
-    resolve(
+    LOG_DIR.resolve(snap, &[], &snap.ctx(), Shown(snap.cwd.clone()))
+}
+
+/// `PROFILE_DIR` of the application root, default the working directory.
+pub(crate) fn profile_dir(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Shown<PathBuf>> {
+    let cwd = Shown(snap.cwd.clone());
+    process_key(&PROFILE_DIR, snap, root, &snap.ctx(), cwd)
+}
+
+/// One key of the process: its cascade for the process prefix.
+fn process_key<T>(
+    key: &Key<T>,
+    snap: &EnvSnapshot,
+    root: Option<&Root>,
+    ctx: &Ctx<'_>,
+    builtin: T,
+) -> Decided<T> {
+    key.resolve(
         snap,
-        &[],
-        &default_var("LOG_DIR"),
-        |s| parse_dir(s, &snap.cwd).map(Shown),
-        Shown(snap.cwd.clone()),
+        &[key.cascade(process_prefix(snap, root), None)],
+        ctx,
+        builtin,
     )
 }
 
-/// `PROFILE_DIR` of the process root namespace, default the working directory.
-pub(crate) fn profile_dir(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Shown<PathBuf>> {
-    resolve(
-        snap,
-        &[cascade(process_prefix(root), None, "PROFILE_DIR")],
-        &default_var("PROFILE_DIR"),
-        |s| parse_dir(s, &snap.cwd).map(Shown),
-        Shown(snap.cwd.clone()),
-    )
+/// `PROFILE_NAME` of the application root (looked up like `PROFILE_DIR`):
+/// the start-up `.prof` file's name and `comp` column, so each process of
+/// a run is its own component (`agent_0`) without code. Default:
+/// [`process_name`].
+pub(crate) fn profile_name(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
+    let name = process_name(snap, root);
+    process_key(&keys::PROFILE_NAME, snap, root, &snap.ctx(), name)
+}
+
+/// `PROFILE_HOST` of the application root (looked up like `PROFILE_DIR`):
+/// the host in the `.prof` `sync_abs` line, for hosts where DNS rather than
+/// `/etc/hosts` gives radical.utils' `socket.getfqdn()`. Default: the name
+/// found in `/etc/hosts` ([`crate::host::hostname`]).
+#[cfg(feature = "prof")]
+pub(crate) fn profile_host(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
+    let host = crate::host::hostname();
+    process_key(&keys::PROFILE_HOST, snap, root, &snap.ctx(), host)
+}
+
+/// [`profile_host`] when a variable sets it; `None` for the default or a
+/// rejected value (which gets its one warning).
+#[cfg(feature = "prof")]
+pub(crate) fn profile_host_set(snap: &EnvSnapshot, root: Option<&Root>) -> Option<String> {
+    let d = profile_host(snap, root);
+    report(&d);
+    matches!(d.origin, Origin::Env(_)).then_some(d.value)
 }
 
 /// The process's name for files it writes (`LOG_TGT=.`, the start-up
@@ -360,37 +536,25 @@ pub(crate) fn log_targets(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Ta
     // stderr, with a warning), so its name needs no `LOG_DIR` lookup.
     #[cfg(not(feature = "file"))]
     let (dir, name) = (snap.cwd.clone(), snap.exe_name.clone());
-    resolve(
-        snap,
-        &[cascade(process_prefix(root), None, "LOG_TGT")],
-        &default_var("LOG_TGT"),
-        |s| parse_targets(s, &dir, &name),
-        Targets(vec![Target::Stderr]),
-    )
+    let ctx = Ctx {
+        log_dir: &dir,
+        name: &name,
+        ..snap.ctx()
+    };
+    process_key(&LOG_TGT, snap, root, &ctx, Targets(vec![Target::Stderr]))
 }
 
 /// `LOG_MODE` of the process root namespace (looked up like `LOG_TGT`):
 /// how the file targets of `LOG_TGT` are written. Default: buffered.
 pub(crate) fn log_mode(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<LogMode> {
-    resolve(
-        snap,
-        &[cascade(process_prefix(root), None, "LOG_MODE")],
-        &default_var("LOG_MODE"),
-        parse_log_mode,
-        LogMode(None),
-    )
+    process_key(&LOG_MODE, snap, root, &snap.ctx(), LogMode(None))
 }
 
 /// `LOG_FMT` of the process root namespace (looked up like `LOG_TGT`):
 /// the line format of the `LOG_TGT` sinks. Default: the RADICAL line.
 pub(crate) fn log_format(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<LogFormat> {
-    resolve(
-        snap,
-        &[cascade(process_prefix(root), None, "LOG_FMT")],
-        &default_var("LOG_FMT"),
-        parse_log_format,
-        LogFormat(crate::format::Format::Radical),
-    )
+    let radical = LogFormat(crate::format::Format::Radical);
+    process_key(&LOG_FMT, snap, root, &snap.ctx(), radical)
 }
 
 /// A path that displays itself.
@@ -543,10 +707,10 @@ mod tests {
     #[test]
     fn a_true_flag_counts_only_for_its_own_key() {
         let s = snap(&[("RADICAL_DEBUG", "1"), ("RADICAL_PROFILE", "0")]);
-        assert_eq!(s.flag_on("PROFILE"), None);
+        assert_eq!(s.flag_on(&keys::PROFILE), None);
         let s = snap(&[("RADICAL_DEBUG", "1"), ("RADICAL_PILOT_PROFILE", "yes")]);
         assert_eq!(
-            s.flag_on("PROFILE"),
+            s.flag_on(&keys::PROFILE),
             Some(("RADICAL_PILOT_PROFILE", OsStr::new("yes")))
         );
     }
@@ -586,7 +750,7 @@ mod tests {
             ("stderr".into(), Origin::Default)
         );
         assert_eq!(
-            t(&[("RADICAL_LOG_TGT", ".")], None).value.to_string(),
+            t(&[("PROBE_LOG_TGT", ".")], None).value.to_string(),
             "/run/probe.log"
         );
         let root = Root::new("Radical.AsyncFlow");
@@ -620,17 +784,19 @@ mod tests {
             Some(&root),
         );
         assert_eq!(d.value.to_string(), "stdout,stderr");
-        // Without a root, only RADICAL's variables count.
-        let d = t(
-            &[
-                ("MY_APP_LOG_TGT", "stdout"),
-                ("RADICAL_DEFAULT_LOG_TGT", "null"),
-            ],
-            None,
-        );
-        assert_eq!(d.value.to_string(), "null");
+        // Without `init_ns`, the program's own variables count (its
+        // executable is `probe`), RADICAL's only by default variable.
+        let vars = [
+            ("MY_APP_LOG_TGT", "stdout"),
+            ("RADICAL_LOG_TGT", "stdout"),
+            ("RADICAL_DEFAULT_LOG_TGT", "null"),
+        ];
+        assert_eq!(t(&vars, None).value.to_string(), "null");
+        let d = t(&[("PROBE_LOG_TGT", "stdout"), vars[1], vars[2]], None);
+        assert_eq!(d.value.to_string(), "stdout");
+        assert_eq!(d.origin, Origin::Env("PROBE_LOG_TGT".into()));
         // Garbage falls back with a warning.
-        let d = t(&[("RADICAL_LOG_TGT", " , ")], None);
+        let d = t(&[("PROBE_LOG_TGT", " , ")], None);
         assert_eq!(d.value.to_string(), "stderr");
         assert_eq!(d.warnings().len(), 1);
     }
@@ -647,11 +813,7 @@ mod tests {
             (" sync-durable ", Some(FileMode::SyncDurable)),
             ("buffered", None),
         ] {
-            assert_eq!(
-                m(&[("RADICAL_LOG_MODE", text)], None).value.0,
-                mode,
-                "{text}"
-            );
+            assert_eq!(m(&[("PROBE_LOG_MODE", text)], None).value.0, mode, "{text}");
         }
         // The root's own variable beats RADICAL's; `buffered` undoes it.
         let root = Root::new("radical.asyncflow");
@@ -660,11 +822,14 @@ mod tests {
             ("RADICAL_ASYNCFLOW_LOG_MODE", "buffered"),
         ];
         assert_eq!(m(&vars, Some(&root)).value.0, None);
-        assert_eq!(m(&vars, None).value.0, Some(FileMode::Durable));
-        // Empty shadows RADICAL_LOG_MODE and passes to the default variable.
+        let radical = Root::new("radical");
+        assert_eq!(m(&vars, Some(&radical)).value.0, Some(FileMode::Durable));
+        // Not the program's root: not read.
+        assert_eq!(m(&vars, None).value.0, None);
+        // Empty shadows PROBE_LOG_MODE and passes to the default variable.
         let d = m(
             &[
-                ("RADICAL_LOG_MODE", ""),
+                ("PROBE_LOG_MODE", ""),
                 ("RADICAL_DEFAULT_LOG_MODE", "async"),
             ],
             None,
@@ -677,13 +842,13 @@ mod tests {
             )
         );
         // Garbage: one warning naming variable, value and the fallback.
-        let d = m(&[("RADICAL_LOG_MODE", "fsync")], None);
+        let d = m(&[("PROBE_LOG_MODE", "fsync")], None);
         assert_eq!(d.value.0, None);
         let w = d.warnings();
         assert_eq!(w.len(), 1);
         let text = w[0].to_string();
         for part in [
-            "RADICAL_LOG_MODE",
+            "PROBE_LOG_MODE",
             "\"fsync\"",
             "buffered (the built-in default)",
         ] {
@@ -695,12 +860,12 @@ mod tests {
     fn dirs() {
         assert_eq!(profile_dir(&snap(&[]), None).value.to_string(), "/run");
         let s = snap(&[
-            ("RADICAL_PROFILE_DIR", "prof"),
+            ("PROBE_PROFILE_DIR", "prof"),
             ("RADICAL_DEFAULT_PROFILE_DIR", "/d"),
         ]);
         assert_eq!(profile_dir(&s, None).value.to_string(), "/run/prof");
         let s = snap(&[
-            ("RADICAL_PROFILE_DIR", ""),
+            ("PROBE_PROFILE_DIR", ""),
             ("RADICAL_DEFAULT_PROFILE_DIR", "/d"),
         ]);
         assert_eq!(profile_dir(&s, None).value.to_string(), "/d");
@@ -714,14 +879,14 @@ mod tests {
             ("RADICAL_PROFILE", "TRUE"),
             ("RADICAL_ASYNCFLOW_PROFILE", "off"),
         ]);
-        assert!(flag(&s, "RADICAL_PILOT", None, "PROFILE").value);
-        assert!(!flag(&s, "RADICAL_ASYNCFLOW_X", None, "PROFILE").value);
-        assert!(!flag(&snap(&[]), "RADICAL", None, "PROFILE").value);
+        assert!(flag(&s, "RADICAL_PILOT", None, &keys::PROFILE).value);
+        assert!(!flag(&s, "RADICAL_ASYNCFLOW_X", None, &keys::PROFILE).value);
+        assert!(!flag(&snap(&[]), "RADICAL", None, &keys::PROFILE).value);
         let d = flag(
             &snap(&[("RADICAL_PROFILE", "2")]),
             "RADICAL",
             None,
-            "PROFILE",
+            &keys::PROFILE,
         );
         assert!(!d.value);
         assert!(d.warnings()[0]
@@ -738,7 +903,7 @@ mod tests {
             EnvSnapshot::from_vars([(var.to_string(), v)]).with_process("/run", "probe")
         };
         type Probe = fn(&EnvSnapshot) -> (String, usize);
-        let keys: [(&str, Probe, &str, &str, &str); 8] = [
+        let keys: [(&str, Probe, &str, &str, &str); 9] = [
             (
                 "RADICAL_LOG_LVL",
                 |s| out(level(s, "RADICAL", None, LevelFilter::Error)),
@@ -748,45 +913,52 @@ mod tests {
             ),
             (
                 "RADICAL_DEBUG",
-                |s| out(flag(s, "RADICAL", None, "DEBUG")),
+                |s| out(flag(s, "RADICAL", None, &keys::DEBUG)),
                 "false",
                 " YeS\t",
                 "true",
             ),
             (
                 "RADICAL_PROFILE",
-                |s| out(flag(s, "RADICAL", None, "PROFILE")),
+                |s| out(flag(s, "RADICAL", None, &keys::PROFILE)),
                 "false",
                 "On",
                 "true",
             ),
             (
-                "RADICAL_LOG_TGT",
+                "PROBE_LOG_TGT",
                 |s| out(log_targets(s, None)),
                 "stderr",
                 " StdOut , NULL ",
                 "stdout,null",
             ),
             (
-                "RADICAL_LOG_MODE",
+                "PROBE_LOG_MODE",
                 |s| out(log_mode(s, None)),
                 "buffered",
                 " DuRaBle ",
                 "durable",
             ),
             (
-                "RADICAL_LOG_FMT",
+                "PROBE_LOG_FMT",
                 |s| out(log_format(s, None)),
                 "radical",
                 " JsOn\t",
                 "json",
             ),
             (
-                "RADICAL_PROFILE_DIR",
+                "PROBE_PROFILE_DIR",
                 |s| out(profile_dir(s, None)),
                 "/run",
                 " p ",
                 "/run/p",
+            ),
+            (
+                "PROBE_PROFILE_NAME",
+                |s| out(profile_name(s, None)),
+                "probe",
+                " agent_0 ",
+                "agent_0",
             ),
             (
                 "RADICAL_DEFAULT_LOG_DIR",
@@ -825,25 +997,176 @@ mod tests {
             ("RADICAL_DEBUG", "-1"),
             ("RADICAL_DEBUG", "2"),
             ("RADICAL_PROFILE", "100"),
-            ("RADICAL_LOG_TGT", ","),
-            ("RADICAL_LOG_MODE", "fast"),
-            ("RADICAL_LOG_MODE", "sync durable"),
-            ("RADICAL_LOG_FMT", "xml"),
-            ("RADICAL_LOG_FMT", "json lines"),
+            ("PROBE_LOG_TGT", ","),
+            ("PROBE_LOG_MODE", "fast"),
+            ("PROBE_LOG_MODE", "sync durable"),
+            ("PROBE_LOG_FMT", "xml"),
+            ("PROBE_LOG_FMT", "json lines"),
         ] {
             let s = with(var, garbage.into());
             let n = match var {
                 "RADICAL_LOG_LVL" => level(&s, "RADICAL", None, LevelFilter::Error)
                     .warnings()
                     .len(),
-                "RADICAL_LOG_TGT" => log_targets(&s, None).warnings().len(),
-                "RADICAL_LOG_MODE" => log_mode(&s, None).warnings().len(),
-                "RADICAL_LOG_FMT" => log_format(&s, None).warnings().len(),
-                key => flag(&s, "RADICAL", None, &key["RADICAL_".len()..])
-                    .warnings()
-                    .len(),
+                "PROBE_LOG_TGT" => log_targets(&s, None).warnings().len(),
+                "PROBE_LOG_MODE" => log_mode(&s, None).warnings().len(),
+                "PROBE_LOG_FMT" => log_format(&s, None).warnings().len(),
+                "RADICAL_DEBUG" => flag(&s, "RADICAL", None, &keys::DEBUG).warnings().len(),
+                _ => flag(&s, "RADICAL", None, &keys::PROFILE).warnings().len(),
             };
             assert_eq!(n, 1, "{var}={garbage:?}");
+        }
+    }
+
+    /// One rule for every key of the table: without `init_ns` the
+    /// program's own prefix (its executable, `app`) answers for everything,
+    /// for its own sites and a dependency's alike; `RADICAL_` only when the
+    /// root is `radical`; and a set variable that is not read gets one
+    /// warning saying why.
+    #[test]
+    fn the_programs_own_prefix_answers_for_every_key() {
+        // The product's lookup of each key, for a site in namespace `prefix`.
+        let lookup = |key: &str, s: &EnvSnapshot, prefix: &str, root: Option<&Root>| {
+            let t = |d: Decided<String>| (d.value, d.origin);
+            match key {
+                "LOG_LVL" | "VERBOSE" => t(Decided::into_text(level(
+                    s,
+                    prefix,
+                    root,
+                    LevelFilter::Error,
+                ))),
+                "DEBUG" => t(Decided::into_text(flag(s, prefix, root, &keys::DEBUG))),
+                "PROFILE" => t(Decided::into_text(flag(s, prefix, root, &keys::PROFILE))),
+                "LOG_TGT" => t(Decided::into_text(log_targets(s, root))),
+                "LOG_MODE" => t(Decided::into_text(log_mode(s, root))),
+                "LOG_FMT" => t(Decided::into_text(log_format(s, root))),
+                "PROFILE_DIR" => t(Decided::into_text(profile_dir(s, root))),
+                "PROFILE_NAME" => t(Decided::into_text(profile_name(s, root))),
+                #[cfg(feature = "prof")]
+                "PROFILE_HOST" => t(Decided::into_text(profile_host(s, root))),
+                "LOG_DIR" => t(Decided::into_text(log_dir(s))),
+                other => panic!("{other}: add the key's lookup and a value to this test"),
+            }
+        };
+        let value = |key: &str| match key {
+            "LOG_LVL" | "VERBOSE" => "debug",
+            "DEBUG" | "PROFILE" => "on",
+            "LOG_TGT" => "stdout",
+            "LOG_MODE" => "durable",
+            "LOG_FMT" => "compact",
+            "PROFILE_NAME" => "agent_0",
+            "PROFILE_HOST" => "node01",
+            _ => "/somewhere",
+        };
+        let radical = Root::new("radical");
+        for key in KEYS.iter().filter(|k| k.scope() != keys::Scope::Exact) {
+            let name = key.name();
+            // Read only by the `.prof` sink.
+            if cfg!(not(feature = "prof")) && name == "PROFILE_HOST" {
+                continue;
+            }
+            let set = |var: &str| {
+                EnvSnapshot::from_vars([(var.to_owned(), value(name).into())])
+                    .with_process("/run", "app")
+            };
+            if key.scope() == keys::Scope::DefaultOnly {
+                // Read only as RADICAL_DEFAULT_<KEY>; any other spelling is
+                // named as ignored.
+                let s = set(&format!("RADICAL_DEFAULT_{name}"));
+                assert!(matches!(lookup(name, &s, "APP", None).1, Origin::Env(_)));
+                assert!(ignored_app_vars(&s, None).is_empty());
+                let s = set(&format!("APP_{name}"));
+                assert_eq!(lookup(name, &s, "APP", None).1, Origin::Default);
+                let w = ignored_app_vars(&s, None);
+                assert_eq!(w.len(), 1, "{name}");
+                assert!(
+                    w[0].to_string().contains("only RADICAL_DEFAULT_"),
+                    "{}",
+                    w[0]
+                );
+                continue;
+            }
+            // The program's own variable decides, at its own site and at a
+            // dependency's, and is not reported.
+            let own = format!("APP_{name}");
+            let s = set(&own);
+            for site in ["APP_DB", "CHATTY_DEP"] {
+                let (_, origin) = lookup(name, &s, site, None);
+                assert_eq!(origin, Origin::Env(own.clone()), "{own} at {site}");
+            }
+            assert!(ignored_app_vars(&s, None).is_empty(), "{own}");
+            assert!(unread_namespace_vars(&s, None).is_empty(), "{own}");
+            // RADICAL's: not read without the root `radical`, and said so.
+            let theirs = format!("RADICAL_{name}");
+            let s = set(&theirs);
+            assert_eq!(
+                lookup(name, &s, "APP_DB", None).1,
+                Origin::Default,
+                "{theirs}"
+            );
+            let warnings = match key.scope() {
+                keys::Scope::Process => ignored_app_vars(&s, None),
+                _ => unread_namespace_vars(&s, None),
+            };
+            assert_eq!(warnings.len(), 1, "{theirs}");
+            let w = warnings[0].to_string();
+            assert!(w.starts_with(&format!("elide: ignoring {theirs}=")), "{w}");
+            assert!(
+                w.contains("this application's variables start with APP_"),
+                "{w}"
+            );
+            // With the root `radical` it decides, and nothing is reported.
+            let s = set(&theirs);
+            let (_, origin) = lookup(name, &s, "APP_DB", Some(&radical));
+            assert_eq!(origin, Origin::Env(theirs.clone()));
+            assert!(ignored_app_vars(&s, Some(&radical)).is_empty(), "{theirs}");
+            assert!(
+                unread_namespace_vars(&s, Some(&radical)).is_empty(),
+                "{theirs}"
+            );
+        }
+    }
+
+    /// `PROFILE_NAME` and `PROFILE_HOST` follow the process root's cascade
+    /// like `PROFILE_DIR`; a name with a path separator, or a host that
+    /// would break the `sync_abs` message, is refused with one warning
+    /// naming the fallback.
+    #[cfg(feature = "prof")]
+    #[test]
+    fn profile_name_and_host() {
+        let root = Root::new("radical.pilot");
+        let s = snap(&[
+            ("RADICAL_PROFILE_NAME", "all"),
+            ("RADICAL_PILOT_PROFILE_NAME", "agent_0"),
+            ("RADICAL_PROFILE_HOST", "node01.cluster.org"),
+        ]);
+        let name = profile_name(&s, Some(&root));
+        assert_eq!(name.value, "agent_0");
+        assert_eq!(
+            name.origin,
+            Origin::Env("RADICAL_PILOT_PROFILE_NAME".into())
+        );
+        assert_eq!(profile_name(&s, Some(&Root::new("radical"))).value, "all");
+        assert_eq!(profile_name(&snap(&[]), Some(&root)).value, "radical.pilot");
+        let host = profile_host(&s, Some(&root));
+        assert_eq!(host.value, "node01.cluster.org");
+        assert_eq!(host.origin, Origin::Env("RADICAL_PROFILE_HOST".into()));
+        assert_eq!(profile_host(&snap(&[]), None).origin, Origin::Default);
+
+        let s = snap(&[("RADICAL_PROFILE_NAME", "../agent")]);
+        let w = profile_name(&s, Some(&root)).warnings();
+        assert_eq!(w.len(), 1);
+        assert!(w[0]
+            .to_string()
+            .contains("RADICAL_PROFILE_NAME=\"../agent\""));
+        assert!(w[0]
+            .to_string()
+            .contains("radical.pilot (the built-in default)"));
+        for bad in ["node:01", "a,b", "node 01", "n\u{7}"] {
+            let s = snap(&[("RADICAL_DEFAULT_PROFILE_HOST", bad)]);
+            let d = profile_host(&s, None);
+            assert_eq!(d.origin, Origin::Default, "{bad:?}");
+            assert_eq!(d.warnings().len(), 1, "{bad:?}");
         }
     }
 

@@ -29,6 +29,7 @@ mod radical;
 pub(crate) use digits::push_epoch_7;
 pub use escape::Escaped;
 #[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub use json::{json_fields, json_str, json_value};
 pub use radical::{set_name_style, NameStyle};
 
@@ -150,7 +151,8 @@ impl Format {
     /// assert!(out.contains(r#""msg":"line one\nline two","fields":{"uid":3}"#));
     /// ```
     pub fn write(self, record: &Record<'_>, out: &mut String) {
-        match self {
+        // The values' `Debug`/`Display` run in here: a panic is theirs.
+        crate::contain::formatting_values(|| match self {
             Format::Radical => radical::write(record, out),
             #[cfg(feature = "json")]
             Format::Json => json::write(record, out),
@@ -158,7 +160,7 @@ impl Format {
             #[cfg(not(feature = "json"))]
             Format::Json => radical::write(record, out),
             Format::Compact => compact::write(record, out),
-        }
+        });
         out.push('\n');
     }
 

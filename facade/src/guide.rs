@@ -7,6 +7,8 @@
 //! - [`features`]: the cargo features of the static gate, and the
 //!   optional parts (`async`, `prof`) a console-only program leaves out.
 //! - [`sinks`]: where records go, and what each sink guarantees.
+//! - [`telemetry`]: events, counters, timed scopes (`scope!`, `#[timed]`),
+//!   the `.prof` file and OpenTelemetry export.
 //! - [`testing`]: capturing what the code under test logs, per test, in
 //!   parallel tests.
 
@@ -21,6 +23,9 @@ pub mod features {}
 
 #[doc = include_str!("guide/sinks.md")]
 pub mod sinks {}
+
+#[doc = include_str!("guide/telemetry.md")]
+pub mod telemetry {}
 
 #[doc = include_str!("guide/testing.md")]
 pub mod testing {}

@@ -2,6 +2,7 @@
 //! reports it (the `.prof` `sync_abs` line; OTLP's `host.name`).
 
 use std::fs;
+use std::net::IpAddr;
 #[cfg(feature = "prof")]
 use std::net::{Ipv4Addr, UdpSocket};
 
@@ -16,15 +17,25 @@ pub(crate) fn hostname() -> String {
 }
 
 /// What Python's `socket.getfqdn()` (radical.utils' `get_hostname`) finds
-/// for `host` in an `/etc/hosts` text: on the first line that lists it, the
-/// first dotted name (the canonical one, then the aliases), else the
-/// canonical name.
+/// for `host` in an `/etc/hosts` text, as the C library's files lookup
+/// answers `gethostbyaddr(host)`: the host name is resolved to its address
+/// (the first line that lists it), and the address back to a line (the
+/// *first* line for that address, which need not be the one listing `host`:
+/// with `127.0.0.1 localhost` above `127.0.0.1 vm`, `vm` is `localhost`).
+/// Of that line's names, the first dotted one (the canonical name, then the
+/// aliases), else the canonical name. `None` when no line lists `host`
+/// (`getfqdn` would then ask DNS).
 fn fqdn_from_hosts(host: &str, hosts: &str) -> Option<String> {
-    let names = hosts
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or(""))
-        .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>())
-        .find(|names| names.iter().any(|n| n.eq_ignore_ascii_case(host)))?;
+    let lines = || hosts.lines().filter_map(hosts_line);
+    let addr = match host.parse::<IpAddr>() {
+        Ok(ip) => Addr::Ip(ip),
+        Err(_) => {
+            lines()
+                .find(|(_, names)| names.iter().any(|n| n.eq_ignore_ascii_case(host)))?
+                .0
+        }
+    };
+    let (_, names) = lines().find(|(a, _)| *a == addr)?;
     // The sync_abs message is split on `:` and the line on `,`.
     let usable = |n: &str| !n.contains([',', ':']);
     names
@@ -32,6 +43,27 @@ fn fqdn_from_hosts(host: &str, hosts: &str) -> Option<String> {
         .find(|n| usable(n) && n.contains('.'))
         .or_else(|| names.first().filter(|n| usable(n)))
         .map(|n| n.to_string())
+}
+
+/// An `/etc/hosts` address: compared as an address when it parses as one
+/// (`::1` is `0:0:0:0:0:0:0:1`), else as text.
+#[derive(PartialEq)]
+enum Addr<'a> {
+    Ip(IpAddr),
+    Text(&'a str),
+}
+
+/// One `/etc/hosts` line without its comment: the address and the names
+/// (canonical first); `None` for a line without a name.
+fn hosts_line(line: &str) -> Option<(Addr<'_>, Vec<&str>)> {
+    let mut words = line.split('#').next().unwrap_or("").split_whitespace();
+    let addr = words.next()?;
+    let names: Vec<&str> = words.collect();
+    if names.is_empty() {
+        return None;
+    }
+    let addr = addr.parse().map_or(Addr::Text(addr), Addr::Ip);
+    Some((addr, names))
 }
 
 fn short_hostname() -> String {
@@ -46,14 +78,20 @@ fn short_hostname() -> String {
 /// the sync_abs message (`,`, `:`, control characters); `None` if that
 /// leaves nothing.
 fn hostname_in(text: &str) -> Option<String> {
-    let name: String = text
+    let line = text
         .lines()
         .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('#'))?
-        .chars()
-        .filter(|c| !matches!(c, ',' | ':') && !c.is_control())
-        .collect();
+        .find(|l| !l.is_empty() && !l.starts_with('#'))?;
+    let name = clean(line);
     (!name.is_empty()).then_some(name)
+}
+
+/// `name` without the characters that would break the sync_abs message
+/// (`,`, `:`, control characters).
+pub(crate) fn clean(name: &str) -> String {
+    name.chars()
+        .filter(|c| !matches!(c, ',' | ':') && !c.is_control())
+        .collect()
 }
 
 /// The local address of a UDP socket connected towards a documentation
@@ -94,6 +132,31 @@ mod tests {
         );
         let hosts = "10.0.0.7 n7 n7-alias\n";
         assert_eq!(fqdn_from_hosts("n7-alias", hosts).as_deref(), Some("n7"));
+    }
+
+    /// `getfqdn` names the address, not the line that lists the host: the
+    /// first line for the host's address decides (radical.utils writes
+    /// `localhost` on a machine whose `/etc/hosts` is the one below).
+    #[test]
+    fn the_first_line_for_the_hosts_address_names_it() {
+        let hosts = "127.0.0.1 localhost\n127.0.0.1 runsc\n127.0.0.1 vm\n";
+        assert_eq!(fqdn_from_hosts("vm", hosts).as_deref(), Some("localhost"));
+        // A dotted alias on the first line for the address wins; one on the
+        // host's own later line does not.
+        let hosts = "::1 ip6-localhost\n10.0.0.5 head head.cluster.org\n\
+                     10.0.0.5 node01 node01.alt.org\n";
+        assert_eq!(
+            fqdn_from_hosts("node01", hosts).as_deref(),
+            Some("head.cluster.org")
+        );
+        // Addresses compare as addresses, not as text.
+        let hosts = "0:0:0:0:0:0:0:1 loop6 # long form\n::1 n6\n";
+        assert_eq!(fqdn_from_hosts("n6", hosts).as_deref(), Some("loop6"));
+        // The host given as an address is looked up directly.
+        assert_eq!(fqdn_from_hosts("::1", hosts).as_deref(), Some("loop6"));
+        // A line with an address only names nothing.
+        let hosts = "10.0.0.9\n10.0.0.9 n9\n";
+        assert_eq!(fqdn_from_hosts("n9", hosts).as_deref(), Some("n9"));
     }
 
     #[test]

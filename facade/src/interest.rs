@@ -79,9 +79,10 @@ pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
 }
 
 /// Functions told after every change of the configuration or the sinks,
-/// under the rebuild lock, with [`max_level`] (the bridges keep `log`'s max
-/// level and `tracing`'s interest cache in step with them). They must not
-/// change the configuration.
+/// and when the first test capture in the process starts or the last ends,
+/// under the rebuild lock, with [`max_level_with_captures`] (the bridges
+/// keep `log`'s max level and `tracing`'s interest cache in step with
+/// them). They must not change the configuration.
 static ON_CHANGE: Mutex<Vec<fn(LevelFilter)>> = Mutex::new(Vec::new());
 
 /// Registers a change listener (each function once) and calls it with the
@@ -94,13 +95,25 @@ pub(crate) fn on_change(f: fn(LevelFilter)) {
         listeners.push(f);
     }
     drop(listeners);
-    f(max_level());
+    f(max_level_with_captures());
 }
 
 /// The most verbose level any log site can currently emit: the most
 /// verbose level configured anywhere, capped by the sinks.
 pub(crate) fn max_level() -> LevelFilter {
     config::read().max_level().min(dispatch::max_level())
+}
+
+/// [`max_level`], or `Trace` while a test capture is active anywhere: what
+/// another facade's own level filter must let through so a capturing thread
+/// sees every level (the bridge then filters per thread, as a raised site
+/// does).
+pub(crate) fn max_level_with_captures() -> LevelFilter {
+    if dispatch::captures_anywhere() {
+        LevelFilter::Trace
+    } else {
+        max_level()
+    }
 }
 
 /// [`max_level`] as of the last change, for a first check that needs no
@@ -116,31 +129,39 @@ pub(crate) fn max_level_cached() -> u8 {
 
 fn changed() {
     MAX_LEVEL.store(max_level().as_u8(), Ordering::Relaxed);
+    tell_listeners();
+}
+
+/// Calls every [`on_change`] listener; the caller holds the rebuild lock.
+fn tell_listeners() {
     let listeners = ON_CHANGE.lock().unwrap_or_else(|e| e.into_inner()).clone();
     if listeners.is_empty() {
         return;
     }
-    let max = max_level();
+    let max = max_level_with_captures();
     for f in listeners {
         f(max);
     }
 }
 
 /// Makes `hook` receive what this thread logs; the first capture in the
-/// process raises every site.
+/// process raises every site and the bridged facades' levels.
 pub(crate) fn enter_capture(hook: Arc<dyn Sink>) {
     let _serial = rebuild_lock();
     if dispatch::enter_capture(hook) {
         callsite::rewrite_all(decide);
+        tell_listeners();
     }
 }
 
 /// Ends one [`enter_capture`] of `hook` on this thread; the last capture in
-/// the process lowers every site back to its configured byte.
+/// the process lowers every site back to its configured byte, and the
+/// bridged facades' levels back to the configuration's.
 pub(crate) fn leave_capture(hook: &Arc<dyn Sink>) {
     let _serial = rebuild_lock();
     if dispatch::leave_capture(hook) {
         callsite::rewrite_all(decide);
+        tell_listeners();
     }
 }
 

@@ -19,25 +19,36 @@
 //! its namespace and the most verbose level any installed sink accepts, so a
 //! record no sink wants is never built.
 //!
+//! A program calls [`init`] first thing in `main` and keeps the guard: it
+//! reads the environment once, installs the sinks it asks for (stderr by
+//! default) and flushes every sink when it is dropped.
+//!
 //! ```
-//! use std::sync::Arc;
-//! use elide::{debug, info, check, counter, LevelFilter};
-//! use elide::sink::MemorySink;
+//! use elide::{check, counter, debug, info, warn, LevelFilter};
 //!
-//! let mem = Arc::new(MemorySink::new());
-//! elide::set_sinks([mem.clone() as Arc<dyn elide::Sink>]);
-//! elide::set_level(LevelFilter::Info);
+//! fn process(job: u32) -> u32 {
+//!     debug!(job, "processing job {job}");  // MYAPP_LOG_LVL=debug shows it
+//!     check!(job < 1000, "job {job} out of range"); // runs with MYAPP_DEBUG=1
+//!     counter!("jobs.done");                 // no run-time switch, a few instructions
+//!     job * 2
+//! }
 //!
-//! let uid = "task.000001";
-//! info!(uid, state = "RUNNING", "task {uid} started");
-//! debug!("not built: {}", expensive());      // Info < Debug: never evaluated
-//! check!(uid.starts_with("task."));            // debug mode is off: skipped
-//! counter!("tasks.started");                    // no run-time switch, a few instructions
+//! fn main() {
+//!     let _guard = elide::init();
+//!     // The built-in default is Error; the environment still overrides this.
+//!     elide::set_default_level(LevelFilter::Info);
 //!
-//! assert_eq!(mem.messages(), ["task task.000001 started"]);
-//! assert_eq!(elide::counters()["tasks.started"], 1);
-//! # fn expensive() -> String { unreachable!() }
+//!     info!(version = "1.0", "starting");
+//!     let total: u32 = (0..3).map(process).sum();
+//!     warn!(total, "finished {} jobs", elide::counter_value("jobs.done"));
+//! #   assert_eq!(total, 6);
+//! }
 //! ```
+//!
+//! The variables are named after the site's namespace (its module path by
+//! default): crate `myapp` reads `MYAPP_LOG_LVL`, `MYAPP_DEBUG`,
+//! `MYAPP_PROFILE`; see [`guide::configuration`]. Tests capture what the
+//! code under them logs with [`testing::capture`] (see [`guide::testing`]).
 //!
 //! Macro arguments: an optional `target: "ns",`, then fields (`key = expr`
 //! typed, `key = %expr` through `Display`, `key = ?expr` through `Debug`,
@@ -65,7 +76,7 @@
 //!
 //! ```toml
 //! [dependencies]
-//! elide = { version = "0.1", default-features = false }   # console only
+//! elide = { path = "../elide/facade", default-features = false }   # console only
 //! ```
 //!
 //! ## Guide
@@ -75,9 +86,18 @@
 //! [configuration](guide::configuration) (the `RADICAL_*` environment
 //! cascade, keys and values, `init_ns`, precedence, bad values),
 //! [cargo features](guide::features) (the static gate),
-//! [sinks](guide::sinks) (where records go and what each guarantees) and
+//! [sinks](guide::sinks) (where records go and what each guarantees),
+//! [telemetry](guide::telemetry) (events, counters, timed scopes, `.prof`
+//! files, OpenTelemetry) and
 //! [testing](guide::testing) (capturing what a test logs, in parallel
 //! tests, with [`testing::capture`]).
+//!
+//! Items that need a cargo feature say so on their page (built with
+//! `--cfg docsrs` on a nightly toolchain, as docs.rs does).
+
+// Feature badges on feature-gated items, where the docs are built with
+// `--cfg docsrs` (docs.rs, or `cargo +nightly doc` with that flag).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Layers, lowest first; each calls only downward (checked in CI by
 // `module-cycles`): data (level, metadata, value, record, registry,
@@ -86,6 +106,7 @@
 // env -> config -> dispatch -> interest -> runtime -> control, describe,
 // check, checked, telemetry, testing -> __private (what the macros call).
 #[cfg(any(feature = "log", feature = "tracing"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "log", feature = "tracing"))))]
 pub mod bridge;
 mod callsite;
 mod check;

@@ -328,7 +328,10 @@ macro_rules! counter {
 /// Gated like [`telemetry!`](crate::telemetry!): when telemetry is off for the namespace the
 /// site costs one load, a compare and a branch, yields `None` and reads no
 /// clock; `telemetry_off` removes it. Bind the guard to a named variable
-/// (`_s`, not `_`, which would close the scope at once).
+/// (`_s`, not `_`, which would close the scope at once). A bare
+/// `scope!(..);` statement warns (`unused_must_use`), but Rust never warns
+/// about `let _ = ..`, its explicit way to drop a value: that form compiles
+/// silently and times nothing.
 ///
 /// ```
 /// use std::sync::Arc;

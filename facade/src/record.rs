@@ -92,19 +92,22 @@ impl<'a> Record<'a> {
         if let Some(s) = self.args.as_str() {
             return out.push_str(s);
         }
-        match self
-            .raw
-            .as_ref()
-            .and_then(|m| Some((m.pieces()?, m.args())))
-        {
-            Some((pieces, args)) => {
-                out.reserve(crate::raw::pieces_len(pieces));
-                crate::raw::write_pieces(pieces, args, out, |s, out| out.push_str(s))
+        // The arguments' `Debug`/`Display` run in here: a panic is theirs.
+        crate::contain::formatting_values(|| {
+            match self
+                .raw
+                .as_ref()
+                .and_then(|m| Some((m.pieces()?, m.args())))
+            {
+                Some((pieces, args)) => {
+                    out.reserve(crate::raw::pieces_len(pieces));
+                    crate::raw::write_pieces(pieces, args, out, |s, out| out.push_str(s))
+                }
+                None => {
+                    let _ = out.write_fmt(self.args);
+                }
             }
-            None => {
-                let _ = out.write_fmt(self.args);
-            }
-        }
+        })
     }
 
     /// The message's arguments and format whether or not they are all held

@@ -10,7 +10,8 @@
 //! target and configuration, never per record.
 //!
 //! A site of this kind has no file or line of its own (its `Metadata` says
-//! `""` and 0) and its `module_path` is the target.
+//! `""` and 0) and its `module_path` is the target; the bridges give their
+//! records a copy with the place `log` or `tracing` handed over.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -193,22 +194,23 @@ pub fn emit(target: &str, level: Level, fields: &[Field<'_>], args: fmt::Argumen
     }
     let cs = site(target);
     if let Some(route) = enabled_at(cs, level) {
-        emit_at(cs, route, target, level, fields, args);
+        emit_at(cs.metadata(), route, target, level, fields, args);
     }
 }
 
-/// Builds and dispatches the record of a run-time site that is on.
+/// Builds and dispatches the record of a run-time site that is on. `meta`
+/// is its site's metadata, or (from a bridge) a copy of it with the place
+/// the other facade gave.
 #[cold]
 #[inline(never)]
 pub(crate) fn emit_at(
-    cs: &'static Callsite,
+    meta: &'static Metadata,
     route: Route,
     target: &str,
     level: Level,
     fields: &[Field<'_>],
     args: fmt::Arguments<'_>,
 ) {
-    let meta = cs.metadata();
     if meta.target() == target {
         dispatch::dispatch_to(route, &Record::new(meta, level, args, fields));
     } else {

@@ -23,7 +23,8 @@ pub struct Stats {
     /// Records emitted from inside a sink or a `Display` impl on the same
     /// thread while it was already emitting; dropped to avoid deadlock.
     pub nested_dropped: u64,
-    /// Sink `emit` calls that panicked; the panic was contained.
+    /// Sink `emit` calls that panicked, in the sink's own code or in the
+    /// `Debug`/`Display` of a value it formatted; the panic was contained.
     pub sink_panics: u64,
     /// Failed writes reported by sinks (disk full, closed pipe, ...).
     pub write_errors: u64,

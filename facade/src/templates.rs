@@ -7,7 +7,7 @@
 //! templates, which the compiler expands itself. A procedural macro pays for every
 //! token it hands back to the compiler; handing back a short invocation
 //! instead of the expanded record cut an incremental build of 1,000 sites
-//! by about a third (README, "Build cost").
+//! by about a third (BENCHMARKS.md, "Build cost").
 //!
 //! The caller names the site's `static` (`$cs`) and the argument bindings
 //! (`$n`): local names a template introduces itself are hygienic and would

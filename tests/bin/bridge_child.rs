@@ -192,8 +192,198 @@ fn main() {
             elide::warn!("elide: with a place");
             elide::flush();
         }
+        // A test capture on one thread while the process level is Error:
+        // `log` and `tracing` records of every level from the capturing
+        // thread, nothing below Error from a thread outside it.
+        "capture" => {
+            let _guard = elide::init();
+            elide::bridge::tracing::init().expect("no subscriber yet");
+            let memory = Arc::new(elide::sink::MemorySink::new());
+            elide::set_sinks([memory.clone() as Arc<dyn elide::Sink>]);
+            println!("max_level_before={}", log::max_level());
+            // One tracing callsite, off before the capture (tracing caches
+            // "never"), then hit inside it and after it.
+            let same_site = |when: &str| tracing::info!("same site {when}");
+            same_site("before");
+            let records = elide::testing::capture(|| {
+                same_site("inside");
+                log::error!("log error");
+                log::warn!("log warn");
+                log::info!("log info");
+                log::debug!("log debug");
+                log::trace!("log trace");
+                tracing::warn!("tracing warn");
+                tracing::trace!("tracing trace");
+                std::thread::spawn(|| {
+                    log::warn!("outside warn");
+                    tracing::warn!("outside tracing warn");
+                    log::error!("outside error");
+                })
+                .join()
+                .unwrap();
+            });
+            same_site("after");
+            for r in records.iter() {
+                println!("captured {:?} {}", r.level, r.message);
+            }
+            for r in memory.records() {
+                println!("installed {:?} {}", r.level, r.message);
+            }
+            println!("max_level_after={}", log::max_level());
+            println!(
+                "tracing_max_level_after={}",
+                tracing::level_filters::LevelFilter::current()
+            );
+        }
+        // elide records of 262,144 field-name combinations (3 names out of
+        // 64) forwarded to a tracing subscriber, then records at a site of
+        // thousands of names; what the subscriber got for the last ones,
+        // the callsites made and the memory.
+        "tracing-shapes" => {
+            tracing::subscriber::set_global_default(Fields).expect("no subscriber yet");
+            elide::set_sinks([Arc::new(TracingSink::new()) as Arc<dyn elide::Sink>]);
+            elide::set_level(LevelFilter::Info);
+            let names: Vec<&'static str> = (0..64).map(|i| leak(format!("k{i}"))).collect();
+            let rss_before = rss_kb();
+            for i in 0..300_000usize {
+                let pick = |shift: usize| names[(i >> shift) % 64];
+                let fields = [
+                    (pick(0), elide::Value::U64(i as u64)),
+                    (pick(6), elide::Value::Str("s")),
+                    (pick(12), elide::Value::I64(-1)),
+                ];
+                elide::emit("shapes", elide::Level::Info, &fields, format_args!("r"));
+            }
+            let rss_after = rss_kb();
+            println!("rss_kb={rss_before} -> {rss_after}");
+            println!("rss_growth_kb={}", rss_after - rss_before);
+            println!("callsites={}", elide::bridge::tracing::forward_callsites());
+            elide::emit(
+                "shapes",
+                elide::Level::Info,
+                &[
+                    ("k63", elide::Value::Bool(true)),
+                    ("k5", elide::Value::U64(7)),
+                    ("k9", elide::Value::Str("nine")),
+                ],
+                format_args!("check late"),
+            );
+            // A site of 30,000 names, 3 new ones a record: past every bound.
+            let wide: Vec<&'static str> = (0..30_000).map(|i| leak(format!("w{i}"))).collect();
+            for chunk in wide.chunks(3) {
+                let fields: Vec<elide::Field<'_>> =
+                    chunk.iter().map(|n| (*n, elide::Value::U64(1))).collect();
+                elide::emit("wide", elide::Level::Warn, &fields, format_args!("w"));
+            }
+            println!(
+                "callsites_wide={}",
+                elide::bridge::tracing::forward_callsites()
+            );
+            elide::emit(
+                "wide",
+                elide::Level::Warn,
+                &[
+                    ("w0", elide::Value::U64(5)),
+                    ("late", elide::Value::Str("x y")),
+                ],
+                format_args!("check wide"),
+            );
+            elide::emit(
+                "other",
+                elide::Level::Warn,
+                &[("k1", elide::Value::I64(-2))],
+                format_args!("check new site"),
+            );
+        }
+        // Where bridged records were logged: file, line and module path,
+        // as `log` and `tracing` hand them over.
+        "place" => {
+            let _guard = elide::init();
+            elide::bridge::tracing::init().expect("no subscriber yet");
+            let memory = Arc::new(elide::sink::MemorySink::new());
+            elide::set_sinks([memory.clone() as Arc<dyn elide::Sink>]);
+            elide::set_level(LevelFilter::Info);
+            chatty_dep::work(1);
+            // A record built at run time, its file not `'static`: no place.
+            let file = String::from("generated.rs");
+            log::logger().log(
+                &log::Record::builder()
+                    .args(format_args!("log: built by hand"))
+                    .level(log::Level::Warn)
+                    .target("handmade")
+                    .file(Some(&file))
+                    .line(Some(3))
+                    .build(),
+            );
+            log::logger().log(
+                &log::Record::builder()
+                    .args(format_args!("log: static place"))
+                    .level(log::Level::Warn)
+                    .target("handmade")
+                    .module_path_static(Some("handmade::inner"))
+                    .file_static(Some("src/inner.rs"))
+                    .line(Some(77))
+                    .build(),
+            );
+            for r in memory.records() {
+                println!(
+                    "{} | {}:{} | {} | {}",
+                    r.message, r.file, r.line, r.module_path, r.target
+                );
+            }
+        }
         other => panic!("unknown mode {other:?}"),
     }
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// This process's resident memory, in kB.
+fn rss_kb() -> i64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS")
+}
+
+/// A subscriber that prints the target and the fields of each event whose
+/// message starts with `check`, as tracing hands them over.
+struct Fields;
+
+impl tracing::Subscriber for Fields {
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::always()
+    }
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Show(String);
+        impl tracing::field::Visit for Show {
+            fn record_debug(&mut self, f: &tracing::field::Field, v: &dyn std::fmt::Debug) {
+                self.0 += &format!(" {}={v:?}", f.name());
+            }
+        }
+        let mut show = Show(String::new());
+        event.record(&mut show);
+        if show.0.starts_with(" message=check") {
+            println!("event {}:{}", event.metadata().target(), show.0);
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
 }
 
 /// A subscriber that wants every event and keeps none: a second dispatcher

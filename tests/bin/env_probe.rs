@@ -154,6 +154,7 @@ fn main() {
             "describe" if param.is_empty() => print!("{}", elide::describe()),
             "describe" => print!("{}", elide::describe_for(param)),
             "entries" => {
+                println!("entries-of {param}");
                 let d = elide::describe_for(param);
                 for e in d.entries() {
                     println!(

@@ -143,6 +143,15 @@ impl Write for Bombs {
     }
 }
 
+/// A value whose `Debug` panics.
+struct Unprintable;
+
+impl std::fmt::Debug for Unprintable {
+    fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        panic!("Unprintable's Debug panicked");
+    }
+}
+
 /// The sink of one kind for the fork test.
 fn sink_of_kind(kind: &str, path: &str) -> Arc<dyn Sink> {
     match kind {
@@ -447,6 +456,17 @@ fn main() {
             ]);
             elide::set_level(LevelFilter::Info);
             log_n(n);
+            println!("sink_panics={}", elide::stats().sink_panics);
+        }
+        // Into a sink of kind `arg(2)` at `arg(3)`: 100 records whose
+        // argument's `Debug` panics, each followed by a good one.
+        "panicky-value" => {
+            install(sink_of_kind(arg(2), arg(3)));
+            for seq in 0..100 {
+                elide::info!("bad {:?}", Unprintable);
+                elide::info!("good {seq}");
+            }
+            elide::flush();
             println!("sink_panics={}", elide::stats().sink_panics);
         }
         // An async sink wrapping a sink that panics on each of N records:

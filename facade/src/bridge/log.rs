@@ -6,9 +6,14 @@
 //! the root's variables under [`init_ns`](crate::init_ns); `set_level_for`),
 //! through the per-target cache of [`emit`](crate::emit). Its key-values
 //! become fields: numbers, booleans, chars and strings typed, the rest
-//! through `Display`. `log::max_level()` follows elide's configuration on
+//! through `Display`. The record keeps the file, line and module path
+//! `log`'s macro gave (a hand-built record whose file is not `'static`
+//! has none). `log::max_level()` follows elide's configuration on
 //! every change (`set_level*`, sinks, `reload_from_env`), so a disabled
-//! `log::debug!` in a dependency stops at `log`'s own check.
+//! `log::debug!` in a dependency stops at `log`'s own check. While a test
+//! capture ([`testing`](crate::testing)) is active on any thread it is
+//! `Trace`, so the capturing thread sees every level; the logger still
+//! turns away, per thread, what the configuration does not want.
 //! [`init`](crate::init) and [`init_ns`](crate::init_ns) install it when no
 //! logger is set yet.
 //!
@@ -25,7 +30,7 @@
 
 use ::log::kv::{self, VisitSource};
 
-use crate::bridge::{forward, forwarding, intern};
+use crate::bridge::{forward, forwarding, intern, placed, Place};
 use crate::interest;
 use crate::record::Record;
 use crate::runtime::{self, Shutdown};
@@ -132,15 +137,23 @@ impl ::log::Log for Logger {
         let Some(route) = enabled_at(cs, level) else {
             return;
         };
+        let meta = placed(
+            cs.metadata(),
+            Place {
+                file: record.file_static(),
+                line: record.line(),
+                module_path: record.module_path_static(),
+            },
+        );
         let source = record.key_values();
         if source.count() == 0 {
             // The common case: no key-values, nothing to collect.
-            return emit_at(cs, route, record.target(), level, &[], *record.args());
+            return emit_at(meta, route, record.target(), level, &[], *record.args());
         }
         let mut kvs = Collect(Vec::new());
         let _ = source.visit(&mut kvs);
         let fields: Vec<Field<'_>> = kvs.0.iter().map(|(k, v)| (*k, to_value(v))).collect();
-        emit_at(cs, route, record.target(), level, &fields, *record.args());
+        emit_at(meta, route, record.target(), level, &fields, *record.args());
     }
 
     fn flush(&self) {

@@ -13,13 +13,19 @@
 //! nothing.
 
 #[cfg(feature = "log")]
+#[cfg_attr(docsrs, doc(cfg(feature = "log")))]
 pub mod log;
 #[cfg(feature = "tracing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
 pub mod tracing;
 
+use std::borrow::Borrow;
 use std::cell::Cell;
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::{OnceLock, RwLock};
+
+use crate::metadata::{Kind, Metadata};
 
 /// Distinct field names from other facades kept for the life of the
 /// process; further ones are recorded under [`OVERFLOW_KEY`].
@@ -27,6 +33,13 @@ const MAX_KEYS: usize = 4096;
 
 /// The name a field gets once [`MAX_KEYS`] distinct names were seen.
 const OVERFLOW_KEY: &str = "elide.overflow_key";
+
+/// Distinct places (file, line, module path) of bridged records kept for
+/// the life of the process, each a leaked copy of its run-time site's
+/// metadata; records from further places have none (file `""`, line 0).
+/// Call sites are as many as the program's `log`/`tracing` macros, so the
+/// cap is reached only by records built at run time with made-up places.
+const MAX_PLACES: usize = 8192;
 
 thread_local! {
     /// Set while an outbound sink forwards a record on this thread.
@@ -56,19 +69,193 @@ pub(crate) fn forward<R>(f: impl FnOnce() -> R) -> R {
 /// are named by `&'static str`). Each distinct name is kept once.
 #[allow(dead_code)] // used by the inbound `log` bridge
 pub(crate) fn intern(name: &str) -> &'static str {
-    static NAMES: OnceLock<RwLock<HashSet<&'static str>>> = OnceLock::new();
+    static NAMES: OnceLock<RwLock<HashMap<&'static str, &'static str>>> = OnceLock::new();
     let names = NAMES.get_or_init(Default::default);
-    if let Some(n) = names.read().unwrap_or_else(|e| e.into_inner()).get(name) {
-        return n;
+    kept(names, name, MAX_KEYS, || {
+        let n: &'static str = Box::leak(name.into());
+        (n, n)
+    })
+    .unwrap_or(OVERFLOW_KEY)
+}
+
+/// The value `map` keeps for `key`, made by `make` (the key to keep and
+/// the value) on first use, unless the map holds `cap` entries already.
+/// Most calls find the entry under the read lock.
+#[allow(dead_code)] // used by the inbound bridges of either feature
+fn kept<Q, K, V>(
+    map: &RwLock<HashMap<K, V>>,
+    key: &Q,
+    cap: usize,
+    make: impl FnOnce() -> (K, V),
+) -> Option<V>
+where
+    Q: Hash + Eq + ?Sized,
+    K: Borrow<Q> + Hash + Eq,
+    V: Copy,
+{
+    if let Some(v) = map.read().unwrap_or_else(|e| e.into_inner()).get(key) {
+        return Some(*v);
     }
-    let mut set = names.write().unwrap_or_else(|e| e.into_inner());
-    if let Some(n) = set.get(name) {
-        return n;
+    let mut map = map.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(v) = map.get(key) {
+        return Some(*v);
     }
-    if set.len() >= MAX_KEYS {
-        return OVERFLOW_KEY;
+    if map.len() >= cap {
+        return None;
     }
-    let n: &'static str = Box::leak(name.into());
-    set.insert(n);
-    n
+    let (k, v) = make();
+    map.insert(k, v);
+    Some(v)
+}
+
+/// Where another facade says a record was logged: `file!()`, `line!()`
+/// and `module_path!()` of its macro, when they are `'static`.
+#[allow(dead_code)] // used by the inbound bridges of either feature
+#[derive(Clone, Copy)]
+pub(crate) struct Place {
+    pub(crate) file: Option<&'static str>,
+    pub(crate) line: Option<u32>,
+    pub(crate) module_path: Option<&'static str>,
+}
+
+/// A place, by the addresses of its texts: the same macro hands over the
+/// same `'static` texts every time, so comparing addresses is enough (the
+/// same text at two addresses merely gets two entries).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct PlaceKey {
+    site: usize,
+    file: (usize, usize),
+    line: usize,
+    module_path: (usize, usize),
+}
+
+impl PlaceKey {
+    fn of(site: &'static Metadata, place: Place) -> PlaceKey {
+        // Plain words (an absent text is (0, 0), an absent line
+        // `usize::MAX`), so the per-thread check is a few compares.
+        let addr = |s: Option<&'static str>| s.map_or((0, 0), |s| (s.as_ptr() as usize, s.len()));
+        PlaceKey {
+            site: site as *const Metadata as usize,
+            file: addr(place.file),
+            line: place.line.map_or(usize::MAX, |l| l as usize),
+            module_path: addr(place.module_path),
+        }
+    }
+}
+
+/// Places a thread used lately, in a few slots chosen by line: a bridged
+/// record from a recent place finds its metadata without a lock.
+const RECENT_PLACES: usize = 8;
+
+type Recent = Cell<Option<(PlaceKey, &'static Metadata)>>;
+
+thread_local! {
+    static RECENT: [Recent; RECENT_PLACES] = const { [const { Cell::new(None) }; RECENT_PLACES] };
+}
+
+/// The metadata a bridged record of run-time site `site` carries: the
+/// site's own when `place` says nothing, else a copy with the place (made
+/// once per site and place, up to [`MAX_PLACES`]), so every sink and layout
+/// reads the file, line and module path as for an elide macro site.
+#[allow(dead_code)] // used by the inbound bridges of either feature
+pub(crate) fn placed(site: &'static Metadata, place: Place) -> &'static Metadata {
+    if place.file.is_none() && place.module_path.is_none() {
+        return site;
+    }
+    let key = PlaceKey::of(site, place);
+    let slot = place.line.unwrap_or(0) as usize % RECENT_PLACES;
+    let hit = RECENT
+        .try_with(|r| match r[slot].get() {
+            Some((k, meta)) if k == key => Some(meta),
+            _ => None,
+        })
+        .ok()
+        .flatten();
+    hit.unwrap_or_else(|| placed_slow(site, place, key, slot))
+}
+
+#[cold]
+#[inline(never)]
+fn placed_slow(
+    site: &'static Metadata,
+    place: Place,
+    key: PlaceKey,
+    slot: usize,
+) -> &'static Metadata {
+    static PLACES: OnceLock<RwLock<HashMap<PlaceKey, &'static Metadata>>> = OnceLock::new();
+    let places = PLACES.get_or_init(Default::default);
+    let meta = kept(places, &key, MAX_PLACES, || {
+        let file = place.file.unwrap_or("");
+        let meta: &'static Metadata = Box::leak(Box::new(Metadata::new(
+            Kind::Log,
+            site.level(),
+            site.target(),
+            place.module_path.unwrap_or(site.module_path()),
+            file,
+            // A line without its file says nothing.
+            place.line.filter(|_| !file.is_empty()).unwrap_or(0),
+            site.name(),
+        )));
+        (key, meta)
+    });
+    match meta {
+        Some(meta) => {
+            let _ = RECENT.try_with(|r| r[slot].set(Some((key, meta))));
+            meta
+        }
+        None => site,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Level;
+
+    static SITE: Metadata = Metadata::new(Kind::Log, Level::Trace, "bridged", "bridged", "", 0, "");
+
+    fn place(file: Option<&'static str>, line: u32, module: Option<&'static str>) -> Place {
+        Place {
+            file,
+            line: Some(line),
+            module_path: module,
+        }
+    }
+
+    /// A place makes one copy of the site's metadata, found again from any
+    /// thread; a record that names no place keeps the site's own, and a
+    /// line without its file is not kept.
+    #[test]
+    fn each_place_gets_one_copy_of_its_sites_metadata() {
+        assert!(std::ptr::eq(placed(&SITE, place(None, 4, None)), &SITE));
+        let a = placed(&SITE, place(Some("src/a.rs"), 4, Some("dep::a")));
+        assert_eq!(
+            (a.target(), a.file(), a.line(), a.module_path()),
+            ("bridged", "src/a.rs", 4, "dep::a")
+        );
+        assert!(std::ptr::eq(
+            placed(&SITE, place(Some("src/a.rs"), 4, Some("dep::a"))),
+            a
+        ));
+        // Line 12 shares line 4's slot in the thread's list: still right.
+        let b = placed(&SITE, place(Some("src/a.rs"), 12, Some("dep::a")));
+        assert_eq!(b.line(), 12);
+        // Another thread: the same copy, for the same texts.
+        let (file, module) = (a.file(), a.module_path());
+        let again = std::thread::spawn(move || {
+            placed(&SITE, place(Some(file), 4, Some(module))) as *const Metadata as usize
+        })
+        .join()
+        .unwrap();
+        assert_eq!(again, a as *const Metadata as usize);
+        let module_only = placed(&SITE, place(None, 9, Some("dep::b")));
+        assert_eq!(
+            (
+                module_only.file(),
+                module_only.line(),
+                module_only.module_path()
+            ),
+            ("", 0, "dep::b")
+        );
+    }
 }

@@ -5,11 +5,15 @@
 //! (the same cascade and `set_level_for` rules as a macro site); its fields
 //! stay typed where tracing gives types (integers, floats, booleans,
 //! strings), its `message` is the record's message, and the current span's
-//! name (field `span`) and fields are added as context. The layer answers
+//! name (field `span`) and fields are added as context. The record keeps
+//! the event's file, line and module path. The layer answers
 //! `register_callsite` from elide's configuration (`always`/`never`) and
 //! gives tracing elide's most verbose level as its hint, and every elide
 //! change rebuilds tracing's interest cache, so a disabled `tracing::debug!`
-//! costs what it costs under any subscriber. [`init`] installs a registry
+//! costs what it costs under any subscriber. While a test capture
+//! ([`testing`](crate::testing)) is active, the hint is `Trace` and a
+//! callsite elide turns off is asked about per event (`sometimes`), so
+//! the capturing thread sees every level. [`init`] installs a registry
 //! with this layer as the global subscriber.
 //!
 //! **Outbound**: [`TracingSink`] re-emits elide records as `tracing` events
@@ -22,17 +26,18 @@
 //! # }
 //! ```
 
-use std::collections::HashMap;
+mod forward_sites;
+
 use std::fmt;
-use std::sync::{Mutex, OnceLock};
 
 use tracing_core::field::{self as tfield, Field as TField, Visit as TVisit};
 use tracing_core::span::{Attributes, Id, Record as SpanRecord};
-use tracing_core::{callsite, dispatcher, Event, Interest, Kind, Metadata, Subscriber};
+use tracing_core::{callsite, dispatcher, Event, Interest, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
-use crate::bridge::{forward, forwarding};
+use crate::bridge::{forward, forwarding, placed, Place};
+use crate::dispatch::{self, Route};
 use crate::interest;
 use crate::record::Record;
 use crate::runtime;
@@ -40,6 +45,9 @@ use crate::runtime_site::{emit_at, enabled_at, site};
 use crate::sink::{OwnedValue, Sink};
 use crate::value::{Field, Value};
 use crate::{Level, LevelFilter};
+
+use forward_sites::forward_site;
+pub use forward_sites::{forward_callsites, MAX_FORWARD_CALLSITES, OVERFLOW_FIELDS};
 
 /// A `tracing-subscriber` layer that routes `tracing` events into elide
 /// (see the [module docs](self)).
@@ -173,10 +181,17 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
     fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
-        if wanted(meta) {
-            Interest::always()
-        } else {
-            Interest::never()
+        if meta.is_span() {
+            return Interest::always();
+        }
+        match enabled_at(site(meta.target()), from_tracing(meta.level())) {
+            Some(Route::All) => Interest::always(),
+            // While a test capture is active, a capturing thread wants what
+            // the configuration turns off: tracing asks `enabled` per event,
+            // which answers for the asking thread. The last capture's end
+            // rebuilds this cache.
+            _ if dispatch::captures_anywhere() => Interest::sometimes(),
+            _ => Interest::never(),
         }
     }
 
@@ -185,7 +200,7 @@ where
     }
 
     fn max_level_hint(&self) -> Option<tracing_core::LevelFilter> {
-        Some(to_tracing_filter(interest::max_level()))
+        Some(to_tracing_filter(interest::max_level_with_captures()))
     }
 
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
@@ -228,8 +243,13 @@ where
             }
         }
         let message = c.message.as_deref().unwrap_or("");
+        let place = Place {
+            file: meta.file(),
+            line: meta.line(),
+            module_path: meta.module_path(),
+        };
         emit_at(
-            cs,
+            placed(cs.metadata(), place),
             route,
             meta.target(),
             level,
@@ -250,6 +270,16 @@ pub const MAX_FORWARDED_FIELDS: usize = 16;
 /// record's (typed: integers, floats, booleans, strings; the rest through
 /// `Display`/`Debug`) after `message`.
 ///
+/// tracing needs a callsite per field list; the sink keeps one per elide
+/// site and level, widened to every name the site's records carried, so
+/// records with ever new combinations of names (a `log` record's varying
+/// key-values) make at most one callsite per distinct name, never more
+/// than [`MAX_FORWARD_CALLSITES`] in all. An event records its own fields
+/// only: the callsite's other declared names have no value, which
+/// subscribers skip. Past the cap, the names a callsite lacks reach the
+/// subscriber as `name=value` text in the field [`OVERFLOW_FIELDS`]
+/// ([`forward_callsites`] says how many were made).
+///
 /// ```
 /// # #[cfg(feature = "tracing")] {
 /// use std::sync::Arc;
@@ -268,52 +298,6 @@ impl TracingSink {
     pub fn new() -> TracingSink {
         TracingSink { _private: () }
     }
-}
-
-/// A leaked `tracing` callsite for one shape of forwarded record: the
-/// elide site, the level and the field names.
-struct ForwardSite {
-    meta: OnceLock<Metadata<'static>>,
-}
-
-impl callsite::Callsite for ForwardSite {
-    fn set_interest(&self, _: Interest) {}
-    fn metadata(&self) -> &Metadata<'_> {
-        self.meta.get().expect("set before registration")
-    }
-}
-
-type ShapeKey = (usize, u8, Vec<&'static str>);
-
-fn forward_site(record: &Record<'_>, names: Vec<&'static str>) -> &'static Metadata<'static> {
-    static SITES: OnceLock<Mutex<HashMap<ShapeKey, &'static ForwardSite>>> = OnceLock::new();
-    let meta = record.metadata();
-    let key = (meta as *const _ as usize, record.level().as_u8(), names);
-    let mut map = SITES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(s) = map.get(&key) {
-        return s.meta.get().expect("set at creation");
-    }
-    let site: &'static ForwardSite = Box::leak(Box::new(ForwardSite {
-        meta: OnceLock::new(),
-    }));
-    let names: &'static [&'static str] = Box::leak(key.2.clone().into_boxed_slice());
-    let _ = site.meta.set(Metadata::new(
-        "elide",
-        meta.target(),
-        *to_tracing(record.level()),
-        (!meta.file().is_empty()).then_some(meta.file()),
-        (meta.line() != 0).then_some(meta.line()),
-        Some(meta.module_path()),
-        tfield::FieldSet::new(names, callsite::Identifier(site)),
-        Kind::EVENT,
-    ));
-    map.insert(key, site);
-    drop(map);
-    callsite::register(site);
-    site.meta.get().expect("set above")
 }
 
 /// An elide value as something `tracing` can record.
@@ -362,24 +346,64 @@ impl<'a> TValue<'a> {
     }
 }
 
+/// The fields of a record its callsite does not declare, as `name=value`
+/// text (see [`OVERFLOW_FIELDS`]).
+struct Undeclared<'a>(Vec<&'a Field<'a>>);
+
+impl fmt::Display for Undeclared<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (k, v)) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{k}={v:?}")?;
+        }
+        Ok(())
+    }
+}
+
 impl Sink for TracingSink {
     fn emit(&self, record: &Record<'_>) {
         let fields = &record.fields()[..record.fields().len().min(MAX_FORWARDED_FIELDS)];
-        let mut names = Vec::with_capacity(fields.len() + 1);
-        names.push("message");
-        names.extend(fields.iter().map(|(k, _)| *k));
-        let meta = forward_site(record, names);
-        let values: Vec<TValue<'_>> = fields.iter().map(|(_, v)| TValue::of(v)).collect();
+        let names: Vec<&'static str> = fields.iter().map(|(k, _)| *k).collect();
+        let meta = forward_site(record, &names).meta();
         let set = meta.fields();
-        let tfields: Vec<TField> = set.iter().collect();
+        // `message`, then each field under its declared name, in the
+        // record's order; the undeclared ones (past the callsite cap) as
+        // text, and the target if the callsite is the overflow one.
+        let mut declared: Vec<(TField, TValue<'_>)> = Vec::with_capacity(fields.len());
+        let mut undeclared = Undeclared(Vec::new());
+        for field in fields {
+            match set.field(field.0) {
+                Some(f) => declared.push((f, TValue::of(&field.1))),
+                None => undeclared.0.push(field),
+            }
+        }
+        let message = set.field("message").expect("declared by every callsite");
+        let overflow = set
+            .field(OVERFLOW_FIELDS)
+            .expect("declared by every callsite");
+        let target = set
+            .field("target")
+            .filter(|_| meta.target() != record.target());
         let args = *record.args();
+        let overflow_text = tfield::display(&undeclared);
+        let target_name = record.target();
         // A fixed-size list: the slots past the record's fields repeat
         // `message` with no value, which tracing skips.
-        let mut list: [(&TField, Option<&dyn tfield::Value>); MAX_FORWARDED_FIELDS + 1] =
-            [(&tfields[0], None); MAX_FORWARDED_FIELDS + 1];
+        let mut list: [(&TField, Option<&dyn tfield::Value>); MAX_FORWARDED_FIELDS + 3] =
+            [(&message, None); MAX_FORWARDED_FIELDS + 3];
         list[0].1 = Some(&args);
-        for (i, v) in values.iter().enumerate() {
-            list[i + 1] = (&tfields[i + 1], Some(v.as_dyn()));
+        for (slot, (f, v)) in list[1..].iter_mut().zip(&declared) {
+            *slot = (f, Some(v.as_dyn()));
+        }
+        let mut next = declared.len() + 1;
+        if !undeclared.0.is_empty() {
+            list[next] = (&overflow, Some(&overflow_text));
+            next += 1;
+        }
+        if let Some(t) = &target {
+            list[next] = (t, Some(&target_name));
         }
         forward(|| {
             dispatcher::get_default(|d| {

@@ -79,6 +79,9 @@ pub(crate) struct Decided<T> {
 pub(crate) struct Warning {
     pub(crate) var: String,
     pub(crate) raw: OsString,
+    /// The entries of the value that are ignored (`the target /x`), when
+    /// the rest of it still applies; `None`: the whole value is ignored.
+    pub(crate) part: Option<String>,
     pub(crate) reason: String,
     pub(crate) fallback: String,
 }
@@ -108,9 +111,13 @@ impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // `{:?}` escapes control characters and shows invalid UTF-8 as escapes.
         let raw = format!("{:?}", self.raw.to_string_lossy());
+        f.write_str("elide: ignoring ")?;
+        if let Some(part) = &self.part {
+            write!(f, "{} of ", clip_to(part, 4 * ECHO_MAX))?;
+        }
         write!(
             f,
-            "elide: ignoring {}={}: {}; using {}",
+            "{}={}: {}; using {}",
             clip(&self.var),
             clip(&raw),
             // A reason may list a few clipped values (`LOG_TGT` targets).
@@ -121,6 +128,16 @@ impl fmt::Display for Warning {
 }
 
 impl<T: fmt::Display> Decided<T> {
+    /// The same decision with the value as text.
+    pub(crate) fn into_text(self) -> Decided<String> {
+        Decided {
+            value: self.value.to_string(),
+            origin: self.origin,
+            searched: self.searched,
+            rejected: self.rejected,
+        }
+    }
+
     /// One warning per rejected value, naming the value actually used.
     pub(crate) fn warnings(&self) -> Vec<Warning> {
         let fallback = match &self.origin {
@@ -132,6 +149,7 @@ impl<T: fmt::Display> Decided<T> {
             .map(|r| Warning {
                 var: r.var.clone(),
                 raw: r.raw.clone(),
+                part: None,
                 reason: r.reason.clone(),
                 fallback: fallback.clone(),
             })
@@ -162,11 +180,11 @@ fn classify(raw: &OsStr) -> Held<'_> {
 /// chain, even if empty. An empty value passes to the next chain; a value
 /// that does not parse is rejected and skips the remaining chains (RADICAL
 /// consults `VERBOSE` only when `LOG_LVL` is unset or empty). Then
-/// `default_var`, then `builtin`.
+/// `default_var` (if any), then `builtin`.
 pub(crate) fn resolve<T>(
     snap: &EnvSnapshot,
     chains: &[Vec<String>],
-    default_var: &str,
+    default_var: Option<&str>,
     parse: impl Fn(&str) -> Result<T, String>,
     builtin: T,
 ) -> Decided<T> {
@@ -200,11 +218,14 @@ struct Found {
 fn find(
     snap: &EnvSnapshot,
     chains: &[Vec<String>],
-    default_var: &str,
+    default_var: Option<&str>,
     parse: &mut dyn FnMut(&str) -> Result<(), String>,
 ) -> Found {
     let mut searched: Vec<String> = chains.iter().flatten().cloned().collect();
-    searched.push(default_var.to_owned());
+    searched.extend(default_var.map(str::to_owned));
+    for var in &searched {
+        snap.look_at(var);
+    }
     let mut rejected = Vec::new();
     let mut try_var = |var: &str| -> Outcome {
         let Some(raw) = snap.get(var) else {
@@ -237,7 +258,7 @@ fn find(
             break 'chains;
         }
     }
-    if decided.is_none() {
+    if let (None, Some(default_var)) = (&decided, default_var) {
         if let Outcome::Value = try_var(default_var) {
             decided = Some(default_var.to_owned());
         }
@@ -273,7 +294,7 @@ mod tests {
                 cascade(prefix, None, "LOG_LVL"),
                 cascade(prefix, None, "VERBOSE"),
             ],
-            &default_var("LOG_LVL"),
+            Some(&default_var("LOG_LVL")),
             parse_level,
             LevelFilter::Error,
         )
@@ -283,7 +304,7 @@ mod tests {
         resolve(
             s,
             &[cascade(prefix, root, "DEBUG")],
-            &default_var("DEBUG"),
+            Some(&default_var("DEBUG")),
             parse_flag,
             false,
         )

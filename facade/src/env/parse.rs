@@ -33,13 +33,60 @@ pub(crate) fn parse_flag(text: &str) -> Result<bool, String> {
 }
 
 /// Parses a directory (`PROFILE_DIR`, `RADICAL_DEFAULT_LOG_DIR`); a relative
-/// one is taken relative to `cwd`, the working directory at snapshot time.
-pub(crate) fn parse_dir(text: &str, cwd: &Path) -> Result<PathBuf, String> {
+/// one is taken relative to `cwd`, the working directory at snapshot time,
+/// and a leading `~/` is `home` (see [`expand_home`]).
+pub(crate) fn parse_dir(text: &str, cwd: &Path, home: Option<&Path>) -> Result<PathBuf, String> {
     let s = text.trim();
     if s.is_empty() {
         return Err("empty path".to_owned());
     }
-    Ok(cwd.join(s))
+    Ok(expand_home(s, home)?.unwrap_or_else(|| cwd.join(s)))
+}
+
+/// A path that starts with `~`: `~` and `~/rest` are `home` (`$HOME` at
+/// snapshot time), as a shell would expand them; `None` for a path without
+/// `~`. An error when HOME is unset or empty, or for `~user` (not
+/// expanded): taken literally, either would create a directory named `~`
+/// in the working directory.
+pub(crate) fn expand_home(path: &str, home: Option<&Path>) -> Result<Option<PathBuf>, String> {
+    let Some(rest) = path.strip_prefix('~') else {
+        return Ok(None);
+    };
+    let rest = match rest.strip_prefix('/') {
+        Some(rest) => rest,
+        None if rest.is_empty() => rest,
+        None => return Err("cannot expand `~user` (only a leading `~/` is)".to_owned()),
+    };
+    match home.filter(|h| !h.as_os_str().is_empty()) {
+        Some(home) => Ok(Some(home.join(rest))),
+        None => Err("cannot expand `~`: HOME is not set".to_owned()),
+    }
+}
+
+/// Parses `PROFILE_NAME`: a file name (the `.prof` file is
+/// `<dir>/<name>.prof`), so no path separator; surrounding whitespace
+/// ignored.
+pub(crate) fn parse_profile_name(text: &str) -> Result<String, String> {
+    let s = text.trim();
+    if s.contains(['/', '\\']) {
+        return Err("a profile name is a file name and cannot contain `/` or `\\`".to_owned());
+    }
+    Ok(s.to_owned())
+}
+
+/// Parses `PROFILE_HOST`: one host name as the `sync_abs` line carries it,
+/// so no `:` (its field separator), `,` (the line's), whitespace or control
+/// character.
+pub(crate) fn parse_host(text: &str) -> Result<String, String> {
+    let s = text.trim();
+    if s.chars()
+        .any(|c| matches!(c, ':' | ',') || c.is_whitespace() || c.is_control())
+    {
+        return Err(
+            "a host name cannot contain `:`, `,`, whitespace or control characters".to_owned(),
+        );
+    }
+    Ok(s.to_owned())
 }
 
 /// One destination named in `LOG_TGT`.
@@ -56,6 +103,14 @@ pub(crate) enum Target {
     /// `otlp` (the `OTEL_*` endpoint) or `otlp://host:port`: an
     /// OpenTelemetry exporter (cargo feature `otlp`).
     Otlp(Option<String>),
+    /// A file that cannot be named (`~/x` without HOME): replaced by stderr
+    /// with a warning when the sinks are built.
+    Refused {
+        /// The item as written.
+        item: String,
+        /// Why it cannot be used.
+        why: String,
+    },
 }
 
 impl fmt::Display for Target {
@@ -67,6 +122,7 @@ impl fmt::Display for Target {
             Target::File(p) => write!(f, "{}", p.display()),
             Target::Otlp(None) => f.write_str("otlp"),
             Target::Otlp(Some(e)) => write!(f, "otlp://{e}"),
+            Target::Refused { item, .. } => f.write_str(item),
         }
     }
 }
@@ -91,8 +147,14 @@ impl fmt::Display for Targets {
 /// Parses `LOG_TGT`: a comma list, each item trimmed, empty items skipped,
 /// duplicates dropped. Keywords are case-insensitive. `.` is
 /// `<log_dir>/<log_name>.log`; an absolute path is used as is; anything else
-/// is a file relative to `log_dir`.
-pub(crate) fn parse_targets(text: &str, log_dir: &Path, log_name: &str) -> Result<Targets, String> {
+/// is a file relative to `log_dir`; a leading `~/` is `home` (see
+/// [`expand_home`]).
+pub(crate) fn parse_targets(
+    text: &str,
+    log_dir: &Path,
+    log_name: &str,
+    home: Option<&Path>,
+) -> Result<Targets, String> {
     let mut out = Vec::new();
     for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
         let is = |words: &[&str]| words.iter().any(|w| item.eq_ignore_ascii_case(w));
@@ -109,8 +171,15 @@ pub(crate) fn parse_targets(text: &str, log_dir: &Path, log_name: &str) -> Resul
         } else if item == "." {
             Target::File(log_dir.join(format!("{log_name}.log")))
         } else {
-            // `join` keeps an absolute item as it is.
-            Target::File(log_dir.join(item))
+            match expand_home(item, home) {
+                Ok(Some(path)) => Target::File(path),
+                // `join` keeps an absolute item as it is.
+                Ok(None) => Target::File(log_dir.join(item)),
+                Err(why) => Target::Refused {
+                    item: item.to_owned(),
+                    why,
+                },
+            }
         };
         if !out.contains(&t) {
             out.push(t);
@@ -214,15 +283,60 @@ mod tests {
     #[test]
     fn dirs_are_resolved_against_cwd() {
         let cwd = Path::new("/work");
-        assert_eq!(parse_dir("/abs/p", cwd), Ok(PathBuf::from("/abs/p")));
-        assert_eq!(parse_dir(" prof ", cwd), Ok(PathBuf::from("/work/prof")));
-        assert!(parse_dir("  ", cwd).is_err());
+        assert_eq!(parse_dir("/abs/p", cwd, None), Ok(PathBuf::from("/abs/p")));
+        assert_eq!(
+            parse_dir(" prof ", cwd, None),
+            Ok(PathBuf::from("/work/prof"))
+        );
+        assert!(parse_dir("  ", cwd, None).is_err());
+    }
+
+    #[test]
+    fn a_leading_tilde_is_home_and_never_a_literal_directory() {
+        let home = Some(Path::new("/home/u"));
+        let cwd = Path::new("/work");
+        assert_eq!(
+            parse_dir("~/prof", cwd, home),
+            Ok(PathBuf::from("/home/u/prof"))
+        );
+        assert_eq!(parse_dir("~", cwd, home), Ok(PathBuf::from("/home/u")));
+        let t = |s, home| parse_targets(s, cwd, "app", home).map(|t| t.0);
+        assert_eq!(
+            t("~/logs/x.log,a~b.log", home),
+            Ok(vec![
+                Target::File("/home/u/logs/x.log".into()),
+                Target::File("/work/a~b.log".into())
+            ])
+        );
+        // Without HOME (or with an empty one), and for `~user`: refused,
+        // with the reason; the other items still count.
+        for home in [None, Some(Path::new(""))] {
+            assert_eq!(
+                parse_dir("~/prof", cwd, home),
+                Err("cannot expand `~`: HOME is not set".to_owned())
+            );
+            assert_eq!(
+                t("~/x.log,stdout", home),
+                Ok(vec![
+                    Target::Refused {
+                        item: "~/x.log".into(),
+                        why: "cannot expand `~`: HOME is not set".into()
+                    },
+                    Target::Stdout
+                ])
+            );
+        }
+        assert!(matches!(
+            &t("~root/x.log", home).unwrap()[0],
+            Target::Refused { why, .. } if why.contains("~user")
+        ));
+        assert!(parse_dir("~root", cwd, home).is_err());
     }
 
     #[test]
     fn targets() {
         let dir = Path::new("/logs");
-        let t = |s| parse_targets(s, dir, "radical.asyncflow").map(|t| t.0);
+        let t = |s| parse_targets(s, dir, "radical.asyncflow", None).map(|t| t.0);
         assert_eq!(t("-"), Ok(vec![Target::Stdout]));
         assert_eq!(t("1,STDOUT"), Ok(vec![Target::Stdout]));
         assert_eq!(t("=, 2 ,stderr"), Ok(vec![Target::Stderr]));

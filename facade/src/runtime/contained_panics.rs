@@ -4,12 +4,17 @@
 //! panic, `elide::stats().sink_panics` counts it), but the panic hook still
 //! runs for every one: a sink that panics on each record would print a
 //! panic message (and a backtrace) per record. So elide wraps the panic
-//! hook it finds at start-up: a panic raised while this thread is inside a
-//! sink (dispatching a record, or on an async writer thread, where every
+//! hook it finds at start-up: a panic raised while this thread is emitting
+//! a record (dispatching it, or on an async writer thread, where every
 //! call into a sink is contained) goes to the previous hook the first time
-//! it is raised at that source location, followed by one line saying
-//! further ones are counted; later panics there are only counted. Panics
-//! anywhere else go to the previous hook as before.
+//! it is raised at that source location, followed by one line saying where
+//! it was raised (in a sink, or in the `Debug`/`Display` of a value being
+//! logged, see `contain::formatting_values`) and that further ones are
+//! counted; later panics there are only counted. Panics anywhere else go
+//! to the previous hook as before.
+//!
+//! Built with `panic = "abort"` nothing is contained: every panic is
+//! printed, and the line says that the process aborts.
 //!
 //! The place stands for the sink: a given sink panics in its own code. At
 //! most `PLACES` places are remembered; past that, contained panics are
@@ -36,23 +41,44 @@ pub(crate) fn install() {
     ONCE.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if !contained() || first_at(info.location()) {
+            let emitting = crate::dispatch::in_dispatch();
+            let aborts = cfg!(panic = "abort");
+            if !emitting || aborts || first_at(info.location()) {
                 previous(info);
-                if contained() {
-                    let _ = crate::process::write_stderr(
-                        b"elide: the panic above was raised inside a sink and contained; \
-                          further panics there are only counted in elide::stats()\n",
-                    );
+                if emitting {
+                    let _ = crate::process::write_stderr(explanation(
+                        crate::contain::formatting_values_here(),
+                        aborts,
+                    ));
                 }
             }
         }));
     });
 }
 
-/// Whether a panic here will be contained: this thread is inside a sink
-/// (dispatching, or an async writer).
-fn contained() -> bool {
-    crate::dispatch::in_dispatch()
+/// The line after a panic raised while a record was being emitted: where
+/// (`in_value`: in a logged value's `Debug`/`Display`, else in a sink) and
+/// what follows (`aborts`: the build's panics abort, else it is contained).
+fn explanation(in_value: bool, aborts: bool) -> &'static [u8] {
+    match (in_value, aborts) {
+        (true, false) => {
+            b"elide: the panic above was raised in the Debug or Display of a value being logged, \
+              and contained: that sink dropped the record; further panics there are only \
+              counted in elide::stats()\n"
+        }
+        (false, false) => {
+            b"elide: the panic above was raised inside a sink and contained; \
+              further panics there are only counted in elide::stats()\n"
+        }
+        (true, true) => {
+            b"elide: the panic above was raised in the Debug or Display of a value being logged; \
+              built with panic = \"abort\", the process aborts\n"
+        }
+        (false, true) => {
+            b"elide: the panic above was raised inside a sink; \
+              built with panic = \"abort\", the process aborts\n"
+        }
+    }
 }
 
 /// Whether this is the first contained panic at its location (and there is
@@ -71,4 +97,22 @@ fn first_at(location: Option<&Location<'_>>) -> bool {
     }
     seen.push((place.0.to_owned(), place.1, place.2));
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::explanation;
+
+    #[test]
+    fn a_values_panic_is_never_called_a_sinks() {
+        for aborts in [false, true] {
+            let value = String::from_utf8_lossy(explanation(true, aborts)).into_owned();
+            let sink = String::from_utf8_lossy(explanation(false, aborts)).into_owned();
+            assert!(!value.contains("inside a sink"), "{value}");
+            assert!(value.contains("Debug or Display"), "{value}");
+            assert!(sink.contains("inside a sink"), "{sink}");
+            assert_eq!(value.contains("aborts"), aborts, "{value}");
+            assert_eq!(sink.contains("contained"), !aborts, "{sink}");
+        }
+    }
 }

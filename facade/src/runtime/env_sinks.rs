@@ -4,10 +4,9 @@
 //! installed at start-up unless the API installed sinks first, and replaced
 //! on a new root or a reload, leaving sinks added through the API alone.
 //!
-//! `LOG_TGT` is process-wide, so it is looked up for the application root
-//! namespace: `<ROOT>_LOG_TGT` down to `RADICAL_LOG_TGT` after `init_ns`,
-//! only `RADICAL_LOG_TGT` without it, then `RADICAL_DEFAULT_LOG_TGT`, then
-//! stderr.
+//! `LOG_TGT` is the application's, so it is looked up for the application
+//! root (the `init_ns` root, else the program's own name): `<ROOT>_LOG_TGT`
+//! down the root's cascade, then `RADICAL_DEFAULT_LOG_TGT`, then stderr.
 //!
 //! Statics owned here: `ENV_SINKS`.
 
@@ -69,6 +68,10 @@ impl Wanted {
     /// `LOG_TGT` and `LOG_MODE` resolved for the current configuration.
     fn now() -> Wanted {
         let cfg = config::read();
+        // The root or the snapshot may have changed: say which variables of
+        // the application's keys it leaves unread.
+        let ignored = env::ignored_app_vars(cfg.snapshot(), cfg.root.as_ref());
+        ignored.iter().for_each(env::warn_once);
         // `LOG_MODE` says how files are written: without `file` there are
         // none (a file target gets its own warning in `build`).
         #[cfg(feature = "file")]
@@ -191,6 +194,7 @@ fn format_available(format: Format, origin: &env::Origin, snap: &env::EnvSnapsho
     env::warn_once(&Warning {
         raw: snap.get(&var).unwrap_or_default().to_owned(),
         var,
+        part: None,
         reason: "the json line format needs elide's cargo feature `json`, which this build lacks"
             .to_owned(),
         fallback: Format::Radical.as_str().to_owned(),
@@ -212,6 +216,7 @@ fn available(mode: Option<FileMode>, var: &str, raw: &OsStr) -> Option<FileMode>
     env::warn_once(&Warning {
         var: var.to_owned(),
         raw: raw.to_owned(),
+        part: None,
         reason: format!(
             "log mode {} needs elide's cargo feature `async`, which this build lacks",
             wanted.as_str()
@@ -223,9 +228,9 @@ fn available(mode: Option<FileMode>, var: &str, raw: &OsStr) -> Option<FileMode>
 
 /// One sink per target, writing lines in `format`. `null` adds none. Files
 /// are a buffered [`FileSink`] without a `mode`, else opened in that
-/// [`FileMode`]. A file
-/// that cannot be opened is reported once (naming `var` and its `raw`
-/// value) and replaced by stderr.
+/// [`FileMode`]. A file that cannot be opened is replaced by stderr and
+/// reported once, naming `var`, its `raw` value, exactly the targets
+/// replaced and the targets still used.
 pub(crate) fn build(
     targets: &[Target],
     mode: Option<FileMode>,
@@ -235,10 +240,11 @@ pub(crate) fn build(
 ) -> Vec<Arc<dyn Sink>> {
     let mut sinks: Vec<Arc<dyn Sink>> = Vec::new();
     #[cfg(feature = "file")]
-    let mut failed: Vec<String> = Vec::new();
+    // Each target that cannot be used, and why.
+    let mut failed: Vec<(&Target, String)> = Vec::new();
     // Without `file` no file is written, in any mode.
     #[cfg(not(feature = "file"))]
-    let (mut files, _) = (false, mode);
+    let (mut files, _) = (Vec::new(), mode);
     let mut stderr = false;
     let mut add_stderr = |sinks: &mut Vec<Arc<dyn Sink>>| {
         if !std::mem::replace(&mut stderr, true) {
@@ -254,53 +260,108 @@ pub(crate) fn build(
             Target::File(path) => match open(path, mode, format) {
                 Ok(f) => sinks.push(f),
                 Err(e) => {
-                    failed.push(format!("{}: {e}", path.display()));
+                    failed.push((t, format!("cannot open {}: {e}", path.display())));
                     add_stderr(&mut sinks);
                 }
             },
+            #[cfg(feature = "file")]
+            Target::Refused { why, .. } => {
+                failed.push((t, why.clone()));
+                add_stderr(&mut sinks);
+            }
             #[cfg(not(feature = "file"))]
-            Target::File(_) => {
-                files = true;
+            Target::File(_) | Target::Refused { .. } => {
+                files.push(t);
                 add_stderr(&mut sinks);
             }
         }
     }
     #[cfg(not(feature = "file"))]
-    if files {
-        env::warn_once(&Warning {
-            var: var.to_owned(),
-            raw: raw.clone(),
-            reason: "a file target needs elide's cargo feature `file`, which this build lacks"
-                .to_owned(),
-            fallback: "stderr for the file targets".to_owned(),
-        });
+    if !files.is_empty() {
+        let reason = "a file target needs elide's cargo feature `file`, which this build lacks";
+        let replaced = Replaced {
+            targets,
+            replaced: &files,
+            whole: "stderr for the file targets",
+        };
+        replaced.warn(var, raw, reason.to_owned());
     }
     #[cfg(feature = "file")]
     if !failed.is_empty() {
-        env::warn_once(&Warning {
-            var: var.to_owned(),
-            raw: raw.clone(),
-            reason: cannot_open(&failed),
-            fallback: "stderr for those targets".to_owned(),
-        });
+        let why: Vec<String> = failed.iter().map(|(_, why)| why.clone()).collect();
+        let reason = match listed(&why, "; ") {
+            (1, list) => list,
+            (n, list) => format!("cannot use {n} targets: {list}"),
+        };
+        let replaced: Vec<&Target> = failed.iter().map(|(t, _)| *t).collect();
+        let replaced = Replaced {
+            targets,
+            replaced: &replaced,
+            whole: "stderr for those targets",
+        };
+        replaced.warn(var, raw, reason);
     }
     sinks
 }
 
-/// One reason for every target that could not be opened: the first few
-/// (each clipped), then how many more.
-#[cfg(feature = "file")]
-fn cannot_open(failed: &[String]) -> String {
-    const SHOWN: usize = 3;
-    let shown: Vec<_> = failed.iter().take(SHOWN).map(|f| env::clip(f)).collect();
-    let mut reason = match failed.len() {
-        1 => format!("cannot open {}", shown[0]),
-        n => format!("cannot open {n} targets: {}", shown.join("; ")),
-    };
-    if failed.len() > SHOWN {
-        reason.push_str(&format!("; and {} more", failed.len() - SHOWN));
+/// Targets of a `LOG_TGT` list that were replaced by stderr.
+struct Replaced<'a> {
+    /// The whole list.
+    targets: &'a [Target],
+    /// The ones replaced.
+    replaced: &'a [&'a Target],
+    /// What is used when every target was replaced.
+    whole: &'a str,
+}
+
+impl Replaced<'_> {
+    /// One warning: when only some targets were replaced, it names exactly
+    /// those as ignored and the others as still used, so it does not read
+    /// as if the whole value were ignored.
+    fn warn(&self, var: &str, raw: &OsString, reason: String) {
+        let kept: Vec<String> = self
+            .targets
+            .iter()
+            .filter(|t| !self.replaced.contains(t) && **t != Target::Stderr)
+            .map(Target::to_string)
+            .collect();
+        let all_replaced = self.targets.iter().all(|t| self.replaced.contains(&t));
+        let (part, fallback) = if all_replaced {
+            (None, self.whole.to_owned())
+        } else {
+            let names: Vec<String> = self.replaced.iter().map(|t| t.to_string()).collect();
+            let (n, list) = listed(&names, ", ");
+            let (noun, place) = if n == 1 {
+                ("target", "its")
+            } else {
+                ("targets", "their")
+            };
+            let mut fallback = format!("stderr in {place} place");
+            if !kept.is_empty() {
+                fallback.push_str(&format!(", and {}", kept.join(", ")));
+            }
+            (Some(format!("the {noun} {list}")), fallback)
+        };
+        env::warn_once(&Warning {
+            var: var.to_owned(),
+            raw: raw.clone(),
+            part,
+            reason,
+            fallback,
+        });
     }
-    reason
+}
+
+/// How many `items` there are, and the first few (each clipped) joined by
+/// `sep`, then how many more.
+fn listed(items: &[String], sep: &str) -> (usize, String) {
+    const SHOWN: usize = 3;
+    let shown: Vec<_> = items.iter().take(SHOWN).map(|f| env::clip(f)).collect();
+    let mut list = shown.join(sep);
+    if items.len() > SHOWN {
+        list.push_str(&format!("{sep}and {} more", items.len() - SHOWN));
+    }
+    (items.len(), list)
 }
 
 /// The OTLP exporter of an `otlp` target (`OTEL_*` settings; the root
@@ -310,14 +371,14 @@ fn cannot_open(failed: &[String]) -> String {
 fn otlp(endpoint: Option<&str>, root: Option<&str>, var: &str) -> Option<Arc<dyn Sink>> {
     #[cfg(feature = "otlp")]
     {
-        let mut b = crate::sink::OtlpSink::builder_from_env(endpoint);
+        let mut b = super::otel::builder(endpoint);
         if let Some(root) = root {
             b = b.default_service_name(root);
         }
         let s = b.build_or_warn(if endpoint.is_some() {
             var
         } else {
-            "OTEL_EXPORTER_OTLP_ENDPOINT"
+            env::keys::OTEL_ENDPOINT.name
         })?;
         Some(Arc::new(s))
     }

@@ -13,8 +13,11 @@
 //! Statics owned here: `INIT`, `LIVE_GUARDS`, and the registrations of the
 //! exit handler and the panic hook.
 
+mod abort_flush;
 mod contained_panics;
 pub(crate) mod env_sinks;
+#[cfg(feature = "otlp")]
+pub(crate) mod otel;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Once, OnceLock};
@@ -38,11 +41,19 @@ pub(crate) fn ensure() {
         register_exit_handler();
         contained_panics::install();
         let snap = Arc::new(EnvSnapshot::capture());
+        use_snapshot(&snap);
         interest::reconfigure(|c| {
             c.env.get_or_insert(snap);
         });
         env_sinks::install_initial(profile_sink());
     });
+}
+
+/// Hands the parts of a new snapshot that sinks read to them (the console's
+/// colour variables); the rest is read from the configuration.
+pub(crate) fn use_snapshot(snap: &EnvSnapshot) {
+    use crate::env::keys::{CLICOLOR_FORCE, NO_COLOR};
+    crate::sink::console::set_color_env(snap.get(NO_COLOR.name), snap.get(CLICOLOR_FORCE.name));
 }
 
 /// Whether the environment was read already.
@@ -95,7 +106,9 @@ pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
 }
 
 /// The `.prof` sink in `PROFILE_DIR` when some `PROFILE` variable is on,
-/// so `RADICAL_PROFILE=1 ./app` writes telemetry without code changes. It
+/// so `APP_PROFILE=1 ./app` writes telemetry without code changes,
+/// named by `PROFILE_NAME` (else the process name), its `sync_abs` host
+/// set by `PROFILE_HOST` (else found in `/etc/hosts`). It
 /// is not one of the `LOG_TGT` sinks, so a reload keeps it. Without the
 /// cargo feature `prof` there is no `.prof` sink: a `PROFILE` variable that
 /// is on still turns telemetry on, and gets one warning that no `.prof`
@@ -103,20 +116,27 @@ pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
 /// either build then mutates code that build compiles.)
 fn profile_sink() -> Option<Arc<dyn Sink>> {
     let cfg = config::read();
-    let (var, raw) = cfg.snapshot().flag_on("PROFILE")?;
+    let (var, raw) = cfg.snapshot().flag_on(&env::keys::PROFILE)?;
     #[cfg(feature = "prof")]
     {
         let _ = (var, raw);
         let dir = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
         env::report(&dir);
-        let name = env::process_name(cfg.snapshot(), cfg.root.as_ref());
-        Some(crate::sink::profiles::startup_sink(&dir.value.0, &name))
+        let name = env::profile_name(cfg.snapshot(), cfg.root.as_ref());
+        env::report(&name);
+        let host = env::profile_host_set(cfg.snapshot(), cfg.root.as_ref());
+        Some(crate::sink::profiles::startup_sink(
+            &dir.value.0,
+            &name.value,
+            host,
+        ))
     }
     #[cfg(not(feature = "prof"))]
     {
         env::warn_once(&env::lookup::Warning {
             var: var.to_owned(),
             raw: raw.to_owned(),
+            part: None,
             reason: "a .prof file needs elide's cargo feature `prof`, which this build lacks"
                 .to_owned(),
             fallback:
@@ -150,6 +170,11 @@ pub(crate) enum Shutdown {
 /// itself.
 pub(crate) fn shutdown(why: Shutdown) {
     if dispatch::in_dispatch() {
+        if why == Shutdown::Panic && cfg!(panic = "abort") {
+            // The process ends after the hook: flush what can be, from
+            // other threads, without calling the panicking sink again.
+            abort_flush::flush_before_abort();
+        }
         return;
     }
     if why == Shutdown::Exit {
@@ -162,6 +187,11 @@ pub(crate) fn shutdown(why: Shutdown) {
     };
     dispatch::flush_all(reach);
     if matches!(why, Shutdown::Exit | Shutdown::Guard { last: true }) {
+        // Every site that ran has looked up its variables by now.
+        let cfg = config::read();
+        let unread = env::unread_namespace_vars(cfg.snapshot(), cfg.root.as_ref());
+        unread.iter().for_each(env::warn_once);
+        drop(cfg);
         // `.prof` files get their END line, flush and fsync.
         #[cfg(feature = "prof")]
         crate::sink::profiles::close();
@@ -202,9 +232,17 @@ fn register_exit_handler() {}
 /// Installs a panic hook that, after the previous hook has printed the
 /// panic, flushes every installed sink, so the records logged before a
 /// panic are written even if the process then aborts or exits. Installing
-/// it twice has no further effect. Nothing is flushed from a panic inside a
-/// sink or on an async writer thread (a sink is never re-entered from
-/// inside itself, and a writer cannot wait for itself).
+/// it twice has no further effect.
+///
+/// A panic raised while a record is being emitted (inside a sink, in the
+/// `Debug` or `Display` of a value being logged, or on an async writer
+/// thread) is contained when panics unwind: nothing is flushed then (a
+/// sink is never re-entered from inside itself). Built with
+/// `panic = "abort"`, where such a panic ends the process too, the sinks
+/// are flushed from other threads, waiting at most 10 seconds: all of
+/// them after a panic in a value's `Debug` or `Display` (the sink's own
+/// code did not fail), all but the panicking one after a sink's panic (on
+/// an async writer thread, the async sink it serves is not waited for).
 pub fn install_panic_hook() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {

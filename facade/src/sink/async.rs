@@ -49,7 +49,7 @@
 //! ([`with_preallocated`](AsyncSink::with_preallocated)): fresh buffers
 //! page-fault, which a burst would otherwise pay on the caller's thread.
 //!
-//! Measured here (README, Sinks), formatting a RADICAL line costs the
+//! Measured here (BENCHMARKS.md, sinks), formatting a RADICAL line costs the
 //! caller about 0.55 us (mostly the float time format; the pid is cached),
 //! capturing about 0.07 us. The price: `Display`/`Debug` of fields still
 //! run on the caller (they borrow its data), the line appears a little

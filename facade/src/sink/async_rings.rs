@@ -310,19 +310,22 @@ impl RingQueue {
         };
         // Each field's rendered text, `text[a..b]` (empty for typed ones).
         let mut ranges = Vec::with_capacity(record.fields().len());
-        for (_, v) in record.fields() {
-            let a = text.len();
-            match v {
-                Value::Display(d) => {
-                    let _ = write!(text, "{d}");
+        // The values' `Debug`/`Display` run in here: a panic is theirs.
+        crate::contain::formatting_values(|| {
+            for (_, v) in record.fields() {
+                let a = text.len();
+                match v {
+                    Value::Display(d) => {
+                        let _ = write!(text, "{d}");
+                    }
+                    Value::Debug(d) => {
+                        let _ = write!(text, "{d:?}");
+                    }
+                    _ => {}
                 }
-                Value::Debug(d) => {
-                    let _ = write!(text, "{d:?}");
-                }
-                _ => {}
+                ranges.push((a, text.len()));
             }
-            ranges.push((a, text.len()));
-        }
+        });
         let fields_len: usize = record
             .fields()
             .iter()

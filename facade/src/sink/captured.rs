@@ -105,15 +105,18 @@ impl Captured {
                 Message::Text(store.text.len())
             }
         };
-        for &(key, value) in record.fields() {
-            let mut capture = Capture {
-                text: &mut store.text,
-                slot: Slot::Bool(false),
-            };
-            value.visit(&mut capture);
-            let slot = capture.slot;
-            store.fields.push((key, slot));
-        }
+        // The values' `Debug`/`Display` run in here: a panic is theirs.
+        crate::contain::formatting_values(|| {
+            for &(key, value) in record.fields() {
+                let mut capture = Capture {
+                    text: &mut store.text,
+                    slot: Slot::Bool(false),
+                };
+                value.visit(&mut capture);
+                let slot = capture.slot;
+                store.fields.push((key, slot));
+            }
+        });
         let thread_name = if thread_name {
             record.with_thread_name_str(|name| match name {
                 // Longer names are not kept (no thread is named like that).
@@ -308,7 +311,7 @@ impl<'b> Relifetime<'b> for crate::raw::RawArg<'_> {
 mod tests {
     use super::*;
 
-    /// The sizes the pool and queue memory figures (README, Sinks) assume.
+    /// The sizes the pool and queue memory figures (the sinks guide's byte bound) assume.
     #[test]
     fn sizes_stay_small() {
         assert!(std::mem::size_of::<Slot>() <= 24);

@@ -1,7 +1,8 @@
 //! Console sink: stderr or stdout, one `write` per line.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io::{self, IsTerminal, Write};
+use std::sync::{Mutex, OnceLock};
 
 use crate::format::Format;
 use crate::record::Record;
@@ -19,11 +20,15 @@ pub enum Stream {
 
 /// Writes formatted lines to stdout or stderr, colouring the level name.
 ///
-/// Colour is decided once, when the sink is built: on for a terminal, off
-/// otherwise; a non-empty `NO_COLOR` turns it off even on a terminal
+/// Colour is decided once, when the sink writes its first line: on for a
+/// terminal, off otherwise; a non-empty `NO_COLOR` turns it off even on a terminal
 /// (<https://no-color.org>), and `CLICOLOR_FORCE` set to anything but
 /// empty or `0` turns it on for a pipe or file. `NO_COLOR` wins when both
-/// are set. [`with_color`](ConsoleSink::with_color) overrides all of this.
+/// are set. Both are read with the rest of elide's environment snapshot (at
+/// [`init`](crate::init) or the first site, again at
+/// [`reload_from_env`](crate::reload_from_env)), so
+/// [`describe`](crate::describe) shows them.
+/// [`with_color`](ConsoleSink::with_color) overrides all of this.
 /// JSON lines are never coloured.
 ///
 /// ```
@@ -38,26 +43,30 @@ pub struct ConsoleSink {
     stream: Stream,
     format: Format,
     level: LevelFilter,
-    color: bool,
+    /// Decided at the first line (the snapshot is read by then), unless
+    /// [`with_color`](ConsoleSink::with_color) decided it.
+    color: OnceLock<bool>,
+}
+
+/// `NO_COLOR` and `CLICOLOR_FORCE` as elide's environment snapshot holds
+/// them; set by the runtime whenever it reads the environment.
+static COLOR_ENV: Mutex<(Option<OsString>, Option<OsString>)> = Mutex::new((None, None));
+
+/// Records the values of `NO_COLOR` and `CLICOLOR_FORCE` (`None` when
+/// unset) for the console sinks that have not written yet.
+pub(crate) fn set_color_env(no_color: Option<&OsStr>, force: Option<&OsStr>) {
+    *COLOR_ENV.lock().unwrap_or_else(|e| e.into_inner()) =
+        (no_color.map(OsStr::to_owned), force.map(OsStr::to_owned));
 }
 
 impl ConsoleSink {
     /// A sink on `stream`, RADICAL format, all levels.
     pub fn new(stream: Stream) -> ConsoleSink {
-        let is_terminal = match stream {
-            Stream::Stdout => io::stdout().is_terminal(),
-            Stream::Stderr => io::stderr().is_terminal(),
-        };
-        let color = color_wanted(
-            is_terminal,
-            std::env::var_os("NO_COLOR").as_deref(),
-            std::env::var_os("CLICOLOR_FORCE").as_deref(),
-        );
         ConsoleSink {
             stream,
             format: Format::Radical,
             level: LevelFilter::Trace,
-            color,
+            color: OnceLock::new(),
         }
         .armed()
     }
@@ -86,14 +95,26 @@ impl ConsoleSink {
     /// Forces colours on or off (by default: on for a terminal, subject to
     /// `NO_COLOR` and `CLICOLOR_FORCE`).
     pub fn with_color(mut self, color: bool) -> ConsoleSink {
-        self.color = color;
+        self.color = OnceLock::from(color);
         self
+    }
+
+    /// Whether lines get colour, decided at the first.
+    fn color(&self) -> bool {
+        *self.color.get_or_init(|| {
+            let is_terminal = match self.stream {
+                Stream::Stdout => io::stdout().is_terminal(),
+                Stream::Stderr => io::stderr().is_terminal(),
+            };
+            let env = COLOR_ENV.lock().unwrap_or_else(|e| e.into_inner());
+            color_wanted(is_terminal, env.0.as_deref(), env.1.as_deref())
+        })
     }
 
     fn render(&self, record: &Record<'_>, out: &mut String) {
         out.clear();
         self.format.write(record, out);
-        if self.color {
+        if self.color() {
             let colour = match record.level() {
                 Level::Error => "\x1b[31m",
                 Level::Warn => "\x1b[33m",

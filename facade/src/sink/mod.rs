@@ -6,7 +6,7 @@ mod r#async;
 mod async_rings;
 #[cfg(feature = "async")]
 mod captured;
-mod console;
+pub(crate) mod console;
 #[cfg(feature = "file")]
 mod durable;
 #[cfg(feature = "file")]
@@ -15,11 +15,13 @@ mod file_mode;
 #[cfg(feature = "json")]
 mod json;
 mod memory;
+#[cfg(feature = "prof")]
+mod ntp_cache;
 mod null;
 #[cfg(any(feature = "file", feature = "json", feature = "prof"))]
 mod open;
 #[cfg(feature = "otlp")]
-mod otlp;
+pub(crate) mod otlp;
 #[cfg(feature = "prof")]
 mod prof;
 #[cfg(feature = "prof")]
@@ -38,21 +40,27 @@ mod whole_lines;
 
 pub use console::{ConsoleSink, Stream};
 #[cfg(feature = "file")]
+#[cfg_attr(docsrs, doc(cfg(feature = "file")))]
 pub use durable::{DurableFile, DurableFileSink};
 #[cfg(feature = "file")]
+#[cfg_attr(docsrs, doc(cfg(feature = "file")))]
 pub use file::FileSink;
 pub use file_mode::FileMode;
 #[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub use json::JsonSink;
 pub use memory::{MemorySink, OwnedRecord, OwnedValue};
 pub use null::NullSink;
 #[cfg(any(feature = "file", feature = "json", feature = "prof"))]
 pub(crate) use open::open_append;
 #[cfg(feature = "otlp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otlp")))]
 pub use otlp::{OtlpSink, OtlpSinkBuilder, OtlpStats, DEFAULT_ENDPOINT as OTLP_DEFAULT_ENDPOINT};
 #[cfg(feature = "prof")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub use prof::ProfSink;
 #[cfg(feature = "async")]
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub use r#async::{
     AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES,
     DEFAULT_PREALLOCATED, DEFAULT_THREAD_BUFFER,

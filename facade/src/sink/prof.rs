@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::SystemTime;
 
+use super::ntp_cache::{self, Offset};
 use super::profiles::thread_label;
 use crate::format::push_epoch_7;
 use crate::record::Record;
@@ -32,18 +33,35 @@ const COLUMNS: [&str; 4] = ["uid", "state", "msg", "comp"];
 ///
 /// - The file is `<dir>/<name>.prof`, opened in append mode; every open
 ///   writes the header and a `sync_abs` line (as radical.utils does), whose
-///   message is `<host>:<ip>:<t>:<t>:sys`, `<t>` being the time of the
-///   open. They reach the file with the first event (or a flush or close),
-///   so [`with_component`](Self::with_component) applies to them too. The
-///   host is the fully qualified host name as radical.utils writes it
+///   message is `<host>:<ip>:<t>:<t>:sys`, `<t>` being its time: the time
+///   of the open, or the first event's if that is earlier (so the first
+///   event is not before it: a scope's start is timed on entry, before a
+///   lazily opened file exists). They reach the file with the
+///   first event (or a flush or close), so
+///   [`with_component`](Self::with_component) applies to them too.
+/// - The host is the fully qualified host name as radical.utils writes it
 ///   (`socket.getfqdn()`), looked up in `/etc/hosts` only, without a DNS
-///   query (opening never blocks): on the first line that lists the
-///   kernel's host name (`/proc/sys/kernel/hostname`, else
-///   `/etc/hostname`), the first dotted name, else that line's canonical
-///   name; the host name itself when no line lists it (`localhost`
-///   without one). The IPv4 address is the one the OS would use for an
+///   query (opening never blocks): the kernel's host name
+///   (`/proc/sys/kernel/hostname`, else `/etc/hostname`) is resolved to the
+///   address of the first line that lists it, and that address back to the
+///   *first* line for it, as the C library does; of that line's names, the
+///   first dotted one, else the canonical (first) name. The host name
+///   itself when no line lists it (`localhost` without one); where DNS
+///   would answer, set it with [`with_host`](Self::with_host) or
+///   `PROFILE_HOST`. The IPv4 address is the one the OS would use for an
 ///   outbound route (a UDP socket is connected, no packet is sent), or
-///   `127.0.0.1` when there is none.
+///   `127.0.0.1` when there is none. radical.analytics corrects clocks per
+///   `<host>:<ip>`, so both must be radical.utils' on the same host.
+/// - When radical.utils' NTP cache exists (`.radical/utils/ntp.cache`
+///   under `$RADICAL_BASE`, else `$HOME`, else `$PWD`), read when the sink
+///   is created, the message is `<host>:<ip>:<t>:<t - offset>:ntp` as
+///   radical.utils writes it, the offset being the cache's system time
+///   minus its NTP time: radical.analytics then shifts this file's rows by
+///   the same offset as radical.utils' profiles of the host. elide never
+///   asks an NTP server itself, and uses a cache of any age (radical.utils
+///   refreshes one older than 60 s; the last measured offset is the best
+///   this host has). A cache that cannot be read or parsed gives one
+///   warning and `sys`.
 /// - `time` is epoch seconds with seven decimals; `event` the event name.
 /// - `comp` is one name on every row, as radical.utils writes it: the
 ///   component set with [`with_component`](Self::with_component), else the
@@ -69,6 +87,10 @@ pub struct ProfSink {
     path: PathBuf,
     /// The `comp` column, cleaned.
     component: String,
+    /// The `sync_abs` host set with `with_host`, cleaned.
+    host: Option<String>,
+    /// radical.utils' NTP offset, read at creation.
+    ntp: Option<Offset>,
     file: Mutex<Option<Open>>,
 }
 
@@ -76,8 +98,8 @@ pub struct ProfSink {
 #[derive(Debug)]
 struct Open {
     out: BufWriter<File>,
-    /// The `sync_abs` line's time and thread, until the header is written.
-    header: Option<(String, String)>,
+    /// The time of the open and its thread, until the header is written.
+    header: Option<(SystemTime, String)>,
 }
 
 impl ProfSink {
@@ -102,8 +124,7 @@ impl ProfSink {
         let dir = dir.as_ref();
         let path = dir.join(format!("{name}.prof"));
         let file = crate::sink::open_append(&path)?;
-        let mut t = String::new();
-        push_epoch_7(SystemTime::now(), &mut t);
+        let t = SystemTime::now();
         let mut thread = String::new();
         thread_label(&mut Clean(&mut thread));
         let mut component = String::new();
@@ -111,6 +132,8 @@ impl ProfSink {
         Ok(ProfSink {
             path,
             component,
+            host: None,
+            ntp: ntp_cache::offset(),
             file: Mutex::new(Some(Open {
                 out: BufWriter::with_capacity(64 * 1024, file),
                 header: Some((t, thread)),
@@ -124,6 +147,15 @@ impl ProfSink {
     pub fn with_component(mut self, comp: &str) -> ProfSink {
         self.component.clear();
         let _ = Clean(&mut self.component).write_str(comp);
+        self
+    }
+
+    /// Uses `host` as the host of the `sync_abs` line instead of the name
+    /// found in `/etc/hosts`: for hosts where DNS gives radical.utils'
+    /// `socket.getfqdn()`, so radical.analytics applies that host's clock
+    /// correction to this file. `,`, `:` and control characters are dropped.
+    pub fn with_host(mut self, host: &str) -> ProfSink {
+        self.host = Some(crate::host::clean(host));
         self
     }
 
@@ -143,7 +175,7 @@ impl ProfSink {
         let Some(mut open) = self.lock().and_then(|mut open| open.take()) else {
             return Ok(());
         };
-        self.write_header(&mut open)?;
+        self.write_header(&mut open, None)?;
         let out = &mut open.out;
         let mut line = String::with_capacity(64);
         push_epoch_7(SystemTime::now(), &mut line);
@@ -157,20 +189,25 @@ impl ProfSink {
         out.get_ref().sync_all()
     }
 
-    /// Writes the header and `sync_abs` line if they are still due.
-    fn write_header(&self, open: &mut Open) -> io::Result<()> {
-        let Some((t, thread)) = open.header.take() else {
+    /// Writes the header and `sync_abs` line if they are still due, the
+    /// latter no later than `first`, the time of the event that follows.
+    fn write_header(&self, open: &mut Open, first: Option<SystemTime>) -> io::Result<()> {
+        let Some((opened, thread)) = open.header.take() else {
             return Ok(());
         };
-        let (host, ip) = host_and_ip();
+        let t = first.map_or(opened, |first| first.min(opened));
+        let (found, ip) = host_and_ip();
+        let host = self.host.as_ref().unwrap_or(found);
+        let ntp = self.ntp.and_then(|off| off.ntp_time(t));
         let mut head = String::with_capacity(256);
         head.push_str(HEADER);
         head.push('\n');
-        let _ = writeln!(
-            head,
-            "{t},sync_abs,{},{thread},,,{host}:{ip}:{t}:{t}:sys",
-            self.component
-        );
+        push_epoch_7(t, &mut head);
+        let _ = write!(head, ",sync_abs,{},{thread},,,{host}:{ip}:", self.component);
+        push_epoch_7(t, &mut head);
+        head.push(':');
+        push_epoch_7(ntp.unwrap_or(t), &mut head);
+        head.push_str(if ntp.is_some() { ":ntp\n" } else { ":sys\n" });
         open.out.write_all(head.as_bytes())
     }
 
@@ -226,10 +263,11 @@ impl ProfSink {
         out.push('\n');
     }
 
-    fn write_line(&self, line: &str) {
+    /// Writes one event's line; `time` is the event's.
+    fn write_line(&self, line: &str, time: SystemTime) {
         if let Some(open) = self.lock().as_mut().and_then(|o| o.as_mut()) {
             if let Err(e) = self
-                .write_header(open)
+                .write_header(open, Some(time))
                 .and_then(|()| open.out.write_all(line.as_bytes()))
             {
                 self.report(&e);
@@ -249,12 +287,12 @@ impl Sink for ProfSink {
         // Format outside the lock, into a per-thread buffer.
         crate::format::with_line_buffer(|line| {
             self.render(record, line);
-            self.write_line(line);
+            self.write_line(line, record.time());
         });
     }
     fn flush(&self) {
         if let Some(open) = self.lock().as_mut().and_then(|o| o.as_mut()) {
-            let res = self.write_header(open).and_then(|()| {
+            let res = self.write_header(open, None).and_then(|()| {
                 open.out.flush()?;
                 open.out.get_ref().sync_data()
             });

@@ -21,17 +21,19 @@ pub(crate) fn register(sink: &Arc<ProfSink>) {
 }
 
 /// The `.prof` sink for process start-up when the environment turns
-/// telemetry on (`PROFILE`): `<dir>/<name>.prof`. It is returned rather
+/// telemetry on (`PROFILE`): `<dir>/<name>.prof`, with `host` (if given) in
+/// its `sync_abs` line. It is returned rather
 /// than added, because start-up runs while sites resolve and must hand it
 /// to the initial sink set. The file is opened on the first event, so a
 /// `PROFILE` variable that no site reads leaves no file behind; once open it
 /// is registered so [`close`] (the last `init` guard, the exit handler) ends
 /// it. A failure to open gives one warning on stderr naming the directory
 /// and the fallback (no `.prof` output).
-pub(crate) fn startup_sink(dir: &Path, name: &str) -> Arc<dyn Sink> {
+pub(crate) fn startup_sink(dir: &Path, name: &str, host: Option<String>) -> Arc<dyn Sink> {
     Arc::new(LazyProf {
         dir: dir.to_owned(),
         name: name.to_owned(),
+        host,
         sink: std::sync::OnceLock::new(),
     })
 }
@@ -39,6 +41,7 @@ pub(crate) fn startup_sink(dir: &Path, name: &str) -> Arc<dyn Sink> {
 struct LazyProf {
     dir: std::path::PathBuf,
     name: String,
+    host: Option<String>,
     sink: std::sync::OnceLock<Option<Arc<ProfSink>>>,
 }
 
@@ -47,7 +50,10 @@ impl LazyProf {
         self.sink
             .get_or_init(|| match ProfSink::create(&self.dir, &self.name) {
                 Ok(sink) => {
-                    let sink = Arc::new(sink);
+                    let sink = Arc::new(match &self.host {
+                        Some(host) => sink.with_host(host),
+                        None => sink,
+                    });
                     register(&sink);
                     Some(sink)
                 }
@@ -143,7 +149,7 @@ mod tests {
     fn the_startup_sink_opens_on_the_first_event_and_flushes_it() {
         let dir = crate::sink::scratch::Scratch::dir("lazy");
         let path = dir.join("lazy.prof");
-        let sink = startup_sink(&dir, "lazy");
+        let sink = startup_sink(&dir, "lazy", None);
         sink.flush();
         assert!(!path.exists(), "no event, no file");
         sink.emit(&Record::new(

@@ -29,10 +29,13 @@ mod sampler;
 pub(crate) mod scope;
 
 #[cfg(feature = "prof")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub use crate::sink::profiles::close;
 #[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub use crate::sink::JsonSink;
 #[cfg(feature = "prof")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub use crate::sink::ProfSink;
 pub use sampler::{start_counter_sampler, CounterSampler, COUNTER_EVENT, COUNTER_TARGET};
 pub use scope::{
@@ -43,26 +46,36 @@ pub use scope::{
 #[cfg(feature = "prof")]
 use std::{io, path::Path, sync::Arc};
 
-/// Installs a [`ProfSink`] writing `<dir>/<name>.prof`, where `name` is the
+/// Installs a [`ProfSink`] writing `<dir>/<name>.prof`, where `name` is
+/// `PROFILE_NAME` of the application root namespace if set, else the
 /// executable's file stem (`elide` if it cannot be found), and turns
 /// telemetry on. See [`enable_prof`]. (Cargo feature `prof`.)
 #[cfg(feature = "prof")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub fn enable(dir: impl AsRef<Path>) -> io::Result<Arc<ProfSink>> {
-    enable_prof(dir, &exe_name())
+    let (name, _) = crate::control::profile_name_and_host();
+    enable_prof(dir, &name.unwrap_or_else(exe_name))
 }
 
 /// Opens `<dir>/<name>.prof` (creating `dir`; appending to an existing
 /// file), adds it to the installed sinks with [`add_sink`](crate::add_sink)
 /// and turns telemetry on with [`set_telemetry(true)`](crate::set_telemetry)
-/// (namespaces with their own rule keep it).
+/// (namespaces with their own rule keep it). `PROFILE_HOST` of the
+/// application root namespace, if set, is the `sync_abs` host (see
+/// [`ProfSink::with_host`]).
 ///
 /// The returned handle can [`close`](ProfSink::close) the file early;
 /// [`close`] closes every sink installed this way, and dropping the last
 /// handle closes it too. Until then, events are buffered and reach the disk
 /// on [`flush`](crate::flush) (which fsyncs) or close.
 #[cfg(feature = "prof")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub fn enable_prof(dir: impl AsRef<Path>, name: &str) -> io::Result<Arc<ProfSink>> {
-    let sink = Arc::new(ProfSink::create(dir, name)?);
+    let sink = ProfSink::create(dir, name)?;
+    let sink = Arc::new(match crate::control::profile_name_and_host() {
+        (_, Some(host)) => sink.with_host(&host),
+        _ => sink,
+    });
     crate::sink::profiles::register(&sink);
     crate::control::add_sink(sink.clone());
     crate::control::set_telemetry(true);

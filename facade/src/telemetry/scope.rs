@@ -280,8 +280,18 @@ pub fn open_scope(
 
 /// `scope!`'s guard: the scope made current on this thread.
 #[inline]
-pub fn guard(scope: Option<Scope>) -> Option<ScopeGuard> {
+#[must_use = "the scope closes when the guard is dropped: bind it with `let _s = ..`"]
+pub fn scope_guard(scope: Option<Scope>) -> Option<ScopeGuard> {
     scope.map(ScopeGuard::new)
+}
+
+/// The guard of a `scope!` whose type the build's `cfg` decides (a scope
+/// statically off in one of debug and release builds), handed back as it
+/// is: a must-use call, so dropping it at once warns in either build.
+#[inline(always)]
+#[must_use = "the scope closes when the guard is dropped: bind it with `let _s = ..`"]
+pub fn scope_bind<G>(guard: G) -> G {
+    guard
 }
 
 /// `#[timed] async fn`'s future.

@@ -33,6 +33,10 @@
 //!   a test of a `debug!` line needs no `set_level`. Sites removed by the
 //!   static gate (cargo features, `ELIDE_STATIC_LEVEL`) have no code and
 //!   are never seen;
+//! - the same from the `log` and `tracing` bridges: while a capture is
+//!   active anywhere, `log::max_level()` and tracing's level hint are
+//!   `Trace`, and the bridges let through, per thread, what the
+//!   configuration or a capture of that thread wants;
 //! - telemetry events of sites whose telemetry is on (`set_telemetry`,
 //!   `PROFILE`), even if no installed sink wants events;
 //! - nothing from other threads, unless they enter it: threads the code
@@ -50,6 +54,7 @@
 //! active on any thread, every log site of the process takes the cold path,
 //! where it checks whether its thread is in a capture: tests only.
 
+mod captured;
 mod records;
 
 use std::marker::PhantomData;
@@ -61,14 +66,32 @@ use crate::interest;
 use crate::sink::{MemorySink, Sink};
 use crate::LevelFilter;
 
+pub use captured::Captured;
 pub use records::Records;
 
-/// Runs `f` inside a capture of this thread and returns what it logged
-/// (example in the [module docs](self)). If `f` panics, the capture ends and the panic continues.
-pub fn capture(f: impl FnOnce()) -> Records {
+/// Runs `f` inside a capture of this thread and returns what it logged,
+/// with what `f` returned: a [`Captured`] reads as the [`Records`] (example
+/// in the [module docs](self)) and holds the value in
+/// [`value`](Captured::value). If `f` panics, the capture ends and the
+/// panic continues.
+///
+/// ```
+/// use elide::{testing, Level};
+/// fn run(n: u64) -> u64 {
+///     elide::info!(n, "running");
+///     n * 2
+/// }
+/// let run = testing::capture(|| run(3));
+/// assert_eq!(run.value, 6);
+/// run.assert_logged(Level::Info, "running").assert_field("n", 3);
+/// ```
+pub fn capture<R>(f: impl FnOnce() -> R) -> Captured<R> {
     let capture = Capture::start();
-    f();
-    capture.finish()
+    let value = f();
+    Captured {
+        value,
+        records: capture.finish(),
+    }
 }
 
 /// A capture of what this thread logs, from [`Capture::start`] until it is

@@ -130,24 +130,6 @@ impl OtlpSink {
         }
     }
 
-    /// A builder from the standard variables: `OTEL_EXPORTER_OTLP_ENDPOINT`
-    /// (default [`DEFAULT_ENDPOINT`]; `endpoint` overrides it),
-    /// `OTEL_EXPORTER_OTLP_PROTOCOL` (only `http/protobuf`; another value
-    /// gives a warning and http/protobuf is used),
-    /// `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME` and
-    /// `OTEL_RESOURCE_ATTRIBUTES` (`k=v,..`; malformed items are warned
-    /// about and skipped).
-    pub fn builder_from_env(endpoint: Option<&str>) -> OtlpSinkBuilder {
-        builder_from_vars(endpoint, |k| std::env::var(k).ok(), warn)
-    }
-
-    /// [`builder_from_env(None)`](Self::builder_from_env), built. A
-    /// malformed endpoint gives one warning on stderr (naming the variable,
-    /// the value and that no exporter is installed) and `None`.
-    pub fn from_env() -> Option<OtlpSink> {
-        OtlpSink::builder_from_env(None).build_or_warn("OTEL_EXPORTER_OTLP_ENDPOINT")
-    }
-
     /// The sink's counters.
     pub fn stats(&self) -> OtlpStats {
         let q = self.queue.stats();
@@ -299,36 +281,36 @@ impl OtlpSinkBuilder {
     }
 }
 
-fn warn(msg: &str) {
+pub(crate) fn warn(msg: &str) {
     let _ = crate::process::write_stderr(format!("elide: {msg}\n").as_bytes());
 }
 
-/// [`OtlpSink::builder_from_env`] over any source of variables, warning
-/// through `warn` (so its tests need not change the process's environment
-/// or read stderr).
-fn builder_from_vars(
+/// The standard `OTEL_*` settings the exporter takes, as the environment
+/// snapshot holds them (read in `runtime`, which knows the variables'
+/// names): each the variable's name and its non-blank value.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct OtelVars {
+    pub(crate) endpoint: Option<String>,
+    pub(crate) headers: Option<(&'static str, String)>,
+    pub(crate) resource_attributes: Option<(&'static str, String)>,
+    pub(crate) service_name: Option<String>,
+}
+
+/// [`OtlpSink::builder_from_env`] over given settings, warning through
+/// `warn` (so its tests need not change the process's environment or read
+/// stderr).
+pub(crate) fn builder_from_vars(
     endpoint: Option<&str>,
-    get: impl Fn(&str) -> Option<String>,
+    vars: OtelVars,
     warn: impl Fn(&str),
 ) -> OtlpSinkBuilder {
-    let var = |k: &str| get(k).filter(|v| !v.trim().is_empty());
     let url = endpoint
         .map(str::to_owned)
-        .or_else(|| var("OTEL_EXPORTER_OTLP_ENDPOINT"))
+        .or(vars.endpoint)
         .unwrap_or_else(|| DEFAULT_ENDPOINT.to_owned());
     let mut b = OtlpSink::builder(&url);
-    if let Some(p) = var("OTEL_EXPORTER_OTLP_PROTOCOL") {
-        if p.trim() != "http/protobuf" {
-            warn(&format!(
-                "OTEL_EXPORTER_OTLP_PROTOCOL={p:?} is not supported; using http/protobuf"
-            ));
-        }
-    }
-    for (name, is_header) in [
-        ("OTEL_EXPORTER_OTLP_HEADERS", true),
-        ("OTEL_RESOURCE_ATTRIBUTES", false),
-    ] {
-        let Some(text) = var(name) else { continue };
+    for (var, is_header) in [(vars.headers, true), (vars.resource_attributes, false)] {
+        let Some((name, text)) = var else { continue };
         let (ok, bad) = config::parse_pairs(&text);
         for item in bad {
             warn(&format!("{name}: ignoring {item:?} (expected key=value)"));
@@ -341,7 +323,7 @@ fn builder_from_vars(
             };
         }
     }
-    if let Some(s) = var("OTEL_SERVICE_NAME") {
+    if let Some(s) = vars.service_name {
         b = b.service_name(&s);
     }
     b
@@ -472,18 +454,19 @@ mod tests {
     use crate::metadata::TEST_LOG;
     use crate::Level;
 
-    /// `builder_from_env` over `vars`: the builder and the warnings.
+    /// `builder_from_vars` over `vars` (an unset variable is left out;
+    /// names as the environment spells them): the builder and the warnings.
     fn from_vars(endpoint: Option<&str>, vars: &[(&str, &str)]) -> (OtlpSinkBuilder, Vec<String>) {
-        let vars: HashMap<String, String> = vars
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
+        let vars: HashMap<&str, &str> = vars.iter().copied().collect();
+        let get = |k: &'static str| vars.get(k).map(|v| (k, (*v).to_owned()));
+        let otel = OtelVars {
+            endpoint: get("OTEL_EXPORTER_OTLP_ENDPOINT").map(|(_, v)| v),
+            headers: get("OTEL_EXPORTER_OTLP_HEADERS"),
+            resource_attributes: get("OTEL_RESOURCE_ATTRIBUTES"),
+            service_name: get("OTEL_SERVICE_NAME").map(|(_, v)| v),
+        };
         let warnings = RefCell::new(Vec::new());
-        let b = builder_from_vars(
-            endpoint,
-            |k| vars.get(k).cloned(),
-            |w| warnings.borrow_mut().push(w.to_owned()),
-        );
+        let b = builder_from_vars(endpoint, otel, |w| warnings.borrow_mut().push(w.to_owned()));
         (b, warnings.into_inner())
     }
 
@@ -492,15 +475,14 @@ mod tests {
     }
 
     /// The standard variables: endpoint, headers (`%XX` decoded),
-    /// resource attributes and service name; an unsupported protocol and a
-    /// malformed item are warned about.
+    /// resource attributes and service name; a malformed item is warned
+    /// about.
     #[test]
     fn the_otel_variables_configure_the_exporter() {
         let (b, warnings) = from_vars(
             None,
             &[
                 ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318/otlp"),
-                ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
                 ("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=a%20b,broken"),
                 ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=test"),
                 ("OTEL_SERVICE_NAME", "checkout"),
@@ -517,26 +499,16 @@ mod tests {
         assert_eq!(b.service_name.as_deref(), Some("checkout"));
         assert_eq!(
             warnings,
-            [
-                "OTEL_EXPORTER_OTLP_PROTOCOL=\"grpc\" is not supported; using http/protobuf",
-                "OTEL_EXPORTER_OTLP_HEADERS: ignoring \"broken\" (expected key=value)",
-            ]
+            ["OTEL_EXPORTER_OTLP_HEADERS: ignoring \"broken\" (expected key=value)"]
         );
     }
 
-    /// A blank variable counts as unset; the supported protocol gives no
-    /// warning; an endpoint given wins over the variable; the root
-    /// namespace names the service only when nothing else did.
+    /// Unset variables give the defaults; an endpoint given wins over the
+    /// variable; the root namespace names the service only when nothing
+    /// else did.
     #[test]
-    fn blank_variables_are_unset_and_a_given_endpoint_wins() {
-        let (b, warnings) = from_vars(
-            None,
-            &[
-                ("OTEL_EXPORTER_OTLP_ENDPOINT", " "),
-                ("OTEL_SERVICE_NAME", ""),
-                ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"),
-            ],
-        );
+    fn unset_variables_give_defaults_and_a_given_endpoint_wins() {
+        let (b, warnings) = from_vars(None, &[]);
         assert_eq!(
             (b.url.as_str(), b.service_name.as_deref()),
             (DEFAULT_ENDPOINT, None)

@@ -1,0 +1,515 @@
+//! The one table of environment keys: each key elide reads is declared here
+//! once, with its name, where it is looked up, its parser and its
+//! documentation. The snapshot keeps the variables of these keys, the
+//! lookups name them through these statics, [`describe`](crate::describe)
+//! shows them, the fuzz hook runs their parsers, and the guide's table of
+//! variables is rendered from them (a test holds the guide to [`render_guide_table`]).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::lookup::{cascade, default_var, resolve, Decided};
+use super::parse::{
+    parse_dir, parse_flag, parse_host, parse_level, parse_log_format, parse_log_mode,
+    parse_profile_name, parse_targets, LogFormat, LogMode, Targets,
+};
+use super::{EnvSnapshot, Shown};
+use crate::LevelFilter;
+
+/// Where a key's variables are looked up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// Per namespace: the site's cascade (`<NS>_KEY` from the most specific
+    /// prefix down), then the root's, then `RADICAL_DEFAULT_KEY`.
+    Namespace,
+    /// Once for the process: the application root's cascade, then
+    /// `RADICAL_DEFAULT_KEY`.
+    Process,
+    /// Only `RADICAL_DEFAULT_KEY`.
+    DefaultOnly,
+    /// One variable, named as it is (`NO_COLOR`, `OTEL_SERVICE_NAME`).
+    Exact,
+}
+
+// The documentation is read by the test that renders the guide's table.
+#[cfg_attr(not(test), allow(dead_code))]
+impl Scope {
+    /// The guide's words for the scope.
+    fn read_for(self) -> &'static str {
+        match self {
+            Scope::Namespace => "each namespace",
+            Scope::Process => "the application",
+            Scope::DefaultOnly | Scope::Exact => "the process",
+        }
+    }
+}
+
+/// What the parsers of keys with paths need to know.
+pub(crate) struct Ctx<'a> {
+    /// The working directory at snapshot time: the base of relative paths.
+    pub(crate) cwd: &'a Path,
+    /// The directory of `LOG_TGT` files.
+    pub(crate) log_dir: &'a Path,
+    /// The process's name, for `LOG_TGT=.`.
+    pub(crate) name: &'a str,
+    /// `$HOME`, for a leading `~/` in paths.
+    pub(crate) home: Option<&'a Path>,
+}
+
+/// A key's documentation: one line each, as the guide shows them.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) struct Doc {
+    /// What the key controls.
+    pub(crate) meaning: &'static str,
+    /// The values it takes.
+    pub(crate) values: &'static str,
+    /// What applies when it is not set.
+    pub(crate) default: &'static str,
+}
+
+/// One environment key, parsing to `T`.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) struct Key<T: 'static> {
+    /// The name after the namespace prefix (`LOG_FMT`), or the whole
+    /// variable name for [`Scope::Exact`] and [`Scope::DefaultOnly`] keys
+    /// without it (`NO_COLOR`; `LOG_DIR` is read as `RADICAL_DEFAULT_LOG_DIR`).
+    pub(crate) name: &'static str,
+    /// Where it is looked up.
+    pub(crate) scope: Scope,
+    /// Its parser: the value, or a short reason that ends up in the warning.
+    pub(crate) parse: fn(&str, &Ctx<'_>) -> Result<T, String>,
+    /// Its documentation.
+    pub(crate) doc: Doc,
+}
+
+impl<T> Key<T> {
+    /// The variables of this key for namespace `prefix`, most specific
+    /// first, then the root's (see [`cascade`]).
+    pub(crate) fn cascade(&self, prefix: &str, root: Option<&str>) -> Vec<String> {
+        cascade(prefix, root, self.name)
+    }
+
+    /// Resolves the key over `chains` (for [`Scope::Exact`]: the variable
+    /// itself), then its `RADICAL_DEFAULT_` variable, then `builtin`.
+    pub(crate) fn resolve(
+        &self,
+        snap: &EnvSnapshot,
+        chains: &[Vec<String>],
+        ctx: &Ctx<'_>,
+        builtin: T,
+    ) -> Decided<T> {
+        match self.scope {
+            Scope::Exact => resolve(
+                snap,
+                &[vec![self.name.to_owned()]],
+                None,
+                |s| (self.parse)(s, ctx),
+                builtin,
+            ),
+            _ => resolve(
+                snap,
+                chains,
+                Some(&default_var(self.name)),
+                |s| (self.parse)(s, ctx),
+                builtin,
+            ),
+        }
+    }
+}
+
+/// A key whatever its value type, for the table.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) trait AnyKey: Sync {
+    /// The key's name.
+    fn name(&self) -> &'static str;
+    /// Where it is looked up.
+    fn scope(&self) -> Scope;
+    /// Its documentation.
+    fn doc(&self) -> &Doc;
+    /// Runs the parser; the value as text, or the reason of the refusal.
+    fn check(&self, text: &str, ctx: &Ctx<'_>) -> Result<String, String>;
+
+    /// A key read under its own name ([`Scope::Exact`]), resolved over
+    /// `snap`, as text (`unset` when no variable decides).
+    fn exact(&self, snap: &EnvSnapshot) -> Decided<String> {
+        let ctx = snap.ctx();
+        let var = [vec![self.name().to_owned()]];
+        resolve(snap, &var, None, |s| self.check(s, &ctx), "unset".into())
+    }
+}
+
+impl<T: fmt::Display + 'static> AnyKey for Key<T> {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn scope(&self) -> Scope {
+        self.scope
+    }
+    fn doc(&self) -> &Doc {
+        &self.doc
+    }
+    fn check(&self, text: &str, ctx: &Ctx<'_>) -> Result<String, String> {
+        (self.parse)(text, ctx).map(|v| v.to_string())
+    }
+}
+
+impl dyn AnyKey {
+    /// Whether the variable `var` is one of this key's.
+    pub(crate) fn matches(&self, var: &str) -> bool {
+        match self.scope() {
+            Scope::Exact => var == self.name(),
+            _ => super::is_for_key(var, self.name()),
+        }
+    }
+
+    /// The name a user sets: `<NS>_KEY`, `RADICAL_DEFAULT_KEY`, or the
+    /// variable itself.
+    #[cfg(test)]
+    pub(crate) fn shown_name(&self) -> String {
+        match self.scope() {
+            Scope::Namespace | Scope::Process => self.name().to_owned(),
+            Scope::DefaultOnly => default_var(self.name()),
+            Scope::Exact => self.name().to_owned(),
+        }
+    }
+}
+
+/// A value taken as it is, trimmed.
+fn text(s: &str, _: &Ctx<'_>) -> Result<String, String> {
+    Ok(s.trim().to_owned())
+}
+
+/// `LOG_LVL`: the level of log sites.
+pub(crate) static LOG_LVL: Key<LevelFilter> = Key {
+    name: "LOG_LVL",
+    scope: Scope::Namespace,
+    parse: |s, _| parse_level(s),
+    doc: Doc {
+        meaning: "level of log sites",
+        values: "`off`, `critical`/`error`, `warning`/`warn`, `info`, `debug`, `trace`, \
+                 `debug_1`..`debug_9` (= trace), any case; numbers `60` off, `50`/`40` error, \
+                 `30` warn, `20` info, `10` debug, `0`..`9` trace",
+        default: "`error` ([`set_default_level`](crate::set_default_level) changes it)",
+    },
+};
+
+/// `VERBOSE`: RADICAL's older name of `LOG_LVL`.
+pub(crate) static VERBOSE: Key<LevelFilter> = Key {
+    name: "VERBOSE",
+    scope: Scope::Namespace,
+    parse: |s, _| parse_level(s),
+    doc: Doc {
+        meaning: "legacy name of `LOG_LVL`, read only when the `LOG_LVL` cascade finds no \
+                  variable or an empty one",
+        values: "as `LOG_LVL`",
+        default: "as `LOG_LVL`",
+    },
+};
+
+/// `DEBUG`: debug mode.
+pub(crate) static DEBUG: Key<bool> = Key {
+    name: "DEBUG",
+    scope: Scope::Namespace,
+    parse: |s, _| parse_flag(s),
+    doc: Doc {
+        meaning: "debug mode: runs `check!` sites",
+        values: "true `1 true yes on`, false `0 false no off`, any case",
+        default: "off",
+    },
+};
+
+/// `PROFILE`: telemetry.
+pub(crate) static PROFILE: Key<bool> = Key {
+    name: "PROFILE",
+    scope: Scope::Namespace,
+    parse: |s, _| parse_flag(s),
+    doc: Doc {
+        meaning: "telemetry on/off; on, it also writes a `.prof` file in `PROFILE_DIR` \
+                  (cargo feature `prof`, on by default)",
+        values: "as `DEBUG`",
+        default: "off",
+    },
+};
+
+/// `LOG_TGT`: where logs go.
+pub(crate) static LOG_TGT: Key<Targets> = Key {
+    name: "LOG_TGT",
+    scope: Scope::Process,
+    parse: |s, c| parse_targets(s, c.log_dir, c.name, c.home),
+    doc: Doc {
+        meaning: "where logs go",
+        values: "comma list: `-`/`1`/`stdout`, `=`/`2`/`stderr`, `0`/`null`, `.` = \
+                 `<log dir>/<name>.log`, `/abs/path`, `~/path` (in `$HOME`), other = file \
+                 relative to the log dir; \
+                 files need the cargo feature `file` (on by default), without it they are \
+                 replaced by stderr with one warning",
+        default: "`stderr`",
+    },
+};
+
+/// `LOG_MODE`: how `LOG_TGT` files are written.
+pub(crate) static LOG_MODE: Key<LogMode> = Key {
+    name: "LOG_MODE",
+    scope: Scope::Process,
+    parse: |s, _| parse_log_mode(s),
+    doc: Doc {
+        meaning: "how the file targets of `LOG_TGT` are written",
+        values: "`async`, `durable`, `sync-durable`, `buffered`, any case (see \
+                 [the sinks chapter](crate::guide::sinks)); `async` and `durable` need the \
+                 cargo feature `async` (on by default), without it they fall back to \
+                 `buffered` and `sync-durable` with one warning",
+        default: "`buffered`",
+    },
+};
+
+/// `LOG_FMT`: the line format of the `LOG_TGT` sinks.
+pub(crate) static LOG_FMT: Key<LogFormat> = Key {
+    name: "LOG_FMT",
+    scope: Scope::Process,
+    parse: |s, _| parse_log_format(s),
+    doc: Doc {
+        meaning: "the line format of the `LOG_TGT` sinks, console and files",
+        values: "`radical` (`<time> : <target> : <pid> : <tid> : <LEVEL> : <message>`), \
+                 `json` (one JSON object per line), `compact` (`HH:MM:SS.mmm LEVEL target: \
+                 message`), any case, spaces trimmed; `json` needs the cargo feature `json` \
+                 (on by default), without it `radical` with one warning",
+        default: "`radical`",
+    },
+};
+
+/// `PROFILE_DIR`: where `.prof` files go.
+pub(crate) static PROFILE_DIR: Key<Shown<PathBuf>> = Key {
+    name: "PROFILE_DIR",
+    scope: Scope::Process,
+    parse: |s, c| parse_dir(s, c.cwd, c.home).map(Shown),
+    doc: Doc {
+        meaning: "where telemetry profiles go",
+        values: "path, relative to the working directory; `~/` is `$HOME`",
+        default: "working directory",
+    },
+};
+
+/// `PROFILE_NAME`: the start-up `.prof` file's name and component.
+pub(crate) static PROFILE_NAME: Key<String> = Key {
+    name: "PROFILE_NAME",
+    scope: Scope::Process,
+    parse: |s, _| parse_profile_name(s),
+    doc: Doc {
+        meaning: "the name of the `.prof` file `PROFILE` opens, and its `comp` column, so each \
+                  process of a run is its own component (`RADICAL_PROFILE_NAME=agent_0`); \
+                  also `telemetry::enable`'s",
+        values: "a file name: no `/` or `\\`",
+        default: "the root namespace in lower case (`radical.asyncflow`), else the \
+                  executable's name",
+    },
+};
+
+/// `PROFILE_HOST`: the host of the `.prof` `sync_abs` line.
+pub(crate) static PROFILE_HOST: Key<String> = Key {
+    name: "PROFILE_HOST",
+    scope: Scope::Process,
+    parse: |s, _| parse_host(s),
+    doc: Doc {
+        meaning: "the host in the `.prof` `sync_abs` line, where DNS rather than `/etc/hosts` \
+                  gives Python's `socket.getfqdn()`",
+        values: "a host name: no `:`, `,`, space or control character",
+        default: "found in `/etc/hosts` as `getfqdn()` finds it (below)",
+    },
+};
+
+/// `RADICAL_DEFAULT_LOG_DIR`: the directory of `LOG_TGT` files.
+pub(crate) static LOG_DIR: Key<Shown<PathBuf>> = Key {
+    name: "LOG_DIR",
+    scope: Scope::DefaultOnly,
+    parse: |s, c| parse_dir(s, c.cwd, c.home).map(Shown),
+    doc: Doc {
+        meaning: "the log dir for `LOG_TGT` files",
+        values: "path, relative to the working directory; `~/` is `$HOME`",
+        default: "working directory",
+    },
+};
+
+/// `RUST_LOG`: `env_logger` directives, the last fallback of a level.
+pub(crate) static RUST_LOG: Key<String> = Key {
+    name: "RUST_LOG",
+    scope: Scope::Exact,
+    parse: text,
+    doc: Doc {
+        meaning: "levels where no `LOG_LVL` variable decides (see below; cargo feature \
+                  `rust-log`, on by default)",
+        values: "`env_logger` directives: `info,my_app::db=trace,hyper=off`",
+        default: "unset",
+    },
+};
+
+/// `OTEL_EXPORTER_OTLP_ENDPOINT`: where an `otlp` target sends.
+pub(crate) static OTEL_ENDPOINT: Key<String> = Key {
+    name: "OTEL_EXPORTER_OTLP_ENDPOINT",
+    scope: Scope::Exact,
+    parse: text,
+    doc: Doc {
+        meaning: "where the `otlp` target of `LOG_TGT` sends (cargo feature `otlp`)",
+        values: "`http://host[:port][/prefix]`",
+        default: "`http://localhost:4318`",
+    },
+};
+
+/// `OTEL_EXPORTER_OTLP_PROTOCOL`: only `http/protobuf` is spoken.
+pub(crate) static OTEL_PROTOCOL: Key<String> = Key {
+    name: "OTEL_EXPORTER_OTLP_PROTOCOL",
+    scope: Scope::Exact,
+    parse: |s, _| match s.trim() {
+        "http/protobuf" => Ok("http/protobuf".to_owned()),
+        _ => Err("not supported (elide's exporter speaks http/protobuf only)".to_owned()),
+    },
+    doc: Doc {
+        meaning: "the OTLP protocol",
+        values: "`http/protobuf` (another value is warned about)",
+        default: "`http/protobuf`",
+    },
+};
+
+/// `OTEL_EXPORTER_OTLP_HEADERS`: headers of every OTLP request.
+pub(crate) static OTEL_HEADERS: Key<String> = Key {
+    name: "OTEL_EXPORTER_OTLP_HEADERS",
+    scope: Scope::Exact,
+    parse: text,
+    doc: Doc {
+        meaning: "HTTP headers of every OTLP request (an API key)",
+        values: "`k1=v1,k2=v2`, `%XX` escapes; a malformed item is warned about and skipped",
+        default: "none",
+    },
+};
+
+/// `OTEL_SERVICE_NAME`: the exported `service.name`.
+pub(crate) static OTEL_SERVICE_NAME: Key<String> = Key {
+    name: "OTEL_SERVICE_NAME",
+    scope: Scope::Exact,
+    parse: text,
+    doc: Doc {
+        meaning: "the `service.name` of exported records",
+        values: "text",
+        default: "the root namespace, else the executable's name",
+    },
+};
+
+/// `OTEL_RESOURCE_ATTRIBUTES`: extra resource attributes.
+pub(crate) static OTEL_RESOURCE_ATTRIBUTES: Key<String> = Key {
+    name: "OTEL_RESOURCE_ATTRIBUTES",
+    scope: Scope::Exact,
+    parse: text,
+    doc: Doc {
+        meaning: "resource attributes of exported records",
+        values: "as `OTEL_EXPORTER_OTLP_HEADERS`",
+        default: "none",
+    },
+};
+
+/// `NO_COLOR`: no colours on the console (<https://no-color.org>).
+pub(crate) static NO_COLOR: Key<String> = Key {
+    name: "NO_COLOR",
+    scope: Scope::Exact,
+    parse: text,
+    doc: Doc {
+        meaning: "no colours on the console, even on a terminal",
+        values: "any non-empty value",
+        default: "colours on a terminal only",
+    },
+};
+
+/// `CLICOLOR_FORCE`: colours on the console even into a pipe.
+pub(crate) static CLICOLOR_FORCE: Key<String> = Key {
+    name: "CLICOLOR_FORCE",
+    scope: Scope::Exact,
+    parse: text,
+    doc: Doc {
+        meaning: "colours on the console even into a pipe or file (`NO_COLOR` wins)",
+        values: "anything but empty or `0`",
+        default: "colours on a terminal only",
+    },
+};
+
+/// Every key elide reads, in the guide's order.
+pub(crate) static KEYS: [&dyn AnyKey; 19] = [
+    &LOG_LVL,
+    &VERBOSE,
+    &DEBUG,
+    &PROFILE,
+    &LOG_TGT,
+    &LOG_MODE,
+    &LOG_FMT,
+    &PROFILE_DIR,
+    &PROFILE_NAME,
+    &PROFILE_HOST,
+    &LOG_DIR,
+    &RUST_LOG,
+    &OTEL_ENDPOINT,
+    &OTEL_PROTOCOL,
+    &OTEL_HEADERS,
+    &OTEL_SERVICE_NAME,
+    &OTEL_RESOURCE_ATTRIBUTES,
+    &NO_COLOR,
+    &CLICOLOR_FORCE,
+];
+
+/// The guide's table of variables, as markdown.
+#[cfg(test)]
+pub(crate) fn render_guide_table() -> String {
+    let mut out =
+        String::from("| key | read for | meaning | values | default |\n|---|---|---|---|---|\n");
+    for k in KEYS {
+        let d = k.doc();
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            k.shown_name(),
+            k.scope().read_for(),
+            d.meaning,
+            d.values,
+            d.default
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The guide's table of variables is the key table: a key added,
+    /// renamed or documented differently here fails until the guide says
+    /// the same (the message holds the text to paste).
+    #[test]
+    fn the_guides_table_of_variables_is_the_key_table() {
+        let guide = include_str!("../guide/configuration.md");
+        let (start, end) = (
+            "<!-- table of variables: begin -->\n",
+            "<!-- table of variables: end -->",
+        );
+        let from = guide.find(start).expect("the guide marks its table") + start.len();
+        let to = guide[from..].find(end).expect("the table's end marker") + from;
+        let expected = render_guide_table();
+        assert!(
+            guide[from..to] == expected,
+            "facade/src/guide/configuration.md's table of variables differs from the key \
+             table; between the markers it should read:\n{expected}"
+        );
+    }
+
+    #[test]
+    fn names_are_unique_and_every_key_is_in_the_table() {
+        let names: Vec<_> = KEYS.iter().map(|k| k.name()).collect();
+        for (i, n) in names.iter().enumerate() {
+            assert!(!names[i + 1..].contains(n), "{n} twice");
+        }
+    }
+
+    #[test]
+    fn a_variable_belongs_to_its_key_by_scope() {
+        let key = |name| *KEYS.iter().find(|k| k.name() == name).unwrap();
+        assert!(key("LOG_FMT").matches("APP_LOG_FMT"));
+        assert!(!key("LOG_FMT").matches("LOG_FMT"));
+        assert!(key("NO_COLOR").matches("NO_COLOR"));
+        assert!(!key("NO_COLOR").matches("APP_NO_COLOR"));
+        assert_eq!(key("LOG_DIR").shown_name(), "RADICAL_DEFAULT_LOG_DIR");
+    }
+}

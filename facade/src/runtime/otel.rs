@@ -1,0 +1,121 @@
+//! The OTLP exporter's settings from the environment snapshot: the
+//! standard `OTEL_*` variables of the key table, so
+//! [`describe`](crate::describe) shows them and
+//! [`reload_from_env`](crate::reload_from_env) re-reads them with the rest.
+
+use crate::config;
+use crate::env::keys::{
+    Key, OTEL_ENDPOINT, OTEL_HEADERS, OTEL_PROTOCOL, OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME,
+};
+use crate::env::{self, EnvSnapshot};
+use crate::sink::otlp::{builder_from_vars, warn, OtelVars};
+use crate::sink::{OtlpSink, OtlpSinkBuilder};
+
+/// The `OTEL_*` settings in `snap`: blank variables are unset; a protocol
+/// other than `http/protobuf` gets one warning (the exporter speaks only
+/// that one).
+pub(crate) fn vars(snap: &EnvSnapshot) -> OtelVars {
+    let protocol = OTEL_PROTOCOL.resolve(snap, &[], &snap.ctx(), "http/protobuf".into());
+    env::report(&protocol);
+    let get = |key: &Key<String>| {
+        let d = key.resolve(snap, &[], &snap.ctx(), String::new());
+        (d.origin != env::Origin::Default).then_some((key.name, d.value))
+    };
+    OtelVars {
+        endpoint: get(&OTEL_ENDPOINT).map(|(_, v)| v),
+        headers: get(&OTEL_HEADERS),
+        resource_attributes: get(&OTEL_RESOURCE_ATTRIBUTES),
+        service_name: get(&OTEL_SERVICE_NAME).map(|(_, v)| v),
+    }
+}
+
+/// The builder of an `otlp` target, from the process's snapshot.
+pub(crate) fn builder(endpoint: Option<&str>) -> OtlpSinkBuilder {
+    let vars = vars(config::read().snapshot());
+    builder_from_vars(endpoint, vars, warn)
+}
+
+impl OtlpSink {
+    /// A builder from the standard variables, as elide's environment
+    /// snapshot holds them (read at [`init`](crate::init) or the first
+    /// site, again at [`reload_from_env`](crate::reload_from_env)):
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` (default
+    /// [`OTLP_DEFAULT_ENDPOINT`](crate::sink::OTLP_DEFAULT_ENDPOINT); `endpoint`
+    /// overrides it), `OTEL_EXPORTER_OTLP_PROTOCOL` (only `http/protobuf`;
+    /// another value gives a warning and http/protobuf is used),
+    /// `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME` and
+    /// `OTEL_RESOURCE_ATTRIBUTES` (`k=v,..`; malformed items are warned
+    /// about and skipped).
+    pub fn builder_from_env(endpoint: Option<&str>) -> OtlpSinkBuilder {
+        super::ensure();
+        builder(endpoint)
+    }
+
+    /// [`builder_from_env(None)`](Self::builder_from_env), built. A
+    /// malformed endpoint gives one warning on stderr (naming the variable,
+    /// the value and that no exporter is installed) and `None`.
+    pub fn from_env() -> Option<OtlpSink> {
+        OtlpSink::builder_from_env(None).build_or_warn(OTEL_ENDPOINT.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap(vars: &[(&str, &str)]) -> EnvSnapshot {
+        EnvSnapshot::from_vars(vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).into())))
+    }
+
+    /// Each variable reaches its setting, with the name for warnings.
+    #[test]
+    fn the_otel_variables_reach_the_exporters_settings() {
+        let v = vars(&snap(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", " http://collector:4318 "),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "k=v"),
+            ("OTEL_RESOURCE_ATTRIBUTES", "a=b"),
+            ("OTEL_SERVICE_NAME", "checkout"),
+        ]));
+        assert_eq!(v.endpoint.as_deref(), Some("http://collector:4318"));
+        assert_eq!(
+            v.headers,
+            Some(("OTEL_EXPORTER_OTLP_HEADERS", "k=v".into()))
+        );
+        assert_eq!(
+            v.resource_attributes,
+            Some(("OTEL_RESOURCE_ATTRIBUTES", "a=b".into()))
+        );
+        assert_eq!(v.service_name.as_deref(), Some("checkout"));
+    }
+
+    /// A blank variable counts as unset.
+    #[test]
+    fn blank_otel_variables_are_unset() {
+        let v = vars(&snap(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", " "),
+            ("OTEL_SERVICE_NAME", ""),
+        ]));
+        assert_eq!((v.endpoint, v.service_name), (None, None));
+    }
+
+    /// Only `http/protobuf` is spoken: another protocol is rejected with
+    /// the standard warning, naming the fallback.
+    #[test]
+    fn an_unsupported_protocol_is_warned_about() {
+        let s = snap(&[("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")]);
+        let d = OTEL_PROTOCOL.resolve(&s, &[], &s.ctx(), "http/protobuf".into());
+        let w = d.warnings();
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].to_string().contains(
+                "ignoring OTEL_EXPORTER_OTLP_PROTOCOL=\"grpc\": not supported (elide's \
+                 exporter speaks http/protobuf only); using http/protobuf (the built-in default)"
+            ),
+            "{}",
+            w[0]
+        );
+        let s = snap(&[("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")]);
+        let d = OTEL_PROTOCOL.resolve(&s, &[], &s.ctx(), "http/protobuf".into());
+        assert!(d.warnings().is_empty());
+    }
+}
