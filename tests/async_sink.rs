@@ -487,3 +487,76 @@ fn block_waits_for_bytes_and_loses_nothing() {
         "{st:?}"
     );
 }
+
+/// Waits for `thread` to end, failing the test after a minute: a caller
+/// stuck waiting for a byte budget that is never given back fails here
+/// instead of hanging the suite.
+fn joined_within_a_minute<T>(thread: std::thread::JoinHandle<T>, what: &str) -> T {
+    let start = std::time::Instant::now();
+    while !thread.is_finished() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{what}: still waiting after a minute"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    thread.join().expect(what)
+}
+
+/// Records with more fields than a byte counts (256, 257, 1,000, 10,000),
+/// each a long text that leaves the thread buffer, reach the file with
+/// every field, and the byte budget their texts took is all given back:
+/// with a 1 MiB budget, 30 such records in a row do not leave the caller
+/// waiting for bytes nobody frees.
+#[test]
+fn records_with_hundreds_of_long_fields_are_written_whole() {
+    let _serial = serial();
+    let path = temp_path("many-fields");
+    let sink = Arc::new(
+        AsyncSink::file_builder(&path)
+            .expect("open log")
+            .max_bytes(1 << 20)
+            .build(),
+    );
+    install(sink.clone());
+    let rounds: [(usize, u64); 4] = [(256, 30), (257, 30), (1_000, 30), (10_000, 1)];
+    let logger = std::thread::spawn(move || {
+        let keys: Vec<&'static str> = (0..10_000)
+            .map(|i| &*Box::leak(format!("k{i}").into_boxed_str()))
+            .collect();
+        let value = "v".repeat(300);
+        for (n, times) in rounds {
+            let fields: Vec<elide::Field<'_>> = keys[..n]
+                .iter()
+                .map(|k| (*k, elide::Value::Str(&value)))
+                .collect();
+            for i in 0..times {
+                elide::emit(
+                    "nf",
+                    elide::Level::Info,
+                    &fields,
+                    format_args!("fields {n} rec {i}"),
+                );
+            }
+        }
+    });
+    joined_within_a_minute(logger, "the logging thread");
+    elide::flush();
+    let stats = sink.stats();
+    assert_eq!((stats.written, stats.dropped, stats.failed), (91, 0, 0));
+    assert_eq!(stats.queued_bytes, 0, "every long text's bytes given back");
+    let text = std::fs::read_to_string(&path).expect("read log");
+    let value = "v".repeat(300);
+    for (n, times) in rounds {
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains(&format!("fields {n} rec ")))
+            .collect();
+        assert_eq!(lines.len() as u64, times, "{n} fields");
+        for line in lines {
+            assert_eq!(line.matches(&value).count(), n, "fields of a line");
+            let last = format!(" k{}={value}", n - 1);
+            assert!(line.contains(&last), "{n} fields: no {}", &last[..8]);
+        }
+    }
+}

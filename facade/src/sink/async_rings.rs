@@ -64,8 +64,9 @@ const IDLE_MAX: Duration = Duration::from_millis(32);
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 // Header word: length in words (bits 0..32), level (32..40), message
-// arguments (40..48), fields (48..56), flags (56..63; bit 63 stays clear so
-// a header never reads as the ring's wrap marker).
+// arguments (40..56), flags (56..63; bit 63 stays clear so a header never
+// reads as the ring's wrap marker). The fields are not counted: they run
+// to the end of the record, so any number of them fits.
 const RAW: u64 = 1 << 56;
 const THREAD: u64 = 1 << 57;
 
@@ -612,8 +613,7 @@ fn plain_fields(fields: &[Field<'_>]) -> bool {
 fn header(len: usize, record: &Record<'_>, nargs: usize, flags: u64, thread: Option<u64>) -> u64 {
     len as u64
         | u64::from(record.level().as_u8()) << 32
-        | (nargs as u64 & 0xff) << 40
-        | (record.fields().len() as u64 & 0xff) << 48
+        | (nargs as u64 & 0xffff) << 40
         | flags
         | if thread.is_some() { THREAD } else { 0 }
 }
@@ -916,8 +916,8 @@ impl RingWriter {
             .get(((head >> 32) as u8).wrapping_sub(1) as usize)
             .copied()
             .unwrap_or(Level::Info);
-        let nargs = ((head >> 40) & 0xff) as usize;
-        let nfields = ((head >> 48) & 0xff) as usize;
+        let nargs = ((head >> 40) & 0xffff) as usize;
+        let end = (head & 0xffff_ffff) as usize;
         // SAFETY: written from a `&'static Metadata` by `start`.
         let meta: &'static Metadata = unsafe { &*(w[1] as usize as *const Metadata) };
         let time = UNIX_EPOCH + Duration::from_nanos(w[2]);
@@ -941,9 +941,9 @@ impl RingWriter {
             at = next;
             None
         };
-        let mut kinds = Vec::with_capacity(nfields);
-        let mut keys = Vec::with_capacity(nfields);
-        for _ in 0..nfields {
+        let mut kinds = Vec::new();
+        let mut keys = Vec::new();
+        while at < end {
             // SAFETY: written from a `&'static str` by `put_fields`.
             let key: &'static str = unsafe {
                 std::str::from_utf8_unchecked(std::slice::from_raw_parts(
