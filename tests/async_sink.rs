@@ -560,3 +560,42 @@ fn records_with_hundreds_of_long_fields_are_written_whole() {
         }
     }
 }
+
+/// A record far larger than half a thread buffer (3,000 fields of 200
+/// bytes, about 620 KB on the line, 670 KB encoded, with the default
+/// 1 MiB buffer) is written whole under `Block`, between its neighbours.
+#[test]
+fn a_record_larger_than_half_a_thread_buffer_is_written_under_block() {
+    let _serial = serial();
+    let path = temp_path("big-record");
+    let sink = Arc::new(
+        AsyncSink::file_builder(&path)
+            .expect("open log")
+            .overflow(Overflow::Block)
+            .build(),
+    );
+    install(sink.clone());
+    let keys: Vec<String> = (0..3_000).map(|i| format!("k{i}")).collect();
+    let keys: Vec<&'static str> = keys
+        .into_iter()
+        .map(|k| &*Box::leak(k.into_boxed_str()))
+        .collect();
+    let value = "w".repeat(200);
+    let fields: Vec<elide::Field<'_>> = keys
+        .iter()
+        .map(|k| (*k, elide::Value::Str(&value)))
+        .collect();
+    elide::info!("before");
+    elide::emit("big", elide::Level::Info, &fields, format_args!("big one"));
+    elide::info!("after");
+    elide::flush();
+    let stats = sink.stats();
+    assert_eq!((stats.written, stats.dropped, stats.failed), (3, 0, 0));
+    assert_eq!(stats.queued_bytes, 0);
+    let text = std::fs::read_to_string(&path).expect("read log");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0].contains("before") && lines[2].contains("after"));
+    assert!(lines[1].len() > 600_000, "{} bytes", lines[1].len());
+    assert_eq!(lines[1].matches(&value).count(), 3_000);
+}

@@ -117,8 +117,8 @@ pub const DEFAULT_MAX_BYTES: usize = 64 * 1024 * 1024;
 /// its own writer (1 MiB: about 14,000 two-integer records).
 pub const DEFAULT_THREAD_BUFFER: usize = 1 << 20;
 
-/// The smallest thread buffer: room for any record of a site (a record
-/// larger than half a buffer is dropped and reported).
+/// The smallest thread buffer: room for the records of most sites (one
+/// larger than half a buffer is queued in a heap block of its own).
 const MIN_THREAD_BUFFER: usize = 64 * 1024;
 
 /// Bytes per record assumed when a capacity in records bounds a thread

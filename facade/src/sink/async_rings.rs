@@ -69,6 +69,10 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 // to the end of the record, so any number of them fits.
 const RAW: u64 = 1 << 56;
 const THREAD: u64 = 1 << 57;
+/// A record too large for the ring, in a heap block: word 1 points at the
+/// block, word 2 is its time, word 3 its length in words.
+const BIG: u64 = 1 << 58;
+const BIG_LEN: u64 = 4;
 
 // Item tags (low byte of an item's first word; texts keep their length in
 // bits 8..40). Tags 0..=16 are the `RawArg` kinds in declaration order.
@@ -366,7 +370,8 @@ impl RingQueue {
     #[inline]
     unsafe fn push_with(&self, ring: &Ring, len: usize, heap: usize, enc: impl Fn(&mut [u64])) {
         if len > ring.words() / 2 {
-            return self.too_big();
+            // SAFETY: forwarded from the caller.
+            return unsafe { self.push_big(ring, len, heap, &enc) };
         }
         if heap > 0 && !self.reserve_heap(heap) {
             return;
@@ -441,13 +446,37 @@ impl RingQueue {
         }
     }
 
+    /// A record too large for the ring (over half of it): encoded into a
+    /// heap block of its own, whose bytes count against the byte budget,
+    /// and queued in order as a small record pointing at it, so `Block`
+    /// delivers it whole and `Drop` drops it only when the budget is spent.
     #[cold]
-    fn too_big(&self) {
-        self.shared.dropped.fetch_add(1, Ordering::Relaxed);
-        crate::report_write_error(
-            &self.shared.name,
-            &io::Error::other("a record larger than half a thread buffer was dropped"),
-        );
+    #[inline(never)]
+    unsafe fn push_big(&self, ring: &Ring, len: usize, heap: usize, enc: &dyn Fn(&mut [u64])) {
+        let bytes = heap + len * 8;
+        if !self.reserve_heap(bytes) {
+            return;
+        }
+        // Encoded only once the pointer has a place: a block made for a
+        // record that is then dropped would leak its long texts.
+        let stub = |w: &mut [u64]| {
+            let mut block = vec![0u64; len].into_boxed_slice();
+            enc(&mut block);
+            w[0] = BIG_LEN | BIG;
+            w[2] = block[2];
+            w[3] = len as u64;
+            w[1] = Box::into_raw(block) as *mut u64 as usize as u64;
+        };
+        // SAFETY: forwarded from the caller.
+        if unsafe { ring.try_push(BIG_LEN as usize, &stub) } {
+            if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
+                self.shared.wake();
+            }
+            return;
+        }
+        if !self.wait_for_room(ring, BIG_LEN as usize, &stub) {
+            self.shared.heap_bytes.fetch_sub(bytes, Ordering::Relaxed);
+        }
     }
 
     /// Records published and not yet written.
@@ -912,6 +941,20 @@ impl RingWriter {
 
     fn format_record(&mut self, w: &[u64], ring_thread: u64) {
         let head = w[0];
+        if head & BIG != 0 {
+            let len = w[3] as usize;
+            // SAFETY: `push_big` leaked this block of `len` words and the
+            // ring holds the only pointer to it.
+            let block: Box<[u64]> = unsafe {
+                Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                    w[1] as usize as *mut u64,
+                    len,
+                ))
+            };
+            self.format_record(&block, ring_thread);
+            self.shared.heap_bytes.fetch_sub(len * 8, Ordering::Relaxed);
+            return;
+        }
         let level = Level::ALL
             .get(((head >> 32) as u8).wrapping_sub(1) as usize)
             .copied()
@@ -1739,32 +1782,41 @@ mod tests {
     };
     static WIDE_FORMAT: MessageFormat = MessageFormat::pieces(&WIDE);
 
-    /// A record larger than half a thread's ring can never be queued: it is
-    /// dropped, counted and announced, and the next one still goes through.
+    /// A record larger than half a thread's ring goes through a heap block
+    /// of its own, in order, under `Block` and under `Drop` (with the byte
+    /// budget free), and its bytes are given back once it is written.
     #[test]
-    fn a_record_larger_than_half_a_ring_is_dropped_and_counted() {
-        let out = Out::default();
-        let q = queue_with(&out, Overflow::Block, 1024, 1 << 20);
-        // 40 arguments of 3 words: 124 words, more than half of 128.
-        let args = [RawArg::U128(1); 40];
-        WIDE_FORMAT.with_arguments(&args, &mut |m| {
-            let record = Record::new(&TEST_LOG, Level::Info, m, &[])
-                .with_raw(Some(RawMessage::new(&WIDE_FORMAT, &args)));
-            q.emit(&record);
-        });
-        // 20 arguments, 64 words: exactly half, queued.
-        WIDE_FORMAT.with_arguments(&args[..20], &mut |m| {
-            let record = Record::new(&TEST_LOG, Level::Info, m, &[])
-                .with_raw(Some(RawMessage::new(&WIDE_FORMAT, &args[..20])));
-            q.emit(&record);
-        });
-        assert!(flushed(&q));
-        assert_eq!(q.shared.counts(), (1, 1, 0));
-        let lines = out.lines();
-        assert_eq!(lines.len(), 2, "{lines:?}");
-        assert!(lines.iter().any(|l| l.contains("1 records dropped")));
-        assert!(lines.iter().any(|l| l.ends_with(&"1".repeat(20))));
-        q.shut_down();
+    fn a_record_larger_than_half_a_ring_is_written_whole_in_order() {
+        for policy in [Overflow::Block, Overflow::Drop] {
+            let out = Out::default();
+            let q = queue_with(&out, policy, 1024, 1 << 20);
+            // 20 arguments, 64 words: exactly half, in the ring.
+            let small: &[RawArg<'_>] = &[RawArg::U128(2); 20];
+            // 40 arguments of 3 words: 124 words, more than half of 128.
+            let big: &[RawArg<'_>] = &[RawArg::U128(1); 40];
+            for (i, args) in [small, big, small].into_iter().enumerate() {
+                WIDE_FORMAT.with_arguments(args, &mut |m| {
+                    let record = Record::new(&TEST_LOG, Level::Info, m, &[])
+                        .with_time(at(i as u64))
+                        .with_raw(Some(RawMessage::new(&WIDE_FORMAT, args)));
+                    q.emit(&record);
+                });
+                // Under `Drop` a full ring would drop the next record: the
+                // writer empties it first.
+                if policy == Overflow::Drop {
+                    assert!(flushed(&q));
+                }
+            }
+            assert!(flushed(&q));
+            assert_eq!(q.shared.counts(), (3, 0, 0), "{policy:?}");
+            assert_eq!(q.heap_bytes(), 0, "the block's bytes are given back");
+            let lines = out.lines();
+            assert_eq!(lines.len(), 3, "{lines:?}");
+            assert!(lines[0].ends_with(&"2".repeat(20)), "{lines:?}");
+            assert!(lines[1].ends_with(&"1".repeat(40)), "{lines:?}");
+            assert!(lines[2].ends_with(&"2".repeat(20)), "{lines:?}");
+            q.shut_down();
+        }
     }
 
     fn long_text(q: &RingQueue, text: &str, i: u64) {
