@@ -493,9 +493,12 @@ impl AsyncSinkBuilder {
     ///
     /// What the sink holds at worst, with its own writer
     /// ([`builder`](AsyncSink::builder)): one
-    /// [`thread_buffer`](Self::thread_buffer) per logging thread, plus
-    /// `max_bytes` of long texts (over 256 bytes, which leave the thread
-    /// buffer), plus the writer's batch (64 KiB plus one line). Wrapping a
+    /// [`thread_buffer`](Self::thread_buffer) per thread logging at the
+    /// same time (an exited thread's buffer goes, records and all, to the
+    /// next thread that logs; empty ones are kept for reuse only within
+    /// `max_bytes`), plus `max_bytes` of long texts (over 256 bytes, which
+    /// leave the thread buffer) and of records too large for a thread
+    /// buffer, plus the writer's batch (64 KiB plus one line). Wrapping a
     /// sink ([`wrapping`](AsyncSink::wrapping)): `max_bytes` of queued
     /// records, a quarter of it in the pool of reusable buffers, the
     /// queue's slots (about 100 bytes x capacity, allocated up front) and

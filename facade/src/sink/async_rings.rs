@@ -17,9 +17,13 @@
 //! - `Block`: a full ring makes its thread wait for the writer; nothing is
 //!   lost. `Drop`: the record is counted in `dropped` and the writer
 //!   announces it in the output.
-//! - A thread that exits leaves its ring registered with the sink; the
-//!   writer drains it, then frees it. A record emitted while the thread's
-//!   locals are being torn down goes to a shared ring under a lock.
+//! - A thread that exits hands its ring back to the sink, still registered
+//!   (the writer drains it): the next thread that logs takes it over,
+//!   records and all, so memory follows the threads alive at once, not
+//!   the threads that ever logged, whatever the writer does. Empty rings
+//!   of exited threads are kept for reuse only within `max_bytes`; the
+//!   writer frees the rest. A record emitted while the thread's locals
+//!   are being torn down goes to a shared ring under a lock.
 //! - `flush` waits until everything published before it is written and
 //!   flushed (or the shutdown timeout passes).
 //! - A forked child has no writer: [`AsyncSink`](super::AsyncSink) counts
@@ -92,9 +96,16 @@ pub(crate) struct RingShared {
     failed: AtomicU64,
     /// Records the writer has taken but not yet counted written or failed.
     in_hand: AtomicU64,
-    /// Every ring that may hold records (exited threads' until drained).
+    /// Every ring that may hold records (exited threads' too).
     rings: Mutex<Vec<Arc<Ring>>>,
     rings_changed: AtomicBool,
+    /// Rings of exited threads, registered still, that no thread produces
+    /// into: the next new thread takes one over; the writer frees empty
+    /// ones beyond `max_bytes`. Only taken out under this lock, so a ring
+    /// the writer frees is never one a thread has just taken.
+    spare: Mutex<Vec<Arc<Ring>>>,
+    /// How many rings `spare` holds (read by the writer without the lock).
+    spare_len: AtomicUsize,
     /// The ring of threads whose locals are gone, pushed under its lock.
     orphan: Mutex<Option<Arc<Ring>>>,
     ring_words: usize,
@@ -125,14 +136,25 @@ pub(crate) struct RingQueue {
 struct Lanes {
     last_id: Cell<u64>,
     last: Cell<*const Ring>,
-    all: RefCell<Vec<(u64, Arc<Ring>)>>,
+    all: RefCell<Vec<Lane>>,
+}
+
+/// This thread's ring for one sink.
+struct Lane {
+    id: u64,
+    ring: Arc<Ring>,
+    /// The sink, to hand the ring back to when the thread exits.
+    shared: std::sync::Weak<RingShared>,
 }
 
 impl Drop for Lanes {
     fn drop(&mut self) {
-        // The sink keeps each ring registered: its writer drains it.
-        for (_, ring) in self.all.get_mut().drain(..) {
-            ring.closed.store(true, Ordering::Release);
+        // The sink keeps each ring registered (its writer drains it) and
+        // gives it to the next thread that logs.
+        for lane in self.all.get_mut().drain(..) {
+            if let Some(shared) = lane.shared.upgrade() {
+                shared.retire(lane.ring);
+            }
         }
     }
 }
@@ -167,6 +189,8 @@ impl RingQueue {
             in_hand: AtomicU64::new(0),
             rings: Mutex::new(Vec::new()),
             rings_changed: AtomicBool::new(false),
+            spare: Mutex::new(Vec::new()),
+            spare_len: AtomicUsize::new(0),
             orphan: Mutex::new(None),
             ring_words: ring_bytes / 8,
             policy,
@@ -231,7 +255,7 @@ impl RingQueue {
         match ring {
             // SAFETY: the pointer is kept alive by the thread's `Lanes`,
             // and this thread is the ring's only producer.
-            Ok(ring) => unsafe { self.push(&*ring, record, false) },
+            Ok(ring) => unsafe { self.push(&*ring, record, (*ring).taken_over.get()) },
             Err(_) => self.emit_orphan(record),
         }
     }
@@ -545,13 +569,20 @@ impl RingQueue {
 #[inline(never)]
 fn lane(l: &Lanes, shared: &Arc<RingShared>) -> *const Ring {
     let mut all = l.all.borrow_mut();
-    all.retain(|(_, r)| !r.dead.load(Ordering::Relaxed));
-    let ring = match all.iter().find(|(id, _)| *id == shared.id) {
-        Some((_, r)) => r.clone(),
+    all.retain(|l| !l.ring.dead.load(Ordering::Relaxed));
+    let ring = match all.iter().find(|l| l.id == shared.id) {
+        Some(l) => l.ring.clone(),
         None => {
-            let ring = Arc::new(Ring::new(shared.ring_words, crate::thread_number()));
-            shared.register(ring.clone());
-            all.push((shared.id, ring.clone()));
+            let ring = shared.take_spare().unwrap_or_else(|| {
+                let ring = Arc::new(Ring::new(shared.ring_words, crate::thread_number()));
+                shared.register(ring.clone());
+                ring
+            });
+            all.push(Lane {
+                id: shared.id,
+                ring: ring.clone(),
+                shared: Arc::downgrade(shared),
+            });
             ring
         }
     };
@@ -564,6 +595,34 @@ impl RingShared {
     fn register(&self, ring: Arc<Ring>) {
         lock(&self.rings).push(ring);
         self.rings_changed.store(true, Ordering::Release);
+    }
+
+    /// Takes back the ring of a thread that exited (see `spare`).
+    fn retire(&self, ring: Arc<Ring>) {
+        if ring.dead.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some(mut spare) = crate::process::lock(&self.spare) else {
+            return;
+        };
+        spare.push(ring);
+        self.spare_len.store(spare.len(), Ordering::Relaxed);
+    }
+
+    /// A ring of an exited thread for this thread to produce into, records
+    /// still queued in it and all. The lock hands the producer's side over.
+    fn take_spare(&self) -> Option<Arc<Ring>> {
+        let mut spare = crate::process::lock(&self.spare)?;
+        let ring = spare.pop()?;
+        self.spare_len.store(spare.len(), Ordering::Relaxed);
+        ring.taken_over.set(true);
+        Some(ring)
+    }
+
+    /// How many empty rings of exited threads are kept for reuse: as many
+    /// as `max_bytes` holds.
+    fn spare_kept(&self) -> usize {
+        self.max_bytes / (self.ring_words * 8).max(1)
     }
 
     /// Records in the rings (approximate while callers run).
@@ -1055,12 +1114,27 @@ impl RingWriter {
         self.shared.dropped.load(Ordering::Relaxed) > self.reported_drops
     }
 
-    /// Lets go of rings whose thread has exited once they are empty.
+    /// Frees empty rings of exited threads beyond those kept for reuse.
     fn forget_drained_rings(&mut self) {
-        let gone = |r: &Arc<Ring>| r.closed.load(Ordering::Acquire) && r.is_empty();
-        if self.rings.iter().any(gone) {
+        let keep = self.shared.spare_kept();
+        if self.shared.spare_len.load(Ordering::Relaxed) <= keep {
+            return;
+        }
+        let mut spare = lock(&self.shared.spare);
+        let mut freed: Vec<Arc<Ring>> = Vec::new();
+        let mut i = 0;
+        while spare.len() > keep && i < spare.len() {
+            if spare[i].is_empty() {
+                freed.push(spare.swap_remove(i));
+            } else {
+                i += 1;
+            }
+        }
+        self.shared.spare_len.store(spare.len(), Ordering::Relaxed);
+        drop(spare);
+        if !freed.is_empty() {
             let mut all = lock(&self.shared.rings);
-            all.retain(|r| !gone(r));
+            all.retain(|r| !freed.iter().any(|f| Arc::ptr_eq(f, r)));
             self.rings = all.clone();
         }
     }
@@ -1659,14 +1733,17 @@ mod tests {
         let out = Out::default();
         let q = Arc::new(queue(&out));
         out.hold_writer(&q, &plain(0));
+        // Both alive until both have logged: each has a ring of its own.
+        let both = Arc::new(std::sync::Barrier::new(2));
         let threads: Vec<_> = [[1u64, 4, 5], [2, 3, 6]]
             .into_iter()
             .map(|times| {
-                let q = q.clone();
+                let (q, both) = (q.clone(), both.clone());
                 std::thread::spawn(move || {
                     for t in times {
                         q.emit(&plain(t));
                     }
+                    both.wait();
                 })
             })
             .collect();
@@ -1977,20 +2054,62 @@ mod tests {
         assert_eq!(q.shared.counts(), (3, 1, 0));
     }
 
-    /// A thread that logs and exits leaves its ring with the sink; the
-    /// writer writes its records, then lets the ring go.
+    /// A thread that logs and exits hands its ring back: the writer writes
+    /// its records, and the next thread takes the ring over (no new one),
+    /// its records carrying their own thread's number.
     #[test]
-    fn an_exited_threads_ring_is_drained_then_freed() {
+    fn an_exited_threads_ring_goes_to_the_next_thread() {
         let out = Out::default();
         let q = Arc::new(queue(&out));
-        {
+        let mut numbers = Vec::new();
+        for round in 0..2 {
             let q = q.clone();
-            joined(std::thread::spawn(move || {
-                for i in 0..3 {
-                    q.emit(&plain(i));
-                }
-            }));
+            numbers.push(joined(std::thread::spawn(move || {
+                q.emit(&plain(round).with_thread(0));
+                crate::thread_number()
+            })));
         }
+        assert!(flushed(&q));
+        let lines = out.lines();
+        assert_eq!(lines.len(), 2);
+        for (line, n) in lines.iter().zip(&numbers) {
+            assert!(line.contains(&format!(": {n:<5} :")), "thread {n}: {line}");
+        }
+        assert_eq!(lock(&q.shared.rings).len(), 1, "one ring, reused");
+        q.shut_down();
+    }
+
+    /// While the writer is stuck, threads that log and exit one after the
+    /// other share one ring: memory does not grow with the threads, and
+    /// what the ring cannot hold is dropped and counted under `Drop`.
+    #[test]
+    fn threads_exiting_behind_a_stuck_writer_reuse_one_ring() {
+        let out = Out::default();
+        let q = Arc::new(queue_with(&out, Overflow::Drop, 1024, 1 << 20));
+        out.hold_writer(&q, &plain(0));
+        for i in 1..=200 {
+            joined(emit_from_a_thread(&q, i..=i));
+        }
+        assert_eq!(
+            lock(&q.shared.rings).len(),
+            2,
+            "the test thread's and one for all the others"
+        );
+        out.release();
+        assert!(flushed(&q));
+        let (written, dropped, failed) = q.shared.counts();
+        assert!(dropped > 0, "a 1 KiB ring cannot hold 200 records");
+        assert_eq!((written + dropped, failed), (201, 0));
+        q.shut_down();
+    }
+
+    /// Empty rings of exited threads are kept for reuse only within the
+    /// byte budget: with a budget smaller than one ring, none is kept.
+    #[test]
+    fn empty_rings_of_exited_threads_beyond_the_budget_are_freed() {
+        let out = Out::default();
+        let q = Arc::new(queue_with(&out, Overflow::Block, 64 * 1024, 1000));
+        joined(emit_from_a_thread(&q, 0..=2));
         // Two rounds: the second starts after the first let go of the ring.
         assert!(flushed(&q) && flushed(&q));
         assert_eq!(out.lines().len(), 3);
