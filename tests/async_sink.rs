@@ -487,3 +487,210 @@ fn block_waits_for_bytes_and_loses_nothing() {
         "{st:?}"
     );
 }
+
+/// Waits for `thread` to end, failing the test after a minute: a caller
+/// stuck waiting for a byte budget that is never given back fails here
+/// instead of hanging the suite.
+fn joined_within_a_minute<T>(thread: std::thread::JoinHandle<T>, what: &str) -> T {
+    let start = std::time::Instant::now();
+    while !thread.is_finished() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{what}: still waiting after a minute"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    thread.join().expect(what)
+}
+
+/// Records with more fields than a byte counts (256, 257, 1,000, 10,000),
+/// each a long text that leaves the thread buffer, reach the file with
+/// every field, and the byte budget their texts took is all given back:
+/// with a 1 MiB budget, 30 such records in a row do not leave the caller
+/// waiting for bytes nobody frees.
+#[test]
+fn records_with_hundreds_of_long_fields_are_written_whole() {
+    let _serial = serial();
+    let path = temp_path("many-fields");
+    let sink = Arc::new(
+        AsyncSink::file_builder(&path)
+            .expect("open log")
+            .max_bytes(1 << 20)
+            .build(),
+    );
+    install(sink.clone());
+    let rounds: [(usize, u64); 4] = [(256, 30), (257, 30), (1_000, 30), (10_000, 1)];
+    let logger = std::thread::spawn(move || {
+        let keys: Vec<&'static str> = (0..10_000)
+            .map(|i| &*Box::leak(format!("k{i}").into_boxed_str()))
+            .collect();
+        let value = "v".repeat(300);
+        for (n, times) in rounds {
+            let fields: Vec<elide::Field<'_>> = keys[..n]
+                .iter()
+                .map(|k| (*k, elide::Value::Str(&value)))
+                .collect();
+            for i in 0..times {
+                elide::emit(
+                    "nf",
+                    elide::Level::Info,
+                    &fields,
+                    format_args!("fields {n} rec {i}"),
+                );
+            }
+        }
+    });
+    joined_within_a_minute(logger, "the logging thread");
+    elide::flush();
+    let stats = sink.stats();
+    assert_eq!((stats.written, stats.dropped, stats.failed), (91, 0, 0));
+    assert_eq!(stats.queued_bytes, 0, "every long text's bytes given back");
+    let text = std::fs::read_to_string(&path).expect("read log");
+    let value = "v".repeat(300);
+    for (n, times) in rounds {
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains(&format!("fields {n} rec ")))
+            .collect();
+        assert_eq!(lines.len() as u64, times, "{n} fields");
+        for line in lines {
+            assert_eq!(line.matches(&value).count(), n, "fields of a line");
+            let last = format!(" k{}={value}", n - 1);
+            assert!(line.contains(&last), "{n} fields: no {}", &last[..8]);
+        }
+    }
+}
+
+/// A record far larger than half a thread buffer (3,000 fields of 200
+/// bytes, about 620 KB on the line, 670 KB encoded, with the default
+/// 1 MiB buffer) is written whole under `Block`, between its neighbours.
+#[test]
+fn a_record_larger_than_half_a_thread_buffer_is_written_under_block() {
+    let _serial = serial();
+    let path = temp_path("big-record");
+    let sink = Arc::new(
+        AsyncSink::file_builder(&path)
+            .expect("open log")
+            .overflow(Overflow::Block)
+            .build(),
+    );
+    install(sink.clone());
+    let keys: Vec<String> = (0..3_000).map(|i| format!("k{i}")).collect();
+    let keys: Vec<&'static str> = keys
+        .into_iter()
+        .map(|k| &*Box::leak(k.into_boxed_str()))
+        .collect();
+    let value = "w".repeat(200);
+    let fields: Vec<elide::Field<'_>> = keys
+        .iter()
+        .map(|k| (*k, elide::Value::Str(&value)))
+        .collect();
+    elide::info!("before");
+    elide::emit("big", elide::Level::Info, &fields, format_args!("big one"));
+    elide::info!("after");
+    elide::flush();
+    let stats = sink.stats();
+    assert_eq!((stats.written, stats.dropped, stats.failed), (3, 0, 0));
+    assert_eq!(stats.queued_bytes, 0);
+    let text = std::fs::read_to_string(&path).expect("read log");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0].contains("before") && lines[2].contains("after"));
+    assert!(lines[1].len() > 600_000, "{} bytes", lines[1].len());
+    assert_eq!(lines[1].matches(&value).count(), 3_000);
+}
+
+/// This process's resident memory in KiB (`VmRSS`), 0 where unknown.
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Resident memory the churn case may reach: a few thread buffers and the
+/// byte budget, far below one buffer per thread that ever logged (2 GB).
+const CHURN_RSS_BOUND_KIB: u64 = 100 * 1024;
+const CHURN_THREADS: u64 = 2_000;
+
+/// The churn case, in a child: a writer stuck in `write`, `Drop`, a 1 MiB
+/// byte budget, and 2,000 threads (eight at a time) that each log one
+/// record and exit. Stops early once memory passes the bound. Prints what
+/// the parent checks.
+fn churn_child(path: &std::ffi::OsStr) {
+    let (writer, gate) = gated(Path::new(path));
+    let sink = Arc::new(
+        AsyncSink::builder(writer)
+            .overflow(Overflow::Drop)
+            .max_bytes(1 << 20)
+            .build(),
+    );
+    install(sink.clone());
+    let mut peak = rss_kib();
+    let mut emitted = 0;
+    while emitted < CHURN_THREADS && peak <= CHURN_RSS_BOUND_KIB {
+        let wave: Vec<_> = (emitted..emitted + 8)
+            .map(|i| std::thread::spawn(move || elide::info!(i, "churn")))
+            .collect();
+        for t in wave {
+            t.join().expect("logging thread");
+        }
+        emitted += 8;
+        peak = peak.max(rss_kib());
+    }
+    open_gate(&gate);
+    elide::flush();
+    let s = sink.stats();
+    println!(
+        "emitted={emitted} written={} dropped={} failed={} peak_rss_kib={peak}",
+        s.written, s.dropped, s.failed
+    );
+}
+
+/// A writer that stops taking bytes, while threads come and go, holds the
+/// sink's memory to the threads alive at once and the byte budget, not one
+/// thread buffer per thread that ever logged; once the writer moves again
+/// every record is accounted for (written + dropped + failed = emitted),
+/// and what is in the file is what was counted written.
+#[test]
+fn thread_churn_behind_a_stalled_writer_keeps_memory_bounded() {
+    if let Some(path) = std::env::var_os("ELIDE_CHURN_LOG") {
+        return churn_child(&path);
+    }
+    let path = temp_path("churn");
+    let out = elide_tests::run_with_deadline(
+        std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                "thread_churn_behind_a_stalled_writer_keeps_memory_bounded",
+                "--nocapture",
+            ])
+            .env("ELIDE_CHURN_LOG", &path),
+        Duration::from_secs(300),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let stat = |key: &str| -> u64 {
+        text.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {key} in {text}"))
+    };
+    let peak = stat("peak_rss_kib");
+    eprintln!("churn: peak RSS {peak} KiB");
+    assert!(
+        peak <= CHURN_RSS_BOUND_KIB,
+        "memory grew with the threads: {peak} KiB after {} threads",
+        stat("emitted")
+    );
+    assert_eq!(stat("emitted"), CHURN_THREADS);
+    let (written, dropped, failed) = (stat("written"), stat("dropped"), stat("failed"));
+    assert_eq!(written + dropped + failed, CHURN_THREADS, "{text}");
+    let log = std::fs::read_to_string(&path).expect("read log");
+    let lines = log.lines().filter(|l| l.contains(" : churn")).count();
+    assert_eq!(lines as u64, written, "lines in the file");
+}

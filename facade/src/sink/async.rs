@@ -117,8 +117,8 @@ pub const DEFAULT_MAX_BYTES: usize = 64 * 1024 * 1024;
 /// its own writer (1 MiB: about 14,000 two-integer records).
 pub const DEFAULT_THREAD_BUFFER: usize = 1 << 20;
 
-/// The smallest thread buffer: room for any record of a site (a record
-/// larger than half a buffer is dropped and reported).
+/// The smallest thread buffer: room for the records of most sites (one
+/// larger than half a buffer is queued in a heap block of its own).
 const MIN_THREAD_BUFFER: usize = 64 * 1024;
 
 /// Bytes per record assumed when a capacity in records bounds a thread
@@ -493,9 +493,12 @@ impl AsyncSinkBuilder {
     ///
     /// What the sink holds at worst, with its own writer
     /// ([`builder`](AsyncSink::builder)): one
-    /// [`thread_buffer`](Self::thread_buffer) per logging thread, plus
-    /// `max_bytes` of long texts (over 256 bytes, which leave the thread
-    /// buffer), plus the writer's batch (64 KiB plus one line). Wrapping a
+    /// [`thread_buffer`](Self::thread_buffer) per thread logging at the
+    /// same time (an exited thread's buffer goes, records and all, to the
+    /// next thread that logs; empty ones are kept for reuse only within
+    /// `max_bytes`), plus `max_bytes` of long texts (over 256 bytes, which
+    /// leave the thread buffer) and of records too large for a thread
+    /// buffer, plus the writer's batch (64 KiB plus one line). Wrapping a
     /// sink ([`wrapping`](AsyncSink::wrapping)): `max_bytes` of queued
     /// records, a quarter of it in the pool of reusable buffers, the
     /// queue's slots (about 100 bytes x capacity, allocated up front) and

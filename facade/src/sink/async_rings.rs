@@ -17,9 +17,13 @@
 //! - `Block`: a full ring makes its thread wait for the writer; nothing is
 //!   lost. `Drop`: the record is counted in `dropped` and the writer
 //!   announces it in the output.
-//! - A thread that exits leaves its ring registered with the sink; the
-//!   writer drains it, then frees it. A record emitted while the thread's
-//!   locals are being torn down goes to a shared ring under a lock.
+//! - A thread that exits hands its ring back to the sink, still registered
+//!   (the writer drains it): the next thread that logs takes it over,
+//!   records and all, so memory follows the threads alive at once, not
+//!   the threads that ever logged, whatever the writer does. Empty rings
+//!   of exited threads are kept for reuse only within `max_bytes`; the
+//!   writer frees the rest. A record emitted while the thread's locals
+//!   are being torn down goes to a shared ring under a lock.
 //! - `flush` waits until everything published before it is written and
 //!   flushed (or the shutdown timeout passes).
 //! - A forked child has no writer: [`AsyncSink`](super::AsyncSink) counts
@@ -64,10 +68,15 @@ const IDLE_MAX: Duration = Duration::from_millis(32);
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 // Header word: length in words (bits 0..32), level (32..40), message
-// arguments (40..48), fields (48..56), flags (56..63; bit 63 stays clear so
-// a header never reads as the ring's wrap marker).
+// arguments (40..56), flags (56..63; bit 63 stays clear so a header never
+// reads as the ring's wrap marker). The fields are not counted: they run
+// to the end of the record, so any number of them fits.
 const RAW: u64 = 1 << 56;
 const THREAD: u64 = 1 << 57;
+/// A record too large for the ring, in a heap block: word 1 points at the
+/// block, word 2 is its time, word 3 its length in words.
+const BIG: u64 = 1 << 58;
+const BIG_LEN: u64 = 4;
 
 // Item tags (low byte of an item's first word; texts keep their length in
 // bits 8..40). Tags 0..=16 are the `RawArg` kinds in declaration order.
@@ -87,9 +96,16 @@ pub(crate) struct RingShared {
     failed: AtomicU64,
     /// Records the writer has taken but not yet counted written or failed.
     in_hand: AtomicU64,
-    /// Every ring that may hold records (exited threads' until drained).
+    /// Every ring that may hold records (exited threads' too).
     rings: Mutex<Vec<Arc<Ring>>>,
     rings_changed: AtomicBool,
+    /// Rings of exited threads, registered still, that no thread produces
+    /// into: the next new thread takes one over; the writer frees empty
+    /// ones beyond `max_bytes`. Only taken out under this lock, so a ring
+    /// the writer frees is never one a thread has just taken.
+    spare: Mutex<Vec<Arc<Ring>>>,
+    /// How many rings `spare` holds (read by the writer without the lock).
+    spare_len: AtomicUsize,
     /// The ring of threads whose locals are gone, pushed under its lock.
     orphan: Mutex<Option<Arc<Ring>>>,
     ring_words: usize,
@@ -120,14 +136,25 @@ pub(crate) struct RingQueue {
 struct Lanes {
     last_id: Cell<u64>,
     last: Cell<*const Ring>,
-    all: RefCell<Vec<(u64, Arc<Ring>)>>,
+    all: RefCell<Vec<Lane>>,
+}
+
+/// This thread's ring for one sink.
+struct Lane {
+    id: u64,
+    ring: Arc<Ring>,
+    /// The sink, to hand the ring back to when the thread exits.
+    shared: std::sync::Weak<RingShared>,
 }
 
 impl Drop for Lanes {
     fn drop(&mut self) {
-        // The sink keeps each ring registered: its writer drains it.
-        for (_, ring) in self.all.get_mut().drain(..) {
-            ring.closed.store(true, Ordering::Release);
+        // The sink keeps each ring registered (its writer drains it) and
+        // gives it to the next thread that logs.
+        for lane in self.all.get_mut().drain(..) {
+            if let Some(shared) = lane.shared.upgrade() {
+                shared.retire(lane.ring);
+            }
         }
     }
 }
@@ -162,6 +189,8 @@ impl RingQueue {
             in_hand: AtomicU64::new(0),
             rings: Mutex::new(Vec::new()),
             rings_changed: AtomicBool::new(false),
+            spare: Mutex::new(Vec::new()),
+            spare_len: AtomicUsize::new(0),
             orphan: Mutex::new(None),
             ring_words: ring_bytes / 8,
             policy,
@@ -226,7 +255,7 @@ impl RingQueue {
         match ring {
             // SAFETY: the pointer is kept alive by the thread's `Lanes`,
             // and this thread is the ring's only producer.
-            Ok(ring) => unsafe { self.push(&*ring, record, false) },
+            Ok(ring) => unsafe { self.push(&*ring, record, (*ring).taken_over.get()) },
             Err(_) => self.emit_orphan(record),
         }
     }
@@ -368,7 +397,8 @@ impl RingQueue {
     #[inline]
     unsafe fn push_with(&self, ring: &Ring, len: usize, heap: usize, enc: impl Fn(&mut [u64])) {
         if len > ring.words() / 2 {
-            return self.too_big();
+            // SAFETY: forwarded from the caller.
+            return unsafe { self.push_big(ring, len, heap, &enc) };
         }
         if heap > 0 && !self.reserve_heap(heap) {
             return;
@@ -443,13 +473,37 @@ impl RingQueue {
         }
     }
 
+    /// A record too large for the ring (over half of it): encoded into a
+    /// heap block of its own, whose bytes count against the byte budget,
+    /// and queued in order as a small record pointing at it, so `Block`
+    /// delivers it whole and `Drop` drops it only when the budget is spent.
     #[cold]
-    fn too_big(&self) {
-        self.shared.dropped.fetch_add(1, Ordering::Relaxed);
-        crate::report_write_error(
-            &self.shared.name,
-            &io::Error::other("a record larger than half a thread buffer was dropped"),
-        );
+    #[inline(never)]
+    unsafe fn push_big(&self, ring: &Ring, len: usize, heap: usize, enc: &dyn Fn(&mut [u64])) {
+        let bytes = heap + len * 8;
+        if !self.reserve_heap(bytes) {
+            return;
+        }
+        // Encoded only once the pointer has a place: a block made for a
+        // record that is then dropped would leak its long texts.
+        let stub = |w: &mut [u64]| {
+            let mut block = vec![0u64; len].into_boxed_slice();
+            enc(&mut block);
+            w[0] = BIG_LEN | BIG;
+            w[2] = block[2];
+            w[3] = len as u64;
+            w[1] = Box::into_raw(block) as *mut u64 as usize as u64;
+        };
+        // SAFETY: forwarded from the caller.
+        if unsafe { ring.try_push(BIG_LEN as usize, &stub) } {
+            if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
+                self.shared.wake();
+            }
+            return;
+        }
+        if !self.wait_for_room(ring, BIG_LEN as usize, &stub) {
+            self.shared.heap_bytes.fetch_sub(bytes, Ordering::Relaxed);
+        }
     }
 
     /// Records published and not yet written.
@@ -518,13 +572,20 @@ impl RingQueue {
 #[inline(never)]
 fn lane(l: &Lanes, shared: &Arc<RingShared>) -> *const Ring {
     let mut all = l.all.borrow_mut();
-    all.retain(|(_, r)| !r.dead.load(Ordering::Relaxed));
-    let ring = match all.iter().find(|(id, _)| *id == shared.id) {
-        Some((_, r)) => r.clone(),
+    all.retain(|l| !l.ring.dead.load(Ordering::Relaxed));
+    let ring = match all.iter().find(|l| l.id == shared.id) {
+        Some(l) => l.ring.clone(),
         None => {
-            let ring = Arc::new(Ring::new(shared.ring_words, crate::thread_number()));
-            shared.register(ring.clone());
-            all.push((shared.id, ring.clone()));
+            let ring = shared.take_spare().unwrap_or_else(|| {
+                let ring = Arc::new(Ring::new(shared.ring_words, crate::thread_number()));
+                shared.register(ring.clone());
+                ring
+            });
+            all.push(Lane {
+                id: shared.id,
+                ring: ring.clone(),
+                shared: Arc::downgrade(shared),
+            });
             ring
         }
     };
@@ -537,6 +598,34 @@ impl RingShared {
     fn register(&self, ring: Arc<Ring>) {
         lock(&self.rings).push(ring);
         self.rings_changed.store(true, Ordering::Release);
+    }
+
+    /// Takes back the ring of a thread that exited (see `spare`).
+    fn retire(&self, ring: Arc<Ring>) {
+        if ring.dead.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some(mut spare) = crate::process::lock(&self.spare) else {
+            return;
+        };
+        spare.push(ring);
+        self.spare_len.store(spare.len(), Ordering::Relaxed);
+    }
+
+    /// A ring of an exited thread for this thread to produce into, records
+    /// still queued in it and all. The lock hands the producer's side over.
+    fn take_spare(&self) -> Option<Arc<Ring>> {
+        let mut spare = crate::process::lock(&self.spare)?;
+        let ring = spare.pop()?;
+        self.spare_len.store(spare.len(), Ordering::Relaxed);
+        ring.taken_over.set(true);
+        Some(ring)
+    }
+
+    /// How many empty rings of exited threads are kept for reuse: as many
+    /// as `max_bytes` holds.
+    fn spare_kept(&self) -> usize {
+        self.max_bytes / (self.ring_words * 8).max(1)
     }
 
     /// Records in the rings (approximate while callers run).
@@ -615,8 +704,7 @@ fn plain_fields(fields: &[Field<'_>]) -> bool {
 fn header(len: usize, record: &Record<'_>, nargs: usize, flags: u64, thread: Option<u64>) -> u64 {
     len as u64
         | u64::from(record.level().as_u8()) << 32
-        | (nargs as u64 & 0xff) << 40
-        | (record.fields().len() as u64 & 0xff) << 48
+        | (nargs as u64 & 0xffff) << 40
         | flags
         | if thread.is_some() { THREAD } else { 0 }
 }
@@ -915,12 +1003,26 @@ impl RingWriter {
 
     fn format_record(&mut self, w: &[u64], ring_thread: u64) {
         let head = w[0];
+        if head & BIG != 0 {
+            let len = w[3] as usize;
+            // SAFETY: `push_big` leaked this block of `len` words and the
+            // ring holds the only pointer to it.
+            let block: Box<[u64]> = unsafe {
+                Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                    w[1] as usize as *mut u64,
+                    len,
+                ))
+            };
+            self.format_record(&block, ring_thread);
+            self.shared.heap_bytes.fetch_sub(len * 8, Ordering::Relaxed);
+            return;
+        }
         let level = Level::ALL
             .get(((head >> 32) as u8).wrapping_sub(1) as usize)
             .copied()
             .unwrap_or(Level::Info);
-        let nargs = ((head >> 40) & 0xff) as usize;
-        let nfields = ((head >> 48) & 0xff) as usize;
+        let nargs = ((head >> 40) & 0xffff) as usize;
+        let end = (head & 0xffff_ffff) as usize;
         // SAFETY: written from a `&'static Metadata` by `start`.
         let meta: &'static Metadata = unsafe { &*(w[1] as usize as *const Metadata) };
         let time = UNIX_EPOCH + Duration::from_nanos(w[2]);
@@ -944,9 +1046,9 @@ impl RingWriter {
             at = next;
             None
         };
-        let mut kinds = Vec::with_capacity(nfields);
-        let mut keys = Vec::with_capacity(nfields);
-        for _ in 0..nfields {
+        let mut kinds = Vec::new();
+        let mut keys = Vec::new();
+        while at < end {
             // SAFETY: written from a `&'static str` by `put_fields`.
             let key: &'static str = unsafe {
                 std::str::from_utf8_unchecked(std::slice::from_raw_parts(
@@ -1015,12 +1117,27 @@ impl RingWriter {
         self.shared.dropped.load(Ordering::Relaxed) > self.reported_drops
     }
 
-    /// Lets go of rings whose thread has exited once they are empty.
+    /// Frees empty rings of exited threads beyond those kept for reuse.
     fn forget_drained_rings(&mut self) {
-        let gone = |r: &Arc<Ring>| r.closed.load(Ordering::Acquire) && r.is_empty();
-        if self.rings.iter().any(gone) {
+        let keep = self.shared.spare_kept();
+        if self.shared.spare_len.load(Ordering::Relaxed) <= keep {
+            return;
+        }
+        let mut spare = lock(&self.shared.spare);
+        let mut freed: Vec<Arc<Ring>> = Vec::new();
+        let mut i = 0;
+        while spare.len() > keep && i < spare.len() {
+            if spare[i].is_empty() {
+                freed.push(spare.swap_remove(i));
+            } else {
+                i += 1;
+            }
+        }
+        self.shared.spare_len.store(spare.len(), Ordering::Relaxed);
+        drop(spare);
+        if !freed.is_empty() {
             let mut all = lock(&self.shared.rings);
-            all.retain(|r| !gone(r));
+            all.retain(|r| !freed.iter().any(|f| Arc::ptr_eq(f, r)));
             self.rings = all.clone();
         }
     }
@@ -1619,14 +1736,17 @@ mod tests {
         let out = Out::default();
         let q = Arc::new(queue(&out));
         out.hold_writer(&q, &plain(0));
+        // Both alive until both have logged: each has a ring of its own.
+        let both = Arc::new(std::sync::Barrier::new(2));
         let threads: Vec<_> = [[1u64, 4, 5], [2, 3, 6]]
             .into_iter()
             .map(|times| {
-                let q = q.clone();
+                let (q, both) = (q.clone(), both.clone());
                 std::thread::spawn(move || {
                     for t in times {
                         q.emit(&plain(t));
                     }
+                    both.wait();
                 })
             })
             .collect();
@@ -1742,32 +1862,41 @@ mod tests {
     };
     static WIDE_FORMAT: MessageFormat = MessageFormat::pieces(&WIDE);
 
-    /// A record larger than half a thread's ring can never be queued: it is
-    /// dropped, counted and announced, and the next one still goes through.
+    /// A record larger than half a thread's ring goes through a heap block
+    /// of its own, in order, under `Block` and under `Drop` (with the byte
+    /// budget free), and its bytes are given back once it is written.
     #[test]
-    fn a_record_larger_than_half_a_ring_is_dropped_and_counted() {
-        let out = Out::default();
-        let q = queue_with(&out, Overflow::Block, 1024, 1 << 20);
-        // 40 arguments of 3 words: 124 words, more than half of 128.
-        let args = [RawArg::U128(1); 40];
-        WIDE_FORMAT.with_arguments(&args, &mut |m| {
-            let record = Record::new(&TEST_LOG, Level::Info, m, &[])
-                .with_raw(Some(RawMessage::new(&WIDE_FORMAT, &args)));
-            q.emit(&record);
-        });
-        // 20 arguments, 64 words: exactly half, queued.
-        WIDE_FORMAT.with_arguments(&args[..20], &mut |m| {
-            let record = Record::new(&TEST_LOG, Level::Info, m, &[])
-                .with_raw(Some(RawMessage::new(&WIDE_FORMAT, &args[..20])));
-            q.emit(&record);
-        });
-        assert!(flushed(&q));
-        assert_eq!(q.shared.counts(), (1, 1, 0));
-        let lines = out.lines();
-        assert_eq!(lines.len(), 2, "{lines:?}");
-        assert!(lines.iter().any(|l| l.contains("1 records dropped")));
-        assert!(lines.iter().any(|l| l.ends_with(&"1".repeat(20))));
-        q.shut_down();
+    fn a_record_larger_than_half_a_ring_is_written_whole_in_order() {
+        for policy in [Overflow::Block, Overflow::Drop] {
+            let out = Out::default();
+            let q = queue_with(&out, policy, 1024, 1 << 20);
+            // 20 arguments, 64 words: exactly half, in the ring.
+            let small: &[RawArg<'_>] = &[RawArg::U128(2); 20];
+            // 40 arguments of 3 words: 124 words, more than half of 128.
+            let big: &[RawArg<'_>] = &[RawArg::U128(1); 40];
+            for (i, args) in [small, big, small].into_iter().enumerate() {
+                WIDE_FORMAT.with_arguments(args, &mut |m| {
+                    let record = Record::new(&TEST_LOG, Level::Info, m, &[])
+                        .with_time(at(i as u64))
+                        .with_raw(Some(RawMessage::new(&WIDE_FORMAT, args)));
+                    q.emit(&record);
+                });
+                // Under `Drop` a full ring would drop the next record: the
+                // writer empties it first.
+                if policy == Overflow::Drop {
+                    assert!(flushed(&q));
+                }
+            }
+            assert!(flushed(&q));
+            assert_eq!(q.shared.counts(), (3, 0, 0), "{policy:?}");
+            assert_eq!(q.heap_bytes(), 0, "the block's bytes are given back");
+            let lines = out.lines();
+            assert_eq!(lines.len(), 3, "{lines:?}");
+            assert!(lines[0].ends_with(&"2".repeat(20)), "{lines:?}");
+            assert!(lines[1].ends_with(&"1".repeat(40)), "{lines:?}");
+            assert!(lines[2].ends_with(&"2".repeat(20)), "{lines:?}");
+            q.shut_down();
+        }
     }
 
     fn long_text(q: &RingQueue, text: &str, i: u64) {
@@ -1928,20 +2057,62 @@ mod tests {
         assert_eq!(q.shared.counts(), (3, 1, 0));
     }
 
-    /// A thread that logs and exits leaves its ring with the sink; the
-    /// writer writes its records, then lets the ring go.
+    /// A thread that logs and exits hands its ring back: the writer writes
+    /// its records, and the next thread takes the ring over (no new one),
+    /// its records carrying their own thread's number.
     #[test]
-    fn an_exited_threads_ring_is_drained_then_freed() {
+    fn an_exited_threads_ring_goes_to_the_next_thread() {
         let out = Out::default();
         let q = Arc::new(queue(&out));
-        {
+        let mut numbers = Vec::new();
+        for round in 0..2 {
             let q = q.clone();
-            joined(std::thread::spawn(move || {
-                for i in 0..3 {
-                    q.emit(&plain(i));
-                }
-            }));
+            numbers.push(joined(std::thread::spawn(move || {
+                q.emit(&plain(round).with_thread(0));
+                crate::thread_number()
+            })));
         }
+        assert!(flushed(&q));
+        let lines = out.lines();
+        assert_eq!(lines.len(), 2);
+        for (line, n) in lines.iter().zip(&numbers) {
+            assert!(line.contains(&format!(": {n:<5} :")), "thread {n}: {line}");
+        }
+        assert_eq!(lock(&q.shared.rings).len(), 1, "one ring, reused");
+        q.shut_down();
+    }
+
+    /// While the writer is stuck, threads that log and exit one after the
+    /// other share one ring: memory does not grow with the threads, and
+    /// what the ring cannot hold is dropped and counted under `Drop`.
+    #[test]
+    fn threads_exiting_behind_a_stuck_writer_reuse_one_ring() {
+        let out = Out::default();
+        let q = Arc::new(queue_with(&out, Overflow::Drop, 1024, 1 << 20));
+        out.hold_writer(&q, &plain(0));
+        for i in 1..=200 {
+            joined(emit_from_a_thread(&q, i..=i));
+        }
+        assert_eq!(
+            lock(&q.shared.rings).len(),
+            2,
+            "the test thread's and one for all the others"
+        );
+        out.release();
+        assert!(flushed(&q));
+        let (written, dropped, failed) = q.shared.counts();
+        assert!(dropped > 0, "a 1 KiB ring cannot hold 200 records");
+        assert_eq!((written + dropped, failed), (201, 0));
+        q.shut_down();
+    }
+
+    /// Empty rings of exited threads are kept for reuse only within the
+    /// byte budget: with a budget smaller than one ring, none is kept.
+    #[test]
+    fn empty_rings_of_exited_threads_beyond_the_budget_are_freed() {
+        let out = Out::default();
+        let q = Arc::new(queue_with(&out, Overflow::Block, 64 * 1024, 1000));
+        joined(emit_from_a_thread(&q, 0..=2));
         // Two rounds: the second starts after the first let go of the ring.
         assert!(flushed(&q) && flushed(&q));
         assert_eq!(out.lines().len(), 3);

@@ -32,14 +32,15 @@ pub(crate) struct Ring {
     mask: usize,
     /// The logging thread's number, written into its records.
     pub(crate) thread: u64,
-    /// Set when the producing thread has exited: once drained, the ring
-    /// can go.
-    pub(crate) closed: AtomicBool,
+    /// Producer side: set when a thread took the ring over from one that
+    /// exited, so its records carry their own thread's number (the older
+    /// ones are `thread`'s).
+    pub(crate) taken_over: Cell<bool>,
     /// Set when the sink's writer has stopped: the producer lets go of it.
     pub(crate) dead: AtomicBool,
 }
 
-// SAFETY: the producer-only `Cell` and the buffer words are accessed by one
+// SAFETY: the producer-only `Cell`s and the buffer words are accessed by one
 // producer and one consumer under the head/tail protocol: a word is written
 // only while it lies outside [head, tail) and read only while inside.
 unsafe impl Sync for Ring {}
@@ -64,7 +65,7 @@ impl Ring {
             buf,
             mask: words - 1,
             thread,
-            closed: AtomicBool::new(false),
+            taken_over: Cell::new(false),
             dead: AtomicBool::new(false),
         }
     }
