@@ -24,7 +24,7 @@ use std::sync::{Arc, Once, OnceLock};
 
 use crate::callsite::{Callsite, Interest, UNRESOLVED};
 use crate::config;
-use crate::dispatch::{self, Reach, Route};
+use crate::dispatch::{self, Reach};
 use crate::env::{self, EnvSnapshot};
 use crate::interest;
 use crate::sink::Sink;
@@ -68,22 +68,6 @@ pub(crate) fn current(cs: &'static Callsite) -> u8 {
     match cs.interest() {
         UNRESOLVED => resolve(cs).hot,
         v => v,
-    }
-}
-
-/// Where a record of `cs` at level `needed` goes, if anywhere: to the
-/// installed sinks (and this thread's test captures) when the configuration
-/// allows it; to this thread's captures only when just a capture wants it
-/// (the hot byte is raised for captures in any thread, so it alone must not
-/// send a record to the installed sinks).
-#[inline(always)]
-pub(crate) fn route(cs: &'static Callsite, needed: u8) -> Option<Route> {
-    if needed <= configured(cs) {
-        Some(Route::All)
-    } else if needed <= cs.interest() && dispatch::capturing_here() {
-        Some(Route::CapturesOnly)
-    } else {
-        None
     }
 }
 
