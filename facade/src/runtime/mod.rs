@@ -104,11 +104,11 @@ fn profile_sink() -> Option<Arc<dyn Sink>> {
     #[cfg(feature = "prof")]
     {
         let _ = (var, raw);
-        let dir = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
+        let dir = env::profile_dir(cfg.snapshot(), cfg.root().as_deref());
         env::report(&dir);
-        let name = env::profile_name(cfg.snapshot(), cfg.root.as_ref());
+        let name = env::profile_name(cfg.snapshot(), cfg.root().as_deref());
         env::report(&name);
-        let host = env::profile_host_set(cfg.snapshot(), cfg.root.as_ref());
+        let host = env::profile_host_set(cfg.snapshot(), cfg.root().as_deref());
         Some(crate::sink::profiles::startup_sink(
             &dir.value.0,
             &name.value,
@@ -173,7 +173,7 @@ pub(crate) fn shutdown(why: Shutdown) {
     if matches!(why, Shutdown::Exit | Shutdown::Guard { last: true }) {
         // Every site that ran has looked up its variables by now.
         let cfg = config::read();
-        let unread = env::unread_namespace_vars(cfg.snapshot(), cfg.root.as_ref());
+        let unread = env::unread_namespace_vars(cfg.snapshot(), cfg.root().as_deref());
         unread.iter().for_each(env::warn_once);
         drop(cfg);
         // `.prof` files get their END line, flush and fsync.
