@@ -140,6 +140,12 @@ impl SinkSet {
     fn sinks(&self) -> Vec<Arc<dyn Sink>> {
         self.entries.iter().map(|e| e.sink.clone()).collect()
     }
+
+    /// Whether the calling thread is one of the set's sinks' own (see
+    /// [`Sink::is_own_thread`]): a record from it is not delivered.
+    fn on_own_thread(&self) -> bool {
+        self.entries.iter().any(|e| e.sink().is_own_thread())
+    }
 }
 
 static SINKS: ArcSwapOption<SinkSet> = ArcSwapOption::const_empty();
@@ -209,14 +215,15 @@ pub(crate) enum Reach {
 
 /// Flushes every sink, each on its own: a panic in one is contained and
 /// the others are still flushed. Does nothing on a thread that is inside a
-/// sink (dispatching, or an async writer): a sink is never re-entered from
-/// inside itself, and a flush there could wait for the lock or queue this
-/// thread holds.
+/// sink (dispatching, or one of the installed sinks' own threads, see
+/// [`Sink::is_own_thread`]): a sink is never re-entered from inside itself,
+/// and a flush there could wait for the lock or queue this thread holds.
 pub(crate) fn flush_all(reach: Reach) {
-    if in_dispatch() {
+    let installed = SINKS.load_full();
+    if in_dispatch() || installed.as_deref().is_some_and(SinkSet::on_own_thread) {
         return;
     }
-    if let Some(set) = SINKS.load_full() {
+    if let Some(set) = installed {
         set.entries.iter().for_each(|e| {
             flush_contained(&*e.sink);
         });
@@ -295,13 +302,11 @@ pub(crate) fn installed() -> Option<Vec<Arc<dyn Sink>>> {
     SINKS.load().as_ref().map(|s| s.sinks())
 }
 
-/// Whether this thread is inside [`dispatch`] (a sink is running), or is
-/// an async sink's writer (which runs sinks all the time).
+/// Whether this thread is inside [`dispatch`] (a sink is running).
 pub(crate) fn in_dispatch() -> bool {
     LOCAL
         .try_with(|l| l.state.get() & BUSY != 0)
         .unwrap_or(false)
-        || crate::sink::on_writer_thread()
 }
 
 /// The most verbose level any installed sink accepts.
@@ -453,20 +458,34 @@ fn release(set: *const SinkSet) {
     }
 }
 
-/// Re-reads the shared set after a change. Returns false if this thread can
-/// no longer cache (its thread-locals are being torn down). Inside
-/// [`dispatch`] only from its slow path, before any sink runs.
-///
-/// An async sink's writer thread never caches: its records (from a sink it
-/// drives that logs) are dropped and counted as nested, instead of looping
-/// back into the queue it drains.
+/// What [`refresh`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refreshed {
+    /// This thread now caches the current set.
+    Cached,
+    /// The thread is one of the set's sinks' own (an async sink's writer):
+    /// it never caches, and its records (from a sink it drives that logs)
+    /// are dropped and counted as nested, instead of looping back into the
+    /// queue it drains.
+    OwnThread,
+    /// This thread can no longer cache (its thread-locals are being torn
+    /// down).
+    TornDown,
+}
+
+/// Re-reads the shared set after a change. Inside [`dispatch`] only from
+/// its slow path, before any sink runs.
 #[cold]
 #[inline(never)]
-fn refresh(l: &Local, generation: usize) -> bool {
-    if RELEASE_ON_EXIT.try_with(|_| ()).is_err() || crate::sink::on_writer_thread() {
-        return false;
+fn refresh(l: &Local, generation: usize) -> Refreshed {
+    if RELEASE_ON_EXIT.try_with(|_| ()).is_err() {
+        return Refreshed::TornDown;
     }
-    let new = SINKS.load_full().map_or(ptr::null(), Arc::into_raw);
+    let new = SINKS.load_full();
+    if new.as_deref().is_some_and(SinkSet::on_own_thread) {
+        return Refreshed::OwnThread;
+    }
+    let new = new.map_or(ptr::null(), Arc::into_raw);
     // SAFETY: `new` is null or holds the strong count just taken.
     let (single, accepts) = match unsafe { new.as_ref() }.map(|s| &s.entries[..]) {
         // The emit path's fast case: exactly one sink.
@@ -479,7 +498,7 @@ fn refresh(l: &Local, generation: usize) -> bool {
     release(l.set.replace(new));
     // Keeps the flags (the slow path refreshes from inside `dispatch`).
     l.state.set(generation | (l.state.get() & FLAGS));
-    true
+    Refreshed::Cached
 }
 
 /// Delivers a record to every sink that wants it.
@@ -553,7 +572,12 @@ fn dispatch_slow(l: &Local, route: Route, record: &Record<'_>) {
 /// Delivers to the installed set; the caller has set `BUSY`.
 fn deliver_installed(l: &Local, record: &Record<'_>) {
     let generation = SINKS_GENERATION.load(Ordering::Acquire);
-    if l.state.get() & !FLAGS == generation || refresh(l, generation) {
+    let refreshed = if l.state.get() & !FLAGS == generation {
+        Refreshed::Cached
+    } else {
+        refresh(l, generation)
+    };
+    if refreshed == Refreshed::Cached {
         let set = l.set.get();
         if !set.is_null() {
             // SAFETY: this thread owns a strong count on `set` until
@@ -561,7 +585,7 @@ fn deliver_installed(l: &Local, record: &Record<'_>) {
             // run while `BUSY` is set.
             deliver(unsafe { &*set }, record);
         }
-    } else if crate::sink::on_writer_thread() {
+    } else if refreshed == Refreshed::OwnThread {
         stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
     } else if let Some(set) = SINKS.load_full() {
         // This thread cannot cache (its thread-locals are going away).
@@ -1025,5 +1049,52 @@ mod tests {
         emit_three();
         leave_capture(&(hook.clone() as Arc<dyn Sink>));
         assert_eq!(hook.take(), event_and_info, "a capture");
+    }
+
+    thread_local! {
+        /// Marks a thread as [`OwnThreads`]' own.
+        static OWN: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// A sink whose own threads are the ones marked in `OWN`.
+    struct OwnThreads(AtomicUsize);
+    impl Sink for OwnThreads {
+        fn is_own_thread(&self) -> bool {
+            OWN.with(Cell::get)
+        }
+        fn emit(&self, _: &Record<'_>) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Delivery asks the set's sinks whether the calling thread is one of
+    /// their own: a record from such a thread reaches no sink of that set
+    /// and is counted as nested, and a flush from there does nothing;
+    /// other threads are served as usual.
+    #[test]
+    fn a_record_from_a_sinks_own_thread_is_dropped_and_counted() {
+        let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let own = Arc::new(OwnThreads(AtomicUsize::new(0)));
+        let flushes = Arc::new(Flushes::default());
+        set_sinks([own.clone() as Arc<dyn Sink>, flushes.clone() as _]);
+        emit_one();
+        assert_eq!(own.0.load(Ordering::Relaxed), 1, "an ordinary thread");
+        std::thread::spawn(|| {
+            OWN.with(|o| o.set(true));
+            let nested = stats::NESTED_DROPPED.load(Ordering::Relaxed);
+            emit_one();
+            emit_one();
+            assert!(stats::NESTED_DROPPED.load(Ordering::Relaxed) >= nested + 2);
+            flush_all(Reach::Installed);
+        })
+        .join()
+        .unwrap();
+        assert_eq!(
+            own.0.load(Ordering::Relaxed),
+            1,
+            "nothing from its own thread"
+        );
+        assert_eq!(flushes.0.load(Ordering::Relaxed), 0, "no flush from there");
+        set_sinks(Vec::<Arc<dyn Sink>>::new());
     }
 }

@@ -131,6 +131,14 @@ fn profile_sink() -> Option<Arc<dyn Sink>> {
     }
 }
 
+/// Whether this thread is inside a sink: dispatching a record, or an
+/// asynchronous sink's writer (which runs sinks all the time). Shutdown
+/// flushes nothing from there, and the panic hook explains a panic there
+/// as contained.
+pub(crate) fn inside_a_sink() -> bool {
+    dispatch::in_dispatch() || crate::sink::on_writer_thread()
+}
+
 /// Why [`shutdown`] runs; decides how far it reaches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Shutdown {
@@ -153,7 +161,7 @@ pub(crate) enum Shutdown {
 /// thread that is inside a sink: a sink is never re-entered from inside
 /// itself.
 pub(crate) fn shutdown(why: Shutdown) {
-    if dispatch::in_dispatch() {
+    if inside_a_sink() {
         if why == Shutdown::Panic && cfg!(panic = "abort") {
             // The process ends after the hook: flush what can be, from
             // other threads, without calling the panicking sink again.
