@@ -40,8 +40,6 @@ pub(crate) struct Config {
     /// The environment as read at initialisation or the last reload;
     /// `None` until then (read as empty).
     pub(crate) env: Option<Arc<EnvSnapshot>>,
-    /// The application root namespace (`init_ns`).
-    pub(crate) root: Option<Root>,
 }
 
 static CONFIG: RwLock<Config> = RwLock::new(Config {
@@ -54,7 +52,6 @@ static CONFIG: RwLock<Config> = RwLock::new(Config {
     telemetry: None,
     telemetry_for: Vec::new(),
     env: None,
-    root: None,
 });
 
 /// The configuration, for reading.
@@ -92,6 +89,13 @@ fn by_api<T>(value: T, call: String) -> Decided<T> {
 }
 
 impl Config {
+    /// The application root namespace `init_ns` set, if any. Owned by
+    /// `namespace` (the layouts read it too); asked here so every reader
+    /// of the configuration finds it beside the snapshot.
+    pub(crate) fn root(&self) -> Option<Arc<Root>> {
+        crate::namespace::root()
+    }
+
     /// The environment snapshot (empty before initialisation).
     pub(crate) fn snapshot(&self) -> &EnvSnapshot {
         static EMPTY: OnceLock<EnvSnapshot> = OnceLock::new();
@@ -113,7 +117,7 @@ impl Config {
         let mut d = env::level(
             self.snapshot(),
             prefix,
-            self.root.as_ref(),
+            self.root().as_deref(),
             self.default_level,
         );
         if d.origin == Origin::Default && self.default_level_set {
@@ -137,7 +141,7 @@ impl Config {
         if let Some(v) = global {
             return by_api(v, api.into());
         }
-        let d = env::flag(self.snapshot(), prefix, self.root.as_ref(), key);
+        let d = env::flag(self.snapshot(), prefix, self.root().as_deref(), key);
         env::report(&d);
         d
     }
@@ -182,7 +186,7 @@ impl Config {
 
     /// The prefix of the application's settings: the root's, else the
     /// program's own (its executable's name).
-    pub(crate) fn process_prefix(&self) -> &str {
-        env::process_prefix(self.snapshot(), self.root.as_ref())
+    pub(crate) fn process_prefix(&self) -> String {
+        env::process_prefix(self.snapshot(), self.root().as_deref()).to_owned()
     }
 }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::config;
-use crate::env::{self, EnvSnapshot, Root};
+use crate::env::{self, EnvSnapshot};
 use crate::interest;
 use crate::namespace::env_prefix;
 use crate::runtime::{self, env_sinks, Guard, Shutdown};
@@ -110,7 +110,7 @@ pub fn debug_mode_for(namespace: &str) -> bool {
 pub fn debug_mode() -> bool {
     runtime::ensure();
     let cfg = config::read();
-    cfg.debug_of(cfg.process_prefix())
+    cfg.debug_of(&cfg.process_prefix())
 }
 
 /// Turns telemetry (`telemetry!` sites) on or off everywhere that has no more
@@ -137,7 +137,7 @@ pub fn telemetry_for(namespace: &str) -> bool {
 pub fn profile_dir() -> PathBuf {
     runtime::ensure();
     let cfg = config::read();
-    let d = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
+    let d = env::profile_dir(cfg.snapshot(), cfg.root().as_deref());
     env::report(&d);
     d.value.0
 }
@@ -149,7 +149,8 @@ pub fn profile_dir() -> PathBuf {
 pub(crate) fn profile_name_and_host() -> (Option<String>, Option<String>) {
     runtime::ensure();
     let cfg = config::read();
-    let (snap, root) = (cfg.snapshot(), cfg.root.as_ref());
+    let root = cfg.root();
+    let (snap, root) = (cfg.snapshot(), root.as_deref());
     let name = env::profile_name(snap, root);
     env::report(&name);
     let name = matches!(name.origin, env::Origin::Env(_)).then_some(name.value);
@@ -252,10 +253,9 @@ fn install_bridges() {
 fn init_ns_only(root: &str) -> Guard {
     let first = !runtime::started();
     // Set before `ensure` so the first sinks already follow the root.
-    let root = Root::new(root);
-    // The layouts spell names from the root without reading the config.
-    crate::namespace::set_root(&root.name);
-    interest::reconfigure(|c| c.root = Some(root));
+    crate::namespace::set_root(root);
+    // The sites' settings depend on the root: rewrite them.
+    interest::reconfigure(|_| {});
     runtime::ensure();
     if !first {
         env_sinks::refresh(false);

@@ -177,7 +177,7 @@ impl fmt::Display for Description {
 pub fn describe() -> Description {
     runtime::ensure();
     let cfg = config::read();
-    let name = match cfg.root.as_ref() {
+    let name = match cfg.root().as_deref() {
         Some(r) => r.name.clone(),
         None => env::process_name(cfg.snapshot(), None),
     };
@@ -195,7 +195,8 @@ pub fn describe_for(namespace: &str) -> Description {
     let cfg = config::read();
     let prefix = env_prefix(namespace);
     let snap = cfg.snapshot();
-    let root = cfg.root.as_ref();
+    let root = cfg.root();
+    let root = root.as_deref();
     let mut entries = Vec::new();
     let mut push = |key: &dyn AnyKey, d: Decided<String>| {
         let key = key.name();

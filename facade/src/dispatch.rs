@@ -40,8 +40,57 @@ struct Entry {
     target: *const dyn Sink,
     // Read once at install: a sink's level is part of every site's cache,
     // so it cannot change without reinstalling anyway.
-    max_level: LevelFilter,
+    accepts: Accepts,
+}
+
+/// Which records a sink takes, as its [`Sink`] methods answer: telemetry
+/// events if it [wants telemetry](Sink::wants_telemetry), other records up
+/// to its [level](Sink::max_level). The one predicate every delivery asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Accepts {
+    /// The sink's most verbose level, as a level number.
+    limit: u8,
+    /// Whether it wants telemetry events.
     telemetry: bool,
+}
+
+impl Accepts {
+    /// Asks `sink`.
+    fn of(sink: &dyn Sink) -> Accepts {
+        Accepts {
+            limit: sink.max_level().as_u8(),
+            telemetry: sink.wants_telemetry(),
+        }
+    }
+
+    /// Takes nothing: the state of a thread that caches no single sink.
+    const NOTHING: Accepts = Accepts {
+        limit: 0,
+        telemetry: false,
+    };
+
+    /// Whether the sink takes `record`.
+    #[inline(always)]
+    fn record(self, record: &Record<'_>) -> bool {
+        takes(record, || self.limit, || self.telemetry)
+    }
+}
+
+/// The predicate of [`Accepts`], reading the sink's level number and
+/// telemetry switch only when the record's kind needs it: the fast path of
+/// [`dispatch_to`] keeps them in thread-local cells, and loading both
+/// before the branch costs it an instruction per record.
+#[inline(always)]
+fn takes(
+    record: &Record<'_>,
+    limit: impl FnOnce() -> u8,
+    telemetry: impl FnOnce() -> bool,
+) -> bool {
+    if record.kind() == Kind::Telemetry {
+        telemetry()
+    } else {
+        record.level().as_u8() <= limit()
+    }
 }
 
 // SAFETY: `target` points into the `Arc` stored beside it, which is Send +
@@ -71,17 +120,16 @@ impl SinkSet {
             .into_iter()
             .map(|sink| Entry {
                 target: Arc::as_ptr(&sink),
-                max_level: sink.max_level(),
-                telemetry: sink.wants_telemetry(),
+                accepts: Accepts::of(&*sink),
                 sink,
             })
             .collect();
         let max_level = entries
             .iter()
-            .map(|e| e.max_level)
+            .map(|e| e.sink.max_level())
             .max()
             .unwrap_or(LevelFilter::Off);
-        let telemetry = entries.iter().any(|e| e.telemetry);
+        let telemetry = entries.iter().any(|e| e.accepts.telemetry);
         SinkSet {
             entries,
             max_level,
@@ -91,6 +139,12 @@ impl SinkSet {
 
     fn sinks(&self) -> Vec<Arc<dyn Sink>> {
         self.entries.iter().map(|e| e.sink.clone()).collect()
+    }
+
+    /// Whether the calling thread is one of the set's sinks' own (see
+    /// [`Sink::is_own_thread`]): a record from it is not delivered.
+    fn on_own_thread(&self) -> bool {
+        self.entries.iter().any(|e| e.sink().is_own_thread())
     }
 }
 
@@ -161,14 +215,15 @@ pub(crate) enum Reach {
 
 /// Flushes every sink, each on its own: a panic in one is contained and
 /// the others are still flushed. Does nothing on a thread that is inside a
-/// sink (dispatching, or an async writer): a sink is never re-entered from
-/// inside itself, and a flush there could wait for the lock or queue this
-/// thread holds.
+/// sink (dispatching, or one of the installed sinks' own threads, see
+/// [`Sink::is_own_thread`]): a sink is never re-entered from inside itself,
+/// and a flush there could wait for the lock or queue this thread holds.
 pub(crate) fn flush_all(reach: Reach) {
-    if in_dispatch() {
+    let installed = SINKS.load_full();
+    if in_dispatch() || installed.as_deref().is_some_and(SinkSet::on_own_thread) {
         return;
     }
-    if let Some(set) = SINKS.load_full() {
+    if let Some(set) = installed {
         set.entries.iter().for_each(|e| {
             flush_contained(&*e.sink);
         });
@@ -247,13 +302,11 @@ pub(crate) fn installed() -> Option<Vec<Arc<dyn Sink>>> {
     SINKS.load().as_ref().map(|s| s.sinks())
 }
 
-/// Whether this thread is inside [`dispatch`] (a sink is running), or is
-/// an async sink's writer (which runs sinks all the time).
+/// Whether this thread is inside [`dispatch`] (a sink is running).
 pub(crate) fn in_dispatch() -> bool {
     LOCAL
         .try_with(|l| l.state.get() & BUSY != 0)
         .unwrap_or(false)
-        || crate::sink::on_writer_thread()
 }
 
 /// The most verbose level any installed sink accepts.
@@ -287,9 +340,9 @@ struct Local {
     set: Cell<*const SinkSet>,
     /// The cached set's only sink, if it has exactly one.
     single: Cell<Option<NonNull<dyn Sink>>>,
-    /// That sink's most verbose level, as a level number.
+    /// Which records that sink takes ([`Accepts`]): its level number and
+    /// its telemetry switch, each read only when the record needs it.
     single_limit: Cell<u8>,
-    /// Whether that sink wants telemetry events.
     single_telemetry: Cell<bool>,
     /// Number of captures this thread is in (the length of `CAPTURING`),
     /// read on every record so a thread without one never touches the list.
@@ -314,8 +367,8 @@ thread_local! {
             state: Cell::new(NONE),
             set: Cell::new(ptr::null()),
             single: Cell::new(None),
-            single_limit: Cell::new(0),
-            single_telemetry: Cell::new(false),
+            single_limit: Cell::new(Accepts::NOTHING.limit),
+            single_telemetry: Cell::new(Accepts::NOTHING.telemetry),
             captures: Cell::new(0),
         }
     };
@@ -405,37 +458,47 @@ fn release(set: *const SinkSet) {
     }
 }
 
-/// Re-reads the shared set after a change. Returns false if this thread can
-/// no longer cache (its thread-locals are being torn down). Inside
-/// [`dispatch`] only from its slow path, before any sink runs.
-///
-/// An async sink's writer thread never caches: its records (from a sink it
-/// drives that logs) are dropped and counted as nested, instead of looping
-/// back into the queue it drains.
+/// What [`refresh`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refreshed {
+    /// This thread now caches the current set.
+    Cached,
+    /// The thread is one of the set's sinks' own (an async sink's writer):
+    /// it never caches, and its records (from a sink it drives that logs)
+    /// are dropped and counted as nested, instead of looping back into the
+    /// queue it drains.
+    OwnThread,
+    /// This thread can no longer cache (its thread-locals are being torn
+    /// down).
+    TornDown,
+}
+
+/// Re-reads the shared set after a change. Inside [`dispatch`] only from
+/// its slow path, before any sink runs.
 #[cold]
 #[inline(never)]
-fn refresh(l: &Local, generation: usize) -> bool {
-    if RELEASE_ON_EXIT.try_with(|_| ()).is_err() || crate::sink::on_writer_thread() {
-        return false;
+fn refresh(l: &Local, generation: usize) -> Refreshed {
+    if RELEASE_ON_EXIT.try_with(|_| ()).is_err() {
+        return Refreshed::TornDown;
     }
-    let new = SINKS.load_full().map_or(ptr::null(), Arc::into_raw);
+    let new = SINKS.load_full();
+    if new.as_deref().is_some_and(SinkSet::on_own_thread) {
+        return Refreshed::OwnThread;
+    }
+    let new = new.map_or(ptr::null(), Arc::into_raw);
     // SAFETY: `new` is null or holds the strong count just taken.
-    let (single, limit, telemetry) = match unsafe { new.as_ref() }.map(|s| &s.entries[..]) {
+    let (single, accepts) = match unsafe { new.as_ref() }.map(|s| &s.entries[..]) {
         // The emit path's fast case: exactly one sink.
-        Some([e]) => (
-            NonNull::new(e.target as *mut dyn Sink),
-            e.max_level.as_u8(),
-            e.telemetry,
-        ),
-        _ => (None, 0, false),
+        Some([e]) => (NonNull::new(e.target as *mut dyn Sink), e.accepts),
+        _ => (None, Accepts::NOTHING),
     };
     l.single.set(single);
-    l.single_limit.set(limit);
-    l.single_telemetry.set(telemetry);
+    l.single_limit.set(accepts.limit);
+    l.single_telemetry.set(accepts.telemetry);
     release(l.set.replace(new));
     // Keeps the flags (the slow path refreshes from inside `dispatch`).
     l.state.set(generation | (l.state.get() & FLAGS));
-    true
+    Refreshed::Cached
 }
 
 /// Delivers a record to every sink that wants it.
@@ -469,12 +532,7 @@ pub fn dispatch_to(route: Route, record: &Record<'_>) {
             // Equal only if this thread caches the current set, is not
             // inside `dispatch` and is in no capture.
             if route == Route::All && l.state.get() == SINKS_GENERATION.load(Ordering::Acquire) {
-                let wanted = if record.kind() == Kind::Telemetry {
-                    l.single_telemetry.get()
-                } else {
-                    record.level().as_u8() <= l.single_limit.get()
-                };
-                if wanted {
+                if takes(record, || l.single_limit.get(), || l.single_telemetry.get()) {
                     // The state is read again after the call rather than
                     // kept in a register: nothing to save around the call.
                     l.state.set(l.state.get() | BUSY);
@@ -514,7 +572,12 @@ fn dispatch_slow(l: &Local, route: Route, record: &Record<'_>) {
 /// Delivers to the installed set; the caller has set `BUSY`.
 fn deliver_installed(l: &Local, record: &Record<'_>) {
     let generation = SINKS_GENERATION.load(Ordering::Acquire);
-    if l.state.get() & !FLAGS == generation || refresh(l, generation) {
+    let refreshed = if l.state.get() & !FLAGS == generation {
+        Refreshed::Cached
+    } else {
+        refresh(l, generation)
+    };
+    if refreshed == Refreshed::Cached {
         let set = l.set.get();
         if !set.is_null() {
             // SAFETY: this thread owns a strong count on `set` until
@@ -522,7 +585,7 @@ fn deliver_installed(l: &Local, record: &Record<'_>) {
             // run while `BUSY` is set.
             deliver(unsafe { &*set }, record);
         }
-    } else if crate::sink::on_writer_thread() {
+    } else if refreshed == Refreshed::OwnThread {
         stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);
     } else if let Some(set) = SINKS.load_full() {
         // This thread cannot cache (its thread-locals are going away).
@@ -536,12 +599,7 @@ fn deliver_installed(l: &Local, record: &Record<'_>) {
 fn deliver_captured(record: &Record<'_>) {
     let _ = CAPTURING.try_with(|c| {
         for hook in c.borrow().iter() {
-            let wanted = if record.kind() == Kind::Telemetry {
-                hook.wants_telemetry()
-            } else {
-                record.level() <= hook.max_level()
-            };
-            if wanted {
+            if Accepts::of(&**hook).record(record) {
                 let _ = emit_marked(&**hook, record);
             }
         }
@@ -553,12 +611,7 @@ fn deliver(set: &SinkSet, record: &Record<'_>) {
         // One sink is the common case: checked inline, with no loop state
         // (and no registers to save for one).
         [e] => {
-            let wanted = if record.kind() == Kind::Telemetry {
-                e.telemetry
-            } else {
-                record.level() <= e.max_level
-            };
-            if wanted {
+            if e.accepts.record(record) {
                 emit_contained(e.sink(), record);
             }
         }
@@ -568,17 +621,8 @@ fn deliver(set: &SinkSet, record: &Record<'_>) {
 
 #[inline(never)]
 fn deliver_each(entries: &[Entry], record: &Record<'_>) {
-    if record.kind() == Kind::Telemetry {
-        for e in entries.iter().filter(|e| e.telemetry) {
-            let _ = emit_marked(e.sink(), record);
-        }
-    } else {
-        let level = record.level();
-        for e in entries {
-            if level <= e.max_level {
-                let _ = emit_marked(e.sink(), record);
-            }
-        }
+    for e in entries.iter().filter(|e| e.accepts.record(record)) {
+        let _ = emit_marked(e.sink(), record);
     }
 }
 
@@ -922,6 +966,135 @@ mod tests {
         assert_eq!(names(Some(&b)), [pa]);
         go_tx.send(()).unwrap();
         worker.join().unwrap();
+        set_sinks(Vec::<Arc<dyn Sink>>::new());
+    }
+
+    /// A sink that takes what its level and telemetry switch say, and
+    /// records what reached it.
+    struct Taking {
+        level: LevelFilter,
+        telemetry: bool,
+        got: std::sync::Mutex<Vec<(Kind, Level)>>,
+    }
+    impl Taking {
+        fn new(level: LevelFilter, telemetry: bool) -> Arc<Taking> {
+            Arc::new(Taking {
+                level,
+                telemetry,
+                got: Default::default(),
+            })
+        }
+        fn take(&self) -> Vec<(Kind, Level)> {
+            std::mem::take(&mut *self.got.lock().unwrap())
+        }
+    }
+    impl Sink for Taking {
+        fn max_level(&self) -> LevelFilter {
+            self.level
+        }
+        fn wants_telemetry(&self) -> bool {
+            self.telemetry
+        }
+        fn emit(&self, r: &Record<'_>) {
+            self.got.lock().unwrap().push((r.kind(), r.level()));
+        }
+    }
+
+    static EVENT: Metadata = Metadata::new(
+        Kind::Telemetry,
+        Level::Info,
+        "elide::dispatch::tests",
+        "elide::dispatch::tests",
+        file!(),
+        line!(),
+        "",
+    );
+
+    /// A telemetry event, an info record and a debug record.
+    fn emit_three() {
+        dispatch(&Record::new(&EVENT, Level::Info, format_args!("e"), &[]));
+        dispatch(&Record::new(&META, Level::Info, format_args!("i"), &[]));
+        dispatch(&Record::new(&META, Level::Debug, format_args!("d"), &[]));
+    }
+
+    /// Each sink gets the records its own `max_level` and `wants_telemetry`
+    /// accept, on every delivery path: alone in the set (first through the
+    /// slow path, then the cached fast one), one of several, and a capture.
+    #[test]
+    fn each_sink_takes_what_its_level_and_telemetry_switch_accept() {
+        let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let info = [(Kind::Log, Level::Info)];
+        let event_and_info = [(Kind::Telemetry, Level::Info), (Kind::Log, Level::Info)];
+
+        let alone = Taking::new(LevelFilter::Info, false);
+        set_sinks([alone.clone() as Arc<dyn Sink>]);
+        emit_three();
+        assert_eq!(alone.take(), info, "alone, before the thread caches it");
+        emit_three();
+        assert_eq!(alone.take(), info, "alone, cached");
+
+        let events_only = Taking::new(LevelFilter::Off, true);
+        let debug = Taking::new(LevelFilter::Debug, false);
+        set_sinks([events_only.clone() as Arc<dyn Sink>, debug.clone() as _]);
+        emit_three();
+        assert_eq!(events_only.take(), [(Kind::Telemetry, Level::Info)]);
+        assert_eq!(
+            debug.take(),
+            [(Kind::Log, Level::Info), (Kind::Log, Level::Debug)]
+        );
+
+        set_sinks(Vec::<Arc<dyn Sink>>::new());
+        let hook = Taking::new(LevelFilter::Info, true);
+        enter_capture(hook.clone());
+        emit_three();
+        leave_capture(&(hook.clone() as Arc<dyn Sink>));
+        assert_eq!(hook.take(), event_and_info, "a capture");
+    }
+
+    thread_local! {
+        /// Marks a thread as [`OwnThreads`]' own.
+        static OWN: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// A sink whose own threads are the ones marked in `OWN`.
+    struct OwnThreads(AtomicUsize);
+    impl Sink for OwnThreads {
+        fn is_own_thread(&self) -> bool {
+            OWN.with(Cell::get)
+        }
+        fn emit(&self, _: &Record<'_>) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Delivery asks the set's sinks whether the calling thread is one of
+    /// their own: a record from such a thread reaches no sink of that set
+    /// and is counted as nested, and a flush from there does nothing;
+    /// other threads are served as usual.
+    #[test]
+    fn a_record_from_a_sinks_own_thread_is_dropped_and_counted() {
+        let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let own = Arc::new(OwnThreads(AtomicUsize::new(0)));
+        let flushes = Arc::new(Flushes::default());
+        set_sinks([own.clone() as Arc<dyn Sink>, flushes.clone() as _]);
+        emit_one();
+        assert_eq!(own.0.load(Ordering::Relaxed), 1, "an ordinary thread");
+        std::thread::spawn(|| {
+            OWN.with(|o| o.set(true));
+            let nested = stats::NESTED_DROPPED.load(Ordering::Relaxed);
+            emit_one();
+            emit_one();
+            assert!(stats::NESTED_DROPPED.load(Ordering::Relaxed) >= nested + 2);
+            flush_all(Reach::Installed);
+        })
+        .join()
+        .unwrap();
+        assert_eq!(
+            own.0.load(Ordering::Relaxed),
+            1,
+            "nothing from its own thread"
+        );
+        assert_eq!(flushes.0.load(Ordering::Relaxed), 0, "no flush from there");
         set_sinks(Vec::<Arc<dyn Sink>>::new());
     }
 }

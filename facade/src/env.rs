@@ -212,24 +212,7 @@ impl fmt::Display for Origin {
     }
 }
 
-/// The application root namespace set by `init_ns`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Root {
-    /// As given (`radical.asyncflow`).
-    pub(crate) name: String,
-    /// Its prefix form (`RADICAL_ASYNCFLOW`).
-    pub(crate) prefix: String,
-}
-
-impl Root {
-    pub(crate) fn new(name: &str) -> Root {
-        let name = name.trim();
-        Root {
-            name: name.to_owned(),
-            prefix: crate::namespace::env_prefix(name),
-        }
-    }
-}
+pub(crate) use crate::namespace::Root;
 
 /// The program's own root, named after its executable (none without a name).
 fn program_root(exe_name: &str) -> Option<Root> {

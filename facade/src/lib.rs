@@ -103,7 +103,8 @@
 // `module-cycles`): data (level, metadata, value, record, registry,
 // namespace, stats, counter, scope_names) -> process, host -> sample, callsite ->
 // format -> sink ->
-// env -> config -> dispatch -> interest -> runtime -> control, describe,
+// env -> config -> dispatch -> interest -> runtime -> route -> runtime_site,
+// site_record -> control, describe,
 // check, checked, telemetry, testing -> __private (what the macros call).
 #[cfg(any(feature = "log", feature = "tracing"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "log", feature = "tracing"))))]
@@ -137,11 +138,13 @@ mod raw;
 #[cfg_attr(not(feature = "async"), allow(dead_code))]
 mod record;
 mod registry;
+mod route;
 mod runtime;
 mod runtime_site;
 mod sample;
 mod scope_names;
 pub mod sink;
+mod site_record;
 mod static_gate;
 mod stats;
 pub mod telemetry;

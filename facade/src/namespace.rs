@@ -72,21 +72,47 @@ pub(crate) const fn covers_at(outer: &str, inner: &str, sep: &str) -> bool {
 }
 
 /// The most specific rule in `rules` covering `prefix`.
-/// The application root namespace (`init_ns`) as written and in prefix form,
-/// kept here (below the configuration) for the layouts that spell names
-/// from it.
-static ROOT: std::sync::RwLock<Option<(String, String)>> = std::sync::RwLock::new(None);
+/// A root namespace: the application's (`init_ns`), or the program's own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Root {
+    /// As given (`radical.asyncflow`).
+    pub(crate) name: String,
+    /// Its prefix form (`RADICAL_ASYNCFLOW`).
+    pub(crate) prefix: String,
+}
 
-/// Records the application root namespace for [`with_root`].
+impl Root {
+    pub(crate) fn new(name: &str) -> Root {
+        let name = name.trim();
+        Root {
+            name: name.to_owned(),
+            prefix: env_prefix(name),
+        }
+    }
+}
+
+/// The application root namespace `init_ns` set: its one owner. Kept here,
+/// below the configuration, because the layouts spell names from it too;
+/// the configuration reads it through [`root`].
+static ROOT: std::sync::RwLock<Option<std::sync::Arc<Root>>> = std::sync::RwLock::new(None);
+
+/// Sets the application root namespace. The caller (`init_ns`) then
+/// rewrites the sites, whose settings depend on it.
 pub(crate) fn set_root(name: &str) {
-    let name = name.trim();
-    *ROOT.write().unwrap_or_else(|e| e.into_inner()) = Some((name.to_owned(), env_prefix(name)));
+    *ROOT.write().unwrap_or_else(|e| e.into_inner()) = Some(std::sync::Arc::new(Root::new(name)));
+}
+
+/// The application root namespace, if `init_ns` set one.
+pub(crate) fn root() -> Option<std::sync::Arc<Root>> {
+    ROOT.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// Calls `f` with the root namespace (as written, prefix form), if set.
 pub(crate) fn with_root<R>(f: impl FnOnce(Option<(&str, &str)>) -> R) -> R {
     let root = ROOT.read().unwrap_or_else(|e| e.into_inner());
-    f(root.as_ref().map(|(n, p)| (n.as_str(), p.as_str())))
+    f(root
+        .as_deref()
+        .map(|r| (r.name.as_str(), r.prefix.as_str())))
 }
 
 /// The rest of `namespace` after the part whose prefix form is `prefix`

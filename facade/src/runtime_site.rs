@@ -22,6 +22,7 @@ use crate::callsite::Callsite;
 use crate::dispatch::{self, Route};
 use crate::metadata::{Kind, Metadata};
 use crate::record::Record;
+use crate::route;
 use crate::value::{Field, Value};
 use crate::Level;
 
@@ -138,22 +139,7 @@ fn lookup_or_insert(target: &str) -> &'static Callsite {
 /// assert!(!elide::enabled_for("bridged::db::pool", elide::Level::Trace));
 /// ```
 pub fn enabled_for(target: &str, level: Level) -> bool {
-    !above_every_namespace(level) && enabled_at(site(target), level).is_some()
-}
-
-/// Whether `level` is above what any namespace and sink allows, by one
-/// load (then no lookup is needed), unless this thread is in a test
-/// capture, which wants every level.
-#[inline]
-fn above_every_namespace(level: Level) -> bool {
-    level.as_u8() > crate::interest::max_level_cached() && !dispatch::capturing_here()
-}
-
-/// Where a record of a run-time site at `level` goes, if anywhere (see
-/// `runtime::route`: test captures raise the site, not the configuration).
-#[inline]
-pub(crate) fn enabled_at(cs: &'static Callsite, level: Level) -> Option<Route> {
-    crate::runtime::route(cs, level.as_u8())
+    !route::above_every_namespace(level) && route::of_target_site(site(target), level).is_some()
 }
 
 /// Emits a record whose target, level, fields and message are known only at
@@ -189,12 +175,12 @@ pub(crate) fn enabled_at(cs: &'static Callsite, level: Level) -> Option<Route> {
 /// ```
 pub fn emit(target: &str, level: Level, fields: &[Field<'_>], args: fmt::Arguments<'_>) {
     // Above every namespace's level: no lookup at all.
-    if above_every_namespace(level) {
+    if route::above_every_namespace(level) {
         return;
     }
     let cs = site(target);
-    if let Some(route) = enabled_at(cs, level) {
-        emit_at(cs.metadata(), route, target, level, fields, args);
+    if let Some(to) = route::of_target_site(cs, level) {
+        emit_at(cs.metadata(), to, target, level, fields, args);
     }
 }
 

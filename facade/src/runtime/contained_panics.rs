@@ -41,7 +41,7 @@ pub(crate) fn install() {
     ONCE.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            let emitting = crate::dispatch::in_dispatch();
+            let emitting = super::inside_a_sink();
             let aborts = cfg!(panic = "abort");
             if !emitting || aborts || first_at(info.location()) {
                 previous(info);

@@ -70,13 +70,13 @@ impl Wanted {
         let cfg = config::read();
         // The root or the snapshot may have changed: say which variables of
         // the application's keys it leaves unread.
-        let ignored = env::ignored_app_vars(cfg.snapshot(), cfg.root.as_ref());
+        let ignored = env::ignored_app_vars(cfg.snapshot(), cfg.root().as_deref());
         ignored.iter().for_each(env::warn_once);
         // `LOG_MODE` says how files are written: without `file` there are
         // none (a file target gets its own warning in `build`).
         #[cfg(feature = "file")]
         let mode = {
-            let mode = env::log_mode(cfg.snapshot(), cfg.root.as_ref());
+            let mode = env::log_mode(cfg.snapshot(), cfg.root().as_deref());
             env::report(&mode);
             let mode_var = mode.origin.to_string();
             let mode_raw = cfg.snapshot().get(&mode_var).unwrap_or_default();
@@ -84,10 +84,10 @@ impl Wanted {
         };
         #[cfg(not(feature = "file"))]
         let mode = None;
-        let format = env::log_format(cfg.snapshot(), cfg.root.as_ref());
+        let format = env::log_format(cfg.snapshot(), cfg.root().as_deref());
         env::report(&format);
         let format = format_available(format.value.0, &format.origin, cfg.snapshot());
-        let d = env::log_targets(cfg.snapshot(), cfg.root.as_ref());
+        let d = env::log_targets(cfg.snapshot(), cfg.root().as_deref());
         env::report(&d);
         let var = d.origin.to_string();
         let raw = cfg
@@ -101,7 +101,7 @@ impl Wanted {
             format,
             var,
             raw,
-            root: cfg.root.as_ref().map(|r| r.name.clone()),
+            root: cfg.root().as_deref().map(|r| r.name.clone()),
         }
     }
 

@@ -24,7 +24,7 @@ use std::sync::{Arc, Once, OnceLock};
 
 use crate::callsite::{Callsite, Interest, UNRESOLVED};
 use crate::config;
-use crate::dispatch::{self, Reach, Route};
+use crate::dispatch::{self, Reach};
 use crate::env::{self, EnvSnapshot};
 use crate::interest;
 use crate::sink::Sink;
@@ -71,22 +71,6 @@ pub(crate) fn current(cs: &'static Callsite) -> u8 {
     }
 }
 
-/// Where a record of `cs` at level `needed` goes, if anywhere: to the
-/// installed sinks (and this thread's test captures) when the configuration
-/// allows it; to this thread's captures only when just a capture wants it
-/// (the hot byte is raised for captures in any thread, so it alone must not
-/// send a record to the installed sinks).
-#[inline(always)]
-pub(crate) fn route(cs: &'static Callsite, needed: u8) -> Option<Route> {
-    if needed <= configured(cs) {
-        Some(Route::All)
-    } else if needed <= cs.interest() && dispatch::capturing_here() {
-        Some(Route::CapturesOnly)
-    } else {
-        None
-    }
-}
-
 /// What the configuration and installed sinks allow a site, without test
 /// captures, resolving it first if it is still unresolved.
 #[inline]
@@ -120,11 +104,11 @@ fn profile_sink() -> Option<Arc<dyn Sink>> {
     #[cfg(feature = "prof")]
     {
         let _ = (var, raw);
-        let dir = env::profile_dir(cfg.snapshot(), cfg.root.as_ref());
+        let dir = env::profile_dir(cfg.snapshot(), cfg.root().as_deref());
         env::report(&dir);
-        let name = env::profile_name(cfg.snapshot(), cfg.root.as_ref());
+        let name = env::profile_name(cfg.snapshot(), cfg.root().as_deref());
         env::report(&name);
-        let host = env::profile_host_set(cfg.snapshot(), cfg.root.as_ref());
+        let host = env::profile_host_set(cfg.snapshot(), cfg.root().as_deref());
         Some(crate::sink::profiles::startup_sink(
             &dir.value.0,
             &name.value,
@@ -145,6 +129,14 @@ fn profile_sink() -> Option<Arc<dyn Sink>> {
         });
         None
     }
+}
+
+/// Whether this thread is inside a sink: dispatching a record, or an
+/// asynchronous sink's writer (which runs sinks all the time). Shutdown
+/// flushes nothing from there, and the panic hook explains a panic there
+/// as contained.
+pub(crate) fn inside_a_sink() -> bool {
+    dispatch::in_dispatch() || crate::sink::on_writer_thread()
 }
 
 /// Why [`shutdown`] runs; decides how far it reaches.
@@ -169,7 +161,7 @@ pub(crate) enum Shutdown {
 /// thread that is inside a sink: a sink is never re-entered from inside
 /// itself.
 pub(crate) fn shutdown(why: Shutdown) {
-    if dispatch::in_dispatch() {
+    if inside_a_sink() {
         if why == Shutdown::Panic && cfg!(panic = "abort") {
             // The process ends after the hook: flush what can be, from
             // other threads, without calling the panicking sink again.
@@ -189,7 +181,7 @@ pub(crate) fn shutdown(why: Shutdown) {
     if matches!(why, Shutdown::Exit | Shutdown::Guard { last: true }) {
         // Every site that ran has looked up its variables by now.
         let cfg = config::read();
-        let unread = env::unread_namespace_vars(cfg.snapshot(), cfg.root.as_ref());
+        let unread = env::unread_namespace_vars(cfg.snapshot(), cfg.root().as_deref());
         unread.iter().for_each(env::warn_once);
         drop(cfg);
         // `.prof` files get their END line, flush and fsync.

@@ -831,6 +831,9 @@ impl Sink for AsyncSink {
     fn wants_telemetry(&self) -> bool {
         self.telemetry
     }
+    fn is_own_thread(&self) -> bool {
+        on_writer()
+    }
     fn emit(&self, record: &Record<'_>) {
         if self.in_forked_child() {
             return self.drop_in_child();

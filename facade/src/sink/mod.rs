@@ -108,6 +108,17 @@ pub trait Sink: Send + Sync + 'static {
     fn wants_telemetry(&self) -> bool {
         false
     }
+    /// Whether the calling thread is one this sink does its own work on
+    /// (an asynchronous sink's writer thread). A record logged on such a
+    /// thread (by a sink the writer drives, say) is then not delivered to
+    /// the installed set that holds this sink, where it would feed the
+    /// queue being drained, but dropped and counted as nested in
+    /// [`stats`](crate::stats). `false` by default; a sink that runs no
+    /// thread of its own keeps it, and one that wraps another answers for
+    /// both.
+    fn is_own_thread(&self) -> bool {
+        false
+    }
     /// Writes one record.
     fn emit(&self, record: &Record<'_>);
     /// Makes everything emitted so far durable as far as this sink promises

@@ -1,0 +1,162 @@
+//! A log site's record: built from the site's message (its format and
+//! arguments, or text rendered on the caller) and its present fields, then
+//! handed to [`dispatch`](crate::dispatch) along the route
+//! [`route`](crate::route) decided. Not generic and not inlined: one copy
+//! serves every site, which only builds its arguments and fields.
+
+use crate::callsite::Callsite;
+use crate::dispatch::{dispatch_to, Route};
+use crate::metadata::Metadata;
+use crate::raw::{MessageFormat, RawArg, RawMessage};
+use crate::route;
+use crate::value::with_present_fields;
+
+/// The cold path of a log site with message arguments: the record, with
+/// its raw view when every argument is held by value, built from the
+/// site's message format, its present fields, and dispatched. Not generic
+/// and not inlined: one copy serves every site, which only builds its
+/// arguments and fields.
+#[inline(never)]
+pub fn dispatch_message(
+    route: Route,
+    meta: &'static Metadata,
+    level: crate::Level,
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    format: &'static MessageFormat,
+    args: &[RawArg<'_>],
+) {
+    with_fields(kv, |fields| {
+        message_record(route, meta, level, fields, format, args)
+    })
+}
+
+/// [`dispatch_message`] for a common site, after its [`hit`](crate::route::hit): the route is
+/// the callsite's again, found here rather than passed through the site's
+/// code. It can only differ from the hot check's if the configuration
+/// changed in between; the record then goes where the new one sends it, or
+/// nowhere.
+#[inline(never)]
+pub fn dispatch_message_at(
+    cs: &'static Callsite,
+    level: crate::Level,
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    format: &'static MessageFormat,
+    args: &[RawArg<'_>],
+) {
+    if route::configured_for(cs, level.as_u8()) {
+        with_fields(kv, |fields| {
+            message_record(Route::All, &cs.meta, level, fields, format, args)
+        })
+    } else {
+        // A tail call with the same arguments: the fast path above keeps
+        // nothing across a call, so it saves no registers.
+        message_rerouted(cs, level, kv, format, args)
+    }
+}
+
+/// [`dispatch_message_at`] for a site the configuration does not want (a
+/// capture raised it, or the configuration changed after its hot check).
+#[cold]
+#[inline(never)]
+fn message_rerouted(
+    cs: &'static Callsite,
+    level: crate::Level,
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    format: &'static MessageFormat,
+    args: &[RawArg<'_>],
+) {
+    if let Some(route) = route::of_site(cs, level.as_u8()) {
+        dispatch_message(route, &cs.meta, level, kv, format, args)
+    }
+}
+
+/// The record of `dispatch_message`, built where the message is: straight
+/// in this frame for a data format (no closure, no indirect call), in the
+/// decoder's callback otherwise.
+#[inline(always)]
+fn message_record(
+    route: Route,
+    meta: &'static Metadata,
+    level: crate::Level,
+    fields: &[crate::Field<'_>],
+    format: &'static MessageFormat,
+    args: &[RawArg<'_>],
+) {
+    let raw = Some(RawMessage::new(format, args));
+    match format.split() {
+        Ok(pieces) => dispatch_to(
+            route,
+            &crate::Record::new(
+                meta,
+                level,
+                format_args!("{}", crate::raw::interpret(pieces, args)),
+                fields,
+            )
+            .with_raw(raw),
+        ),
+        Err(decode) => decode(args, &mut |message| {
+            dispatch_to(
+                route,
+                &crate::Record::new(meta, level, message, fields).with_raw(raw),
+            )
+        }),
+    }
+}
+
+/// The cold path of a log site whose message is rendered on the caller (no
+/// arguments, or a format the raw path does not take). Not generic.
+#[inline(never)]
+pub fn dispatch_text(
+    route: Route,
+    meta: &'static Metadata,
+    level: crate::Level,
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    message: core::fmt::Arguments<'_>,
+) {
+    with_fields(kv, |fields| {
+        dispatch_to(route, &crate::Record::new(meta, level, message, fields))
+    })
+}
+
+/// [`dispatch_text`] for a common site, as [`dispatch_message_at`].
+#[inline(never)]
+pub fn dispatch_text_at(
+    cs: &'static Callsite,
+    level: crate::Level,
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    message: core::fmt::Arguments<'_>,
+) {
+    if route::configured_for(cs, level.as_u8()) {
+        dispatch_text(Route::All, &cs.meta, level, kv, message)
+    } else {
+        text_rerouted(cs, level, kv, message)
+    }
+}
+
+/// [`dispatch_text_at`] for a site the configuration does not want.
+#[cold]
+#[inline(never)]
+fn text_rerouted(
+    cs: &'static Callsite,
+    level: crate::Level,
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    message: core::fmt::Arguments<'_>,
+) {
+    if let Some(route) = route::of_site(cs, level.as_u8()) {
+        dispatch_text(route, &cs.meta, level, kv, message)
+    }
+}
+
+/// Runs `emit` on the present fields of `kv`: directly when the site has
+/// none (no indirect call), else through [`with_present_fields`].
+#[inline(always)]
+fn with_fields(
+    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    mut emit: impl FnMut(&[crate::Field<'_>]),
+) {
+    if kv.is_empty() {
+        emit(&[])
+    } else {
+        with_present_fields(kv, &mut emit)
+    }
+}
