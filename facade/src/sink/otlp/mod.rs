@@ -8,6 +8,7 @@ mod http;
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -62,16 +63,28 @@ use http::Endpoint;
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub struct OtlpSink {
+    /// Its queue and exporter, shared with [`OtlpSink::installed_stats`].
+    entry: Arc<Entry>,
+    done: Mutex<Option<mpsc::Receiver<()>>>,
+    /// The end's summary line has been written.
+    summarized: AtomicBool,
+}
+
+/// What [`OtlpSink::installed_stats`] reads of a live sink: its
+/// exporter and its queue's counters.
+struct Entry {
     queue: AsyncSink,
     exporter: Arc<Exporter>,
-    done: Mutex<Option<mpsc::Receiver<()>>>,
-    shutdown_timeout: Duration,
 }
+
+/// The sinks alive (however they were built: from `RADICAL_LOG_TGT`
+/// too, where no one holds a handle).
+static LIVE: Mutex<Vec<std::sync::Weak<Entry>>> = Mutex::new(Vec::new());
 
 impl std::fmt::Debug for OtlpSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OtlpSink")
-            .field("exporter", &self.exporter)
+            .field("exporter", &self.entry.exporter)
             .finish()
     }
 }
@@ -103,7 +116,6 @@ pub struct OtlpSinkBuilder {
     capacity: usize,
     overflow: Overflow,
     level: LevelFilter,
-    shutdown_timeout: Duration,
 }
 
 impl OtlpSink {
@@ -122,31 +134,52 @@ impl OtlpSink {
                 interval: Duration::from_secs(5),
                 retry_for: Duration::from_secs(10),
                 request_timeout: Duration::from_secs(5),
+                shutdown: Duration::from_secs(5),
             },
             capacity: crate::sink::DEFAULT_CAPACITY,
             overflow: Overflow::Block,
             level: LevelFilter::Trace,
-            shutdown_timeout: Duration::from_secs(5),
         }
     }
 
-    /// The sink's counters.
+    /// The sink's counters. Every record the sink accepted is, once it
+    /// is no longer pending, in exactly one of `logs + spans`, `failed`
+    /// and `dropped`.
     pub fn stats(&self) -> OtlpStats {
-        let q = self.queue.stats();
-        let c = &self.exporter.counts;
-        let load = |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
-        OtlpStats {
-            logs: load(&c.logs),
-            spans: load(&c.spans),
-            failed: load(&c.failed) + q.failed,
-            dropped: q.dropped,
-            metric_exports: load(&c.metric_exports),
+        stats_of(&self.entry.exporter, &self.entry.queue.stats())
+    }
+
+    /// The endpoint and counters of every OTLP sink alive, those built
+    /// from `RADICAL_LOG_TGT=otlp` included (no handle is needed), in the
+    /// order they were built.
+    pub fn installed_stats() -> Vec<(String, OtlpStats)> {
+        let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+        live.iter()
+            .filter_map(std::sync::Weak::upgrade)
+            .map(|e| (e.exporter.url(""), stats_of(&e.exporter, &e.queue.stats())))
+            .collect()
+    }
+
+    /// Writes the one line that says what was lost, once, if anything was.
+    fn summarize(&self, when: &str) {
+        let s = self.stats();
+        if s.failed + s.dropped == 0 || self.summarized.swap(true, Ordering::SeqCst) {
+            return;
         }
+        warn(&format!(
+            "OTLP {}: {when}: exported {} ({} logs, {} spans), failed {}, dropped {}",
+            self.entry.exporter.url(""),
+            s.logs + s.spans,
+            s.logs,
+            s.spans,
+            s.failed,
+            s.dropped
+        ));
     }
 
     /// The endpoint's base URL.
     pub fn endpoint(&self) -> String {
-        self.exporter.url("")
+        self.entry.exporter.url("")
     }
 }
 
@@ -217,10 +250,12 @@ impl OtlpSinkBuilder {
         self.level = level;
         self
     }
-    /// How long dropping the sink waits for the last exports (default 5 s;
-    /// on drop, failing batches are not retried).
+    /// The most a flush waits for the exporter, and the most all of the
+    /// end's waits together take (the guard's flush, the exit handler's,
+    /// the sink's drop): what is unsent then is counted as dropped and
+    /// said once (default 5 s; on drop, failing batches are not retried).
     pub fn shutdown_timeout(mut self, d: Duration) -> Self {
-        self.shutdown_timeout = d;
+        self.settings.shutdown = d;
         self
     }
 
@@ -247,23 +282,27 @@ impl OtlpSinkBuilder {
             exporter: exporter.clone(),
             ids: Ids { salt: salt() },
             level: self.level,
-            flush_timeout: self.settings.retry_for + self.settings.request_timeout,
         };
         let queue = AsyncSink::wrapping(Arc::new(feed))
             .capacity(self.capacity)
             .overflow(self.overflow)
             .name(format!("OTLP {}", exporter.url("")))
-            // A flush waits for the exporter's retries.
-            .shutdown_timeout(
-                self.settings.retry_for + self.settings.request_timeout + Duration::from_secs(1),
-            )
+            // The feed's flush ends by the exporter's deadline; the
+            // queue's own bound only guards against a writer stuck
+            // elsewhere.
+            .shutdown_timeout(self.settings.shutdown + Duration::from_secs(1))
             .build();
-        Ok(OtlpSink {
-            queue,
-            exporter,
+        let entry = Arc::new(Entry { queue, exporter });
+        let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+        live.retain(|w| w.strong_count() > 0);
+        live.push(Arc::downgrade(&entry));
+        drop(live);
+        let sink = OtlpSink {
             done: Mutex::new(Some(rx)),
-            shutdown_timeout: self.shutdown_timeout,
-        })
+            entry,
+            summarized: AtomicBool::new(false),
+        };
+        Ok(sink)
     }
 
     /// [`build`](Self::build), or one warning naming `var` and `None`.
@@ -371,12 +410,24 @@ fn salt() -> u64 {
     RandomState::new().hash_one((std::process::id(), std::time::SystemTime::now()))
 }
 
+/// [`OtlpStats`] from the exporter's counters and its queue's.
+fn stats_of(exporter: &Exporter, q: &crate::sink::AsyncStats) -> OtlpStats {
+    let c = &exporter.counts;
+    let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    OtlpStats {
+        logs: load(&c.logs),
+        spans: load(&c.spans),
+        failed: load(&c.failed) + q.failed,
+        dropped: load(&c.dropped) + q.dropped,
+        metric_exports: load(&c.metric_exports),
+    }
+}
+
 /// The sink the queue's writer feeds: converts and hands to the exporter.
 struct Feed {
     exporter: Arc<Exporter>,
     ids: Ids,
     level: LevelFilter,
-    flush_timeout: Duration,
 }
 
 impl Sink for Feed {
@@ -389,30 +440,32 @@ impl Sink for Feed {
     fn emit(&self, record: &Record<'_>) {
         self.exporter.push(convert(record, self.ids));
     }
+    /// Waits for the exporter until its deadline. At exit, what is left
+    /// then is counted as dropped (the sink's summary says so).
     fn flush(&self) {
-        let left = self.exporter.flush(self.flush_timeout);
-        if left > 0 {
-            warn(&format!(
-                "OTLP {}: flush gave up after {:?}; {left} records not yet sent",
-                self.exporter.url(""),
-                self.flush_timeout
-            ));
+        let exiting = crate::process::exiting();
+        let left = self.exporter.flush_until(self.exporter.deadline(exiting));
+        if left > 0 && exiting {
+            self.exporter.close();
         }
     }
 }
 
 impl Sink for OtlpSink {
     fn max_level(&self) -> LevelFilter {
-        self.queue.max_level()
+        self.entry.queue.max_level()
     }
     fn wants_telemetry(&self) -> bool {
         true
     }
     fn emit(&self, record: &Record<'_>) {
-        self.queue.emit(record);
+        self.entry.queue.emit(record);
     }
     fn flush(&self) {
-        self.queue.flush();
+        self.entry.queue.flush();
+        if crate::process::exiting() {
+            self.summarize("at exit");
+        }
     }
 }
 
@@ -421,20 +474,20 @@ impl Drop for OtlpSink {
         // Drain the queue into the exporter, then let the exporter send
         // what is left (one attempt per batch) and stop, waiting a bounded
         // time.
-        self.exporter.hurry();
-        self.queue.flush();
-        self.exporter.stop();
+        // All within one shutdown budget, which an earlier flush that ran
+        // out of time may have used up.
+        self.entry.exporter.hurry();
+        let deadline = self.entry.exporter.deadline(true);
+        self.entry.queue.flush();
+        self.entry.exporter.stop();
         let done = self.done.lock().ok().and_then(|mut d| d.take());
         if let Some(rx) = done {
-            if rx.recv_timeout(self.shutdown_timeout).is_err() {
-                warn(&format!(
-                    "OTLP {}: shutdown gave up after {:?}; {} records not sent",
-                    self.exporter.url(""),
-                    self.shutdown_timeout,
-                    self.exporter.unsent()
-                ));
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if rx.recv_timeout(left).is_err() {
+                self.entry.exporter.close();
             }
         }
+        self.summarize("shut down");
     }
 }
 
