@@ -3,11 +3,13 @@
 //! backoff for a bounded time, and exports counter totals on an interval.
 //!
 //! The exporter is fed by an `AsyncSink` writer thread (so callers only
-//! ever enqueue). When the buffer is full (the collector is down or slow),
-//! a record is dropped and counted, as the OpenTelemetry SDKs' batch
-//! processors do: the writer never waits on the network, so the queue
-//! before it never fills because of the collector and callers never wait
-//! for it, whatever their overflow policy.
+//! ever enqueue). When the buffer is full, the writer waits for room only
+//! while the collector keeps up (its last answer was a success and no
+//! request has been running for [`STALL`]): a healthy collector gets every
+//! record, the queue's overflow policy applying meanwhile. A collector in
+//! trouble (down, refusing, silent, slow) gets no wait: the record is
+//! dropped and counted, as the OpenTelemetry SDKs' batch processors do, so
+//! an outage never stalls the queue and, behind it, the callers.
 //!
 //! Shutdown is bounded by one budget, the sink's shutdown timeout: the
 //! first flush that runs out of time (or the exit flush) starts it, and
@@ -34,6 +36,11 @@ use prost::Message;
 
 use super::convert::{nanos, Item};
 use super::http::{Endpoint, Sent};
+
+/// How long a request may run before the collector counts as in trouble
+/// (then a full buffer drops instead of waiting). A healthy collector on
+/// a network answers a batch well within it.
+const STALL: Duration = Duration::from_millis(100);
 
 /// Tunables, from the builder.
 #[derive(Clone, Debug)]
@@ -88,6 +95,17 @@ struct Pending {
     /// Given up at exit: what was unsent is counted as dropped, and
     /// nothing more is taken, sent or counted otherwise.
     closed: bool,
+    /// When the request now running started.
+    sending_since: Option<Instant>,
+    /// The last request did not succeed.
+    trouble: bool,
+}
+
+impl Pending {
+    /// Whether a writer may wait for room (see [`STALL`]).
+    fn keeping_up(&self) -> bool {
+        !self.trouble && self.sending_since.is_none_or(|t| t.elapsed() < STALL)
+    }
 }
 
 impl Pending {
@@ -142,6 +160,12 @@ impl Exporter {
         self.endpoint.url(path)
     }
 
+    /// Items that make a batch worth sending now: a full batch, or a full
+    /// buffer (a writer may be waiting for room).
+    fn full_batch(&self) -> usize {
+        self.settings.batch.min(self.settings.buffer)
+    }
+
     /// Items buffered or being sent.
     #[cfg(test)]
     pub(crate) fn unsent(&self) -> usize {
@@ -153,14 +177,23 @@ impl Exporter {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Takes a converted record (on the async writer thread); never waits:
-    /// a record that finds the buffer full (or the exporter closed) is
-    /// dropped and counted, and the first such drop said once.
+    /// Takes a converted record (on the async writer thread). A full
+    /// buffer is waited for while the collector keeps up; otherwise (or
+    /// the exporter closed) the record is dropped and counted, and the
+    /// first such drop said once.
     pub(crate) fn push(&self, item: Item) {
         if matches!(item, Item::Skip) {
             return;
         }
         let mut p = self.lock();
+        while p.len() >= self.settings.buffer && !p.stop && !p.closed && p.keeping_up() {
+            // In slices: the collector may fall behind while we wait.
+            p = self
+                .room
+                .wait_timeout(p, Duration::from_millis(10))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
         if p.closed || p.len() >= self.settings.buffer {
             let closed = p.closed;
             drop(p);
@@ -180,7 +213,7 @@ impl Exporter {
             Item::Span(t, s) => p.spans.push_back((t, s)),
             Item::Skip => {}
         }
-        if p.len() >= self.settings.batch {
+        if p.len() >= self.full_batch() {
             self.work.notify_one();
         }
     }
@@ -275,7 +308,7 @@ impl Exporter {
         loop {
             let mut p = self.lock();
             loop {
-                if p.stop || p.urgent || p.len() >= self.settings.batch {
+                if p.stop || p.urgent || p.len() >= self.full_batch() {
                     break;
                 }
                 let now = Instant::now();
@@ -511,10 +544,16 @@ impl Exporter {
         };
         let mut backoff = Duration::from_millis(100);
         loop {
-            let (why, after) = match self
+            self.lock().sending_since = Some(Instant::now());
+            let sent = self
                 .endpoint
-                .post(path, body, self.settings.request_timeout)
+                .post(path, body, self.settings.request_timeout);
             {
+                let mut p = self.lock();
+                p.sending_since = None;
+                p.trouble = !matches!(sent, Sent::Ok);
+            }
+            let (why, after) = match sent {
                 Sent::Ok => return Ok(()),
                 Sent::Refused(why) => return Err(Failure::Final(why)),
                 Sent::TooLarge(why) => return Err(Failure::TooLarge(why)),
@@ -845,19 +884,49 @@ mod tests {
         );
     }
 
-    /// A full buffer never makes its writer wait (the collector may be
-    /// down for long): the record is dropped and counted, and every
-    /// record is then in exactly one of sent, failed, dropped.
+    /// A full buffer makes its writer wait while the collector keeps up
+    /// (nothing is lost to a healthy one); once its last answer failed,
+    /// the record is dropped and counted at once (the collector may be
+    /// down for long), and every record is in exactly one of sent,
+    /// failed, dropped.
     #[test]
-    fn a_full_buffer_drops_and_counts_without_waiting() {
+    fn a_full_buffer_waits_for_a_healthy_collector_and_drops_for_one_in_trouble() {
         let stub = Stub::start();
         let ex = exporter(
             &stub,
             Settings {
                 buffer: 2,
+                retry_for: Duration::ZERO,
                 ..settings(512, HOUR)
             },
         );
+        let e = ex.clone();
+        let writer = std::thread::spawn(move || {
+            for i in 0..3 {
+                e.push(log(i));
+            }
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!writer.is_finished(), "the third record waits for room");
+        let thread = start(&ex);
+        within("the waiting writer", move || writer.join().unwrap());
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(ex.counts.logs.load(Relaxed), 3);
+        stub.set(|s| s.next = [503].into());
+        ex.push(log(3));
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(
+            ex.counts.failed.load(Relaxed),
+            1,
+            "the collector in trouble"
+        );
+        stop(&ex, thread);
+        let ex = Arc::new(Exporter::new(
+            stub.endpoint(),
+            Vec::new(),
+            ex.settings.clone(),
+        ));
+        ex.lock().trouble = true;
         let e = ex.clone();
         within("five pushes into a buffer of two", move || {
             for i in 0..5 {
@@ -868,7 +937,7 @@ mod tests {
         assert_eq!(ex.counts.dropped.load(Relaxed), 3);
         let thread = start(&ex);
         assert_eq!(flush(&ex), 0);
-        assert_eq!(log_names(&stub).concat(), names(0..2));
+        assert_eq!(log_names(&stub).concat()[4..], names(0..2));
         assert_eq!(ex.counts.logs.load(Relaxed), 2);
         stop(&ex, thread);
     }

@@ -447,6 +447,11 @@ impl Sink for Feed {
         let left = self.exporter.flush_until(self.exporter.deadline(exiting));
         if left > 0 && exiting {
             self.exporter.close();
+        } else if left > 0 {
+            warn(&format!(
+                "OTLP {}: flush gave up; {left} records not yet sent",
+                self.exporter.url("")
+            ));
         }
     }
 }
