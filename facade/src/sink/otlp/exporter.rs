@@ -52,6 +52,9 @@ pub(crate) struct Settings {
     pub(crate) request_timeout: Duration,
     /// The most any flush waits, and all of them together at the end.
     pub(crate) shutdown: Duration,
+    /// Per signal path: its own endpoint (its URL used as it is) and
+    /// request timeout (`OTEL_EXPORTER_OTLP_<SIGNAL>_*`).
+    pub(crate) signals: Vec<(&'static str, Option<Endpoint>, Option<Duration>)>,
 }
 
 /// Counters shared with [`OtlpSink::stats`](super::OtlpSink::stats).
@@ -408,7 +411,7 @@ impl Exporter {
         give_up: Option<Instant>,
         encode: &dyn Fn(Vec<T>) -> (Vec<u8>, Vec<T>),
         counter: &AtomicU64,
-        path: &str,
+        path: &'static str,
     ) {
         let n = part.len();
         let (body, part) = encode(part);
@@ -535,7 +538,12 @@ impl Exporter {
     /// 504), after the collector's `Retry-After` if it gave one, else an
     /// exponential backoff (100 ms doubling to 5 s) with jitter, so that
     /// many processes that lost one collector do not come back in step.
-    fn send(&self, path: &str, body: &[u8], give_up: Option<Instant>) -> Result<(), Failure> {
+    fn send(
+        &self,
+        path: &'static str,
+        body: &[u8],
+        give_up: Option<Instant>,
+    ) -> Result<(), Failure> {
         let first = Instant::now();
         let deadline = match give_up {
             _ if self.hurry.load(Ordering::Relaxed) => first,
@@ -543,11 +551,10 @@ impl Exporter {
             None => first + self.settings.retry_for,
         };
         let mut backoff = Duration::from_millis(100);
+        let (endpoint, at, timeout) = self.route(path);
         loop {
             self.lock().sending_since = Some(Instant::now());
-            let sent = self
-                .endpoint
-                .post(path, body, self.settings.request_timeout);
+            let sent = endpoint.post(at, body, timeout);
             {
                 let mut p = self.lock();
                 p.sending_since = None;
@@ -571,6 +578,21 @@ impl Exporter {
                 return Err(Failure::Final(format!("{why}; closed while retrying")));
             }
             backoff = (backoff * 2).min(Duration::from_secs(5));
+        }
+    }
+
+    /// Where a signal's requests go: its own endpoint if it has one (the
+    /// URL as it is: no path appended), else the base endpoint and the
+    /// signal's path; and the request timeout.
+    fn route(&self, path: &'static str) -> (&Endpoint, &'static str, Duration) {
+        let own = self.settings.signals.iter().find(|(p, ..)| *p == path);
+        let timeout = own
+            .and_then(|(_, _, t)| *t)
+            .unwrap_or(self.settings.request_timeout);
+        match own.and_then(|(_, e, _)| e.as_ref()) {
+            Some(e) if e.base.is_empty() => (e, "/", timeout),
+            Some(e) => (e, "", timeout),
+            None => (&self.endpoint, path, timeout),
         }
     }
 
@@ -672,6 +694,7 @@ mod tests {
             retry_for: HOUR,
             request_timeout: Duration::from_secs(60),
             shutdown: HOUR,
+            signals: Vec::new(),
         }
     }
 

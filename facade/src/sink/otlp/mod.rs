@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
 
+pub(crate) use config::read_otel;
 pub use config::DEFAULT_ENDPOINT;
 
 use crate::record::Record;
@@ -116,6 +117,9 @@ pub struct OtlpSinkBuilder {
     capacity: usize,
     overflow: Overflow,
     level: LevelFilter,
+    /// `OTEL_SDK_DISABLED=true`: [`build_or_warn`](Self::build_or_warn)
+    /// builds nothing.
+    disabled: bool,
 }
 
 impl OtlpSink {
@@ -135,10 +139,12 @@ impl OtlpSink {
                 retry_for: Duration::from_secs(10),
                 request_timeout: Duration::from_secs(5),
                 shutdown: Duration::from_secs(5),
+                signals: Vec::new(),
             },
             capacity: crate::sink::DEFAULT_CAPACITY,
             overflow: Overflow::Block,
             level: LevelFilter::Trace,
+            disabled: false,
         }
     }
 
@@ -184,8 +190,15 @@ impl OtlpSink {
 }
 
 impl OtlpSinkBuilder {
-    /// Adds an HTTP header to every request (e.g. an API key).
+    /// Adds an HTTP header to every request (e.g. an API key). A name
+    /// that is not an HTTP token or a value with control characters (CR,
+    /// LF: they would start a header of their own) is left out, with one
+    /// warning.
     pub fn header(mut self, name: &str, value: &str) -> Self {
+        if let Some(why) = config::bad_header(name, value) {
+            warn(&format!("OTLP header {name:?} left out ({why})"));
+            return self;
+        }
         if let Ok(e) = &mut self.endpoint {
             e.headers.push((name.to_owned(), value.to_owned()));
         }
@@ -305,8 +318,14 @@ impl OtlpSinkBuilder {
         Ok(sink)
     }
 
-    /// [`build`](Self::build), or one warning naming `var` and `None`.
+    /// [`build`](Self::build), or one warning naming `var` and `None`;
+    /// `None` with one note when `OTEL_SDK_DISABLED` is `true` (for a
+    /// builder from [`builder_from_env`](OtlpSink::builder_from_env)).
     pub fn build_or_warn(self, var: &str) -> Option<OtlpSink> {
+        if self.disabled {
+            warn("OTEL_SDK_DISABLED=true: no OpenTelemetry exporter is installed");
+            return None;
+        }
         let url = self.url.clone();
         match self.build() {
             Ok(s) => Some(s),
@@ -333,6 +352,8 @@ pub(crate) struct OtelVars {
     pub(crate) headers: Option<(&'static str, String)>,
     pub(crate) resource_attributes: Option<(&'static str, String)>,
     pub(crate) service_name: Option<String>,
+    /// Per-signal endpoints, timeouts, `OTEL_SDK_DISABLED`.
+    pub(crate) extra: config::OtelExtra,
 }
 
 /// [`OtlpSink::builder_from_env`] over given settings, warning through
@@ -355,12 +376,37 @@ pub(crate) fn builder_from_vars(
             warn(&format!("{name}: ignoring {item:?} (expected key=value)"));
         }
         for (k, v) in ok {
-            b = if is_header {
-                b.header(&k, &v)
-            } else {
+            b = if !is_header {
                 b.resource_attribute(&k, &v)
+            } else if let Some(why) = config::bad_header(&k, &v) {
+                warn(&format!("{name}: ignoring header {k:?} ({why})"));
+                b
+            } else {
+                b.header(&k, &v)
             };
         }
+    }
+    let extra = vars.extra;
+    b.disabled = extra.disabled;
+    if let Some(t) = extra.timeout {
+        b = b.request_timeout(t);
+    }
+    for (path, url, timeout) in extra.signals {
+        let endpoint = url.and_then(|u| match config::parse_endpoint(&u) {
+            Ok(e) => Some(e),
+            Err(why) => {
+                let sig = config::SIGNALS
+                    .iter()
+                    .find(|(p, _)| *p == path)
+                    .map_or("", |s| s.1);
+                warn(&format!(
+                    "OTEL_EXPORTER_OTLP_{sig}_ENDPOINT={u:?} is not usable ({why}); \
+                     the base endpoint is used"
+                ));
+                None
+            }
+        });
+        b.settings.signals.push((path, endpoint, timeout));
     }
     if let Some(s) = vars.service_name {
         b = b.service_name(&s);
@@ -514,7 +560,10 @@ mod tests {
 
     /// `builder_from_vars` over `vars` (an unset variable is left out;
     /// names as the environment spells them): the builder and the warnings.
-    fn from_vars(endpoint: Option<&str>, vars: &[(&str, &str)]) -> (OtlpSinkBuilder, Vec<String>) {
+    pub(super) fn from_vars(
+        endpoint: Option<&str>,
+        vars: &[(&str, &str)],
+    ) -> (OtlpSinkBuilder, Vec<String>) {
         let vars: HashMap<&str, &str> = vars.iter().copied().collect();
         let get = |k: &'static str| vars.get(k).map(|v| (k, (*v).to_owned()));
         let otel = OtelVars {
@@ -522,6 +571,7 @@ mod tests {
             headers: get("OTEL_EXPORTER_OTLP_HEADERS"),
             resource_attributes: get("OTEL_RESOURCE_ATTRIBUTES"),
             service_name: get("OTEL_SERVICE_NAME").map(|(_, v)| v),
+            extra: config::read_otel(&|k| vars.get(k).map(|v| (*v).to_owned()), &|_| {}),
         };
         let warnings = RefCell::new(Vec::new());
         let b = builder_from_vars(endpoint, otel, |w| warnings.borrow_mut().push(w.to_owned()));
@@ -655,7 +705,7 @@ mod tests {
         OtlpSink::builder(&stub.url()).export_interval(Duration::from_secs(3600))
     }
 
-    fn emit(s: &OtlpSink, message: &'static str) {
+    pub(super) fn emit(s: &OtlpSink, message: &'static str) {
         s.emit(&Record::new(
             &TEST_LOG,
             Level::Info,
@@ -749,5 +799,69 @@ mod tests {
         let st = s.stats();
         assert_eq!((st.logs, st.failed, st.dropped), (0, 1, 0));
         within("dropping the sink", move || drop(s));
+    }
+}
+
+#[cfg(test)]
+mod otel_tests {
+    use super::stub::{within, Stub};
+    use super::tests::{emit, from_vars};
+    use super::*;
+
+    /// `OTEL_EXPORTER_OTLP_HEADERS='x-a=1%0D%0AX-Injected: yes'`: the
+    /// decoded CR/LF would write a header of its own; the header is left
+    /// out with one warning naming the variable, the others are kept.
+    #[test]
+    fn a_header_with_a_line_break_is_left_out_with_a_warning() {
+        let (b, warnings) = from_vars(
+            None,
+            &[(
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                "x-a=1%0D%0AX-Injected: yes,x-b=2",
+            )],
+        );
+        let e = b.endpoint.as_ref().unwrap();
+        assert_eq!(e.headers, [("x-b".to_owned(), "2".to_owned())]);
+        assert_eq!(
+            warnings,
+            ["OTEL_EXPORTER_OTLP_HEADERS: ignoring header \"x-a\" (its value has control characters)"]
+        );
+        let b = OtlpSink::builder("http://h:1").header("x-c", "1\r\nX-Injected: yes");
+        assert!(b.endpoint.unwrap().headers.is_empty());
+    }
+
+    /// A per-signal endpoint is used as it is (no `/v1/logs` appended);
+    /// the other signals go to the base endpoint with their paths.
+    #[test]
+    fn a_per_signal_endpoint_is_used_as_it_is() {
+        let stub = Stub::start();
+        let logs = format!("{}/custom/logs", stub.url());
+        let base = format!("{}/base", stub.url());
+        let (b, warnings) = from_vars(
+            None,
+            &[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", &base),
+                ("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", &logs),
+                ("OTEL_EXPORTER_OTLP_TIMEOUT", "1500"),
+            ],
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(b.settings.request_timeout, Duration::from_millis(1500));
+        let s = b.build().unwrap();
+        emit(&s, "routed");
+        s.flush();
+        assert_eq!(s.stats().logs, 1);
+        assert_eq!(stub.count("/custom/logs"), 1);
+        assert_eq!(stub.count("/base/v1/logs"), 0);
+        within("dropping the sink", move || drop(s));
+    }
+
+    /// `OTEL_SDK_DISABLED=true`: nothing is built.
+    #[test]
+    fn sdk_disabled_builds_no_exporter() {
+        let (b, _) = from_vars(None, &[("OTEL_SDK_DISABLED", "true")]);
+        assert!(b.build_or_warn("OTEL_EXPORTER_OTLP_ENDPOINT").is_none());
+        let (b, _) = from_vars(None, &[("OTEL_SDK_DISABLED", "false")]);
+        assert!(!b.disabled);
     }
 }
