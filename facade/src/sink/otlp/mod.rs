@@ -46,13 +46,21 @@ use http::Endpoint;
 /// The caller's cost is [`AsyncSink`]'s: the record is captured into a
 /// bounded queue with the [`Overflow`] policy chosen. Conversion, batching,
 /// encoding and sending happen on two background threads (the queue's
-/// writer and the exporter). A batch that cannot be sent (collector down,
-/// 5xx, 429) is retried with backoff for [`retry_for`](OtlpSinkBuilder::retry_for),
-/// then counted in [`OtlpStats::failed`] and reported once on stderr. So
-/// every accepted record ends up exactly once in `logs + spans`, `failed`
-/// or `dropped` (scope start events are folded into their span and not
-/// counted). Only `http://` endpoints: there is no TLS (use a local
-/// collector to forward securely); gRPC is not supported.
+/// writer and the exporter). The caller never waits on the network: while
+/// the collector is in trouble, a record that finds the exporter's buffer
+/// full is dropped and counted. A batch that cannot be sent is retried as
+/// the OTLP specification says (connection errors, timeouts, 429, 502,
+/// 503, 504; `Retry-After` honoured, else exponential backoff with jitter)
+/// for [`retry_for`](OtlpSinkBuilder::retry_for), then counted in
+/// [`OtlpStats::failed`] and reported once on stderr; 413 splits it. The
+/// end (flushes, the exit handler, the drop) is bounded by
+/// [`shutdown_timeout`](OtlpSinkBuilder::shutdown_timeout) in all, after
+/// which what is unsent counts as dropped. So every accepted record ends
+/// up exactly once in `logs + spans`, `failed` or `dropped` (scope start
+/// events are folded into their span and not counted), and one line at
+/// exit says so when anything was lost. Only `http://` endpoints: there is
+/// no TLS (use a local collector to forward securely); gRPC is not
+/// supported. The guide's telemetry chapter has the details.
 ///
 /// ```no_run
 /// use std::sync::Arc;
