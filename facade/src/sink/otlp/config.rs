@@ -110,6 +110,8 @@ pub(crate) struct OtelExtra {
     /// Per signal path: its own endpoint URL (used as it is, no path
     /// appended) and timeout.
     pub(crate) signals: Vec<(&'static str, Option<String>, Option<Duration>)>,
+    /// `OTEL_EXPORTER_OTLP_COMPRESSION=gzip`.
+    pub(crate) gzip: bool,
 }
 
 /// Reads [`OtelExtra`]: `get(name)` is the variable's value if set and
@@ -150,7 +152,19 @@ pub(crate) fn read_otel(get: &dyn Fn(&str) -> Option<String>, warn: &dyn Fn(&str
         })
         .filter(|(_, e, t)| e.is_some() || t.is_some())
         .collect();
+    let gzip = match get("OTEL_EXPORTER_OTLP_COMPRESSION") {
+        None => false,
+        Some(v) if v.trim() == "gzip" => true,
+        Some(v) if v.trim() == "none" => false,
+        Some(v) => {
+            warn(&format!(
+                "OTEL_EXPORTER_OTLP_COMPRESSION={v:?} is neither gzip nor none; none is used"
+            ));
+            false
+        }
+    };
     OtelExtra {
+        gzip,
         disabled,
         timeout: timeout("OTEL_EXPORTER_OTLP_TIMEOUT"),
         signals,
@@ -252,6 +266,7 @@ mod tests {
     fn otel_extras_are_read_through_the_lookup() {
         let vars = [
             ("OTEL_SDK_DISABLED", "TRUE"),
+            ("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip"),
             ("OTEL_EXPORTER_OTLP_TIMEOUT", "2500"),
             ("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "http://l:1/custom/logs"),
             ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "soon"),
@@ -264,7 +279,7 @@ mod tests {
         };
         let warnings = std::cell::RefCell::new(Vec::new());
         let x = read_otel(&get, &|w| warnings.borrow_mut().push(w.to_owned()));
-        assert!(x.disabled);
+        assert!(x.disabled && x.gzip);
         assert_eq!(x.timeout, Some(Duration::from_millis(2500)));
         assert_eq!(
             x.signals,

@@ -58,7 +58,18 @@ impl Endpoint {
 
     /// Posts a protobuf body to `<base><path>`.
     pub(crate) fn post(&self, path: &str, body: &[u8], timeout: Duration) -> Sent {
-        match self.try_post(path, body, timeout) {
+        self.post_encoded(path, body, None, timeout)
+    }
+
+    /// [`post`](Self::post) of a body in `Content-Encoding` `encoding`.
+    pub(crate) fn post_encoded(
+        &self,
+        path: &str,
+        body: &[u8],
+        encoding: Option<&str>,
+        timeout: Duration,
+    ) -> Sent {
+        match self.try_post(path, body, encoding, timeout) {
             Ok(a) if (200..300).contains(&a.status) => Sent::Ok,
             Ok(a) if matches!(a.status, 429 | 502 | 503 | 504) => {
                 Sent::Retry(format!("HTTP status {}", a.status), a.retry_after)
@@ -79,7 +90,13 @@ impl Endpoint {
         }
     }
 
-    fn try_post(&self, path: &str, body: &[u8], timeout: Duration) -> io::Result<Answer> {
+    fn try_post(
+        &self,
+        path: &str,
+        body: &[u8],
+        encoding: Option<&str>,
+        timeout: Duration,
+    ) -> io::Result<Answer> {
         let addr = (self.host.as_str(), self.port)
             .to_socket_addrs()?
             .next()
@@ -95,6 +112,9 @@ impl Endpoint {
             self.authority(),
             body.len()
         );
+        if let Some(e) = encoding {
+            head.push_str(&format!("Content-Encoding: {e}\r\n"));
+        }
         for (k, v) in &self.headers {
             head.push_str(k);
             head.push_str(": ");

@@ -148,6 +148,7 @@ impl OtlpSink {
                 request_timeout: Duration::from_secs(5),
                 shutdown: Duration::from_secs(5),
                 signals: Vec::new(),
+                gzip: false,
             },
             capacity: crate::sink::DEFAULT_CAPACITY,
             overflow: Overflow::Block,
@@ -248,6 +249,12 @@ impl OtlpSinkBuilder {
     /// (default 10 s).
     pub fn retry_for(mut self, d: Duration) -> Self {
         self.settings.retry_for = d;
+        self
+    }
+    /// gzip the request bodies (default off; `OTEL_EXPORTER_OTLP_COMPRESSION=gzip`
+    /// for [`builder_from_env`](OtlpSink::builder_from_env)).
+    pub fn gzip(mut self, on: bool) -> Self {
+        self.settings.gzip = on;
         self
     }
     /// Connect, write and read timeout of one request (default 5 s).
@@ -396,6 +403,7 @@ pub(crate) fn builder_from_vars(
     }
     let extra = vars.extra;
     b.disabled = extra.disabled;
+    b.settings.gzip = extra.gzip;
     if let Some(t) = extra.timeout {
         b = b.request_timeout(t);
     }
