@@ -494,6 +494,10 @@ fn main() {
         "no-writer" => no_writer(arg(2), arg(3)),
         #[cfg(feature = "otlp")]
         "otlp-stalled" => otlp_stalled(),
+        // `otlp-env N`: N records through `RADICAL_LOG_TGT=otlp` (the
+        // parent sets the collector), then the guard drops and main
+        // returns; prints the longest call.
+        "otlp-env" => otlp_env(arg(2).parse().unwrap_or(10_000)),
         // Floods 6 KB records from 4 threads under Drop: `flood N [max_bytes]`.
         "flood" => flood(
             arg(2).parse().unwrap_or(20_000),
@@ -674,6 +678,26 @@ fn no_writer(form: &str, policy: &str) {
     println!("written={} dropped={}", s.written, s.dropped);
 }
 
+/// `otlp-env N`: the sinks from the environment (the parent names an
+/// `otlp` target and its collector), N records from main, the longest
+/// call printed; the guard's drop and the exit handler then bound the end.
+fn otlp_env(n: u64) {
+    let guard = elide::init();
+    let mut longest = std::time::Duration::ZERO;
+    for seq in 0..n {
+        let t = std::time::Instant::now();
+        elide::info!(seq, "record {seq}");
+        longest = longest.max(t.elapsed());
+    }
+    println!("emitted={n} longest_call_us={}", longest.as_micros());
+    // The env-built sink, found without a handle.
+    #[cfg(feature = "otlp")]
+    for (url, _) in elide::sink::OtlpSink::installed_stats() {
+        println!("installed={url}");
+    }
+    drop(guard);
+}
+
 /// `otlp-stalled`: an OTLP sink whose collector takes connections and
 /// never answers, so every request times out. A flush with nothing queued,
 /// then three records (a batch each) and a flush that gives up before they
@@ -694,7 +718,7 @@ fn otlp_stalled() {
         .batch_size(1)
         .retry_for(Duration::ZERO)
         .request_timeout(Duration::from_millis(200))
-        .shutdown_timeout(Duration::from_secs(10))
+        .shutdown_timeout(Duration::from_millis(300))
         .build()
         .expect("a valid endpoint");
     install(Arc::new(sink));

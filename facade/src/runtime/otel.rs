@@ -8,7 +8,7 @@ use crate::env::keys::{
     Key, OTEL_ENDPOINT, OTEL_HEADERS, OTEL_PROTOCOL, OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME,
 };
 use crate::env::{self, EnvSnapshot};
-use crate::sink::otlp::{builder_from_vars, warn, OtelVars};
+use crate::sink::otlp::{builder_from_vars, read_otel, warn, OtelVars};
 use crate::sink::{OtlpSink, OtlpSinkBuilder};
 
 /// The `OTEL_*` settings in `snap`: blank variables are unset; a protocol
@@ -26,6 +26,14 @@ pub(crate) fn vars(snap: &EnvSnapshot) -> OtelVars {
         headers: get(&OTEL_HEADERS),
         resource_attributes: get(&OTEL_RESOURCE_ATTRIBUTES),
         service_name: get(&OTEL_SERVICE_NAME).map(|(_, v)| v),
+        extra: read_otel(
+            &|name| {
+                snap.get(name)
+                    .map(|v| v.to_string_lossy().into_owned())
+                    .filter(|v| !v.trim().is_empty())
+            },
+            &warn,
+        ),
     }
 }
 

@@ -1,6 +1,8 @@
 //! OTLP exporter settings from the standard `OTEL_*` variables, and the
 //! endpoint URL syntax.
 
+use std::time::Duration;
+
 use super::http::Endpoint;
 
 /// The default OTLP/HTTP endpoint.
@@ -87,6 +89,102 @@ fn decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The signals, with their path under a base endpoint and the infix of
+/// their own `OTEL_EXPORTER_OTLP_<SIGNAL>_*` variables.
+pub(crate) const SIGNALS: [(&str, &str); 3] = [
+    ("/v1/logs", "LOGS"),
+    ("/v1/traces", "TRACES"),
+    ("/v1/metrics", "METRICS"),
+];
+
+/// The `OTEL_*` settings beyond endpoint, headers and resource, read
+/// through `get` (a variable's non-blank value) by
+/// [`read_otel`]: pure, so whichever environment table holds them can
+/// feed it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct OtelExtra {
+    /// `OTEL_SDK_DISABLED=true`: no exporter.
+    pub(crate) disabled: bool,
+    /// `OTEL_EXPORTER_OTLP_TIMEOUT` (milliseconds): each request's timeout.
+    pub(crate) timeout: Option<Duration>,
+    /// Per signal path: its own endpoint URL (used as it is, no path
+    /// appended) and timeout.
+    pub(crate) signals: Vec<(&'static str, Option<String>, Option<Duration>)>,
+    /// `OTEL_EXPORTER_OTLP_COMPRESSION=gzip`.
+    pub(crate) gzip: bool,
+}
+
+/// Reads [`OtelExtra`]: `get(name)` is the variable's value if set and
+/// not blank; each malformed value gives one warning through `warn`
+/// naming the variable, the value and what is used instead.
+pub(crate) fn read_otel(get: &dyn Fn(&str) -> Option<String>, warn: &dyn Fn(&str)) -> OtelExtra {
+    let timeout = |name: &str| -> Option<Duration> {
+        let v = get(name)?;
+        match v.trim().parse::<u64>() {
+            Ok(ms) => Some(Duration::from_millis(ms.max(1))),
+            Err(_) => {
+                warn(&format!(
+                    "{name}={v:?} is not a number of milliseconds; the default is used"
+                ));
+                None
+            }
+        }
+    };
+    let disabled = match get("OTEL_SDK_DISABLED") {
+        None => false,
+        Some(v) if v.trim().eq_ignore_ascii_case("true") => true,
+        Some(v) if v.trim().eq_ignore_ascii_case("false") => false,
+        Some(v) => {
+            warn(&format!(
+                "OTEL_SDK_DISABLED={v:?} is neither true nor false; false is used"
+            ));
+            false
+        }
+    };
+    let signals = SIGNALS
+        .iter()
+        .map(|(path, sig)| {
+            (
+                *path,
+                get(&format!("OTEL_EXPORTER_OTLP_{sig}_ENDPOINT")),
+                timeout(&format!("OTEL_EXPORTER_OTLP_{sig}_TIMEOUT")),
+            )
+        })
+        .filter(|(_, e, t)| e.is_some() || t.is_some())
+        .collect();
+    let gzip = match get("OTEL_EXPORTER_OTLP_COMPRESSION") {
+        None => false,
+        Some(v) if v.trim() == "gzip" => true,
+        Some(v) if v.trim() == "none" => false,
+        Some(v) => {
+            warn(&format!(
+                "OTEL_EXPORTER_OTLP_COMPRESSION={v:?} is neither gzip nor none; none is used"
+            ));
+            false
+        }
+    };
+    OtelExtra {
+        gzip,
+        disabled,
+        timeout: timeout("OTEL_EXPORTER_OTLP_TIMEOUT"),
+        signals,
+    }
+}
+
+/// Why a header cannot be sent as it is, if it cannot: a name that is not
+/// an HTTP token, a value with control characters (a CR or LF would start
+/// a header of its own in the request).
+pub(crate) fn bad_header(name: &str, value: &str) -> Option<&'static str> {
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if name.is_empty() || !name.chars().all(token) {
+        return Some("its name is not an HTTP token");
+    }
+    if value.chars().any(|c| c.is_control() && c != '\t') {
+        return Some("its value has control characters");
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +246,54 @@ mod tests {
                 assert_eq!(decode(s), s);
             }
         });
+    }
+
+    /// Only HTTP tokens as names, no control characters in values: a
+    /// CR/LF cannot start a header of its own.
+    #[test]
+    fn headers_that_would_break_the_request_are_refused() {
+        assert_eq!(bad_header("x-api-key", "a b\tc"), None);
+        assert!(bad_header("x-a", "1\r\nX-Injected: yes").is_some());
+        assert!(bad_header("x-a", "1\n").is_some());
+        assert!(bad_header("x a", "1").is_some());
+        assert!(bad_header("x:a", "1").is_some());
+        assert!(bad_header("", "1").is_some());
+    }
+
+    /// The per-signal variables, the timeouts in milliseconds and
+    /// `OTEL_SDK_DISABLED`; a malformed value is warned about by name.
+    #[test]
+    fn otel_extras_are_read_through_the_lookup() {
+        let vars = [
+            ("OTEL_SDK_DISABLED", "TRUE"),
+            ("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip"),
+            ("OTEL_EXPORTER_OTLP_TIMEOUT", "2500"),
+            ("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "http://l:1/custom/logs"),
+            ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "soon"),
+            ("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", "700"),
+        ];
+        let get = |k: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        };
+        let warnings = std::cell::RefCell::new(Vec::new());
+        let x = read_otel(&get, &|w| warnings.borrow_mut().push(w.to_owned()));
+        assert!(x.disabled && x.gzip);
+        assert_eq!(x.timeout, Some(Duration::from_millis(2500)));
+        assert_eq!(
+            x.signals,
+            [
+                ("/v1/logs", Some("http://l:1/custom/logs".to_owned()), None),
+                ("/v1/metrics", None, Some(Duration::from_millis(700))),
+            ]
+        );
+        assert_eq!(
+            warnings.into_inner(),
+            ["OTEL_EXPORTER_OTLP_TRACES_TIMEOUT=\"soon\" is not a number of milliseconds; the default is used"]
+        );
+        let none = read_otel(&|_| None, &|w| panic!("{w}"));
+        assert_eq!(none, OtelExtra::default());
     }
 
     #[test]

@@ -3,10 +3,18 @@
 //! backoff for a bounded time, and exports counter totals on an interval.
 //!
 //! The exporter is fed by an `AsyncSink` writer thread (so callers only
-//! ever enqueue). When the buffer is full, the writer waits for room, the
-//! async queue fills, and callers follow their overflow policy: `Block`
-//! waits (at most as long as the retries of the batches ahead), `Drop`
-//! drops and counts.
+//! ever enqueue). When the buffer is full, the writer waits for room only
+//! while the collector keeps up (its last answer was a success and no
+//! request has been running for [`STALL`]): a healthy collector gets every
+//! record, the queue's overflow policy applying meanwhile. A collector in
+//! trouble (down, refusing, silent, slow) gets no wait: the record is
+//! dropped and counted, as the OpenTelemetry SDKs' batch processors do, so
+//! an outage never stalls the queue and, behind it, the callers.
+//!
+//! Shutdown is bounded by one budget, the sink's shutdown timeout: the
+//! first flush that runs out of time (or the exit flush) starts it, and
+//! every later flush ends with it. When the process exits, what is still
+//! unsent is counted as dropped (and the exporter takes nothing more).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -29,6 +37,11 @@ use prost::Message;
 use super::convert::{nanos, Item};
 use super::http::{Endpoint, Sent};
 
+/// How long a request may run before the collector counts as in trouble
+/// (then a full buffer drops instead of waiting). A healthy collector on
+/// a network answers a batch well within it.
+const STALL: Duration = Duration::from_millis(100);
+
 /// Tunables, from the builder.
 #[derive(Clone, Debug)]
 pub(crate) struct Settings {
@@ -37,6 +50,13 @@ pub(crate) struct Settings {
     pub(crate) interval: Duration,
     pub(crate) retry_for: Duration,
     pub(crate) request_timeout: Duration,
+    /// The most any flush waits, and all of them together at the end.
+    pub(crate) shutdown: Duration,
+    /// Per signal path: its own endpoint (its URL used as it is) and
+    /// request timeout (`OTEL_EXPORTER_OTLP_<SIGNAL>_*`).
+    pub(crate) signals: Vec<(&'static str, Option<Endpoint>, Option<Duration>)>,
+    /// gzip the request bodies (`OTEL_EXPORTER_OTLP_COMPRESSION=gzip`).
+    pub(crate) gzip: bool,
 }
 
 /// Counters shared with [`OtlpSink::stats`](super::OtlpSink::stats).
@@ -46,7 +66,11 @@ pub(crate) struct Counts {
     pub(crate) spans: AtomicU64,
     pub(crate) metric_exports: AtomicU64,
     pub(crate) failed: AtomicU64,
+    /// Records dropped by the exporter: its buffer was full, or the
+    /// process was exiting and their time was up.
+    pub(crate) dropped: AtomicU64,
     reported: AtomicBool,
+    full_reported: AtomicBool,
 }
 
 #[derive(Default)]
@@ -67,6 +91,26 @@ struct Pending {
     stop: bool,
     /// The thread has ended: no round will serve a flush any more.
     ended: bool,
+    /// When every flush gives up from now on: set by the first flush
+    /// that ran out of time (cleared by the next export that succeeds,
+    /// unless the process is ending) or by the first flush of the end.
+    end_by: Option<Instant>,
+    /// The process is ending: `end_by` stays.
+    ending: bool,
+    /// Given up at exit: what was unsent is counted as dropped, and
+    /// nothing more is taken, sent or counted otherwise.
+    closed: bool,
+    /// When the request now running started.
+    sending_since: Option<Instant>,
+    /// The last request did not succeed.
+    trouble: bool,
+}
+
+impl Pending {
+    /// Whether a writer may wait for room (see [`STALL`]).
+    fn keeping_up(&self) -> bool {
+        !self.trouble && self.sending_since.is_none_or(|t| t.elapsed() < STALL)
+    }
 }
 
 impl Pending {
@@ -121,7 +165,14 @@ impl Exporter {
         self.endpoint.url(path)
     }
 
+    /// Items that make a batch worth sending now: a full batch, or a full
+    /// buffer (a writer may be waiting for room).
+    fn full_batch(&self) -> usize {
+        self.settings.batch.min(self.settings.buffer)
+    }
+
     /// Items buffered or being sent.
+    #[cfg(test)]
     pub(crate) fn unsent(&self) -> usize {
         let p = self.lock();
         p.len() + p.in_flight
@@ -131,21 +182,93 @@ impl Exporter {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Takes a converted record (on the async writer thread); waits while
-    /// the buffer is full.
+    /// Takes a converted record (on the async writer thread). A full
+    /// buffer is waited for while the collector keeps up; otherwise (or
+    /// the exporter closed) the record is dropped and counted, and the
+    /// first such drop said once.
     pub(crate) fn push(&self, item: Item) {
+        if matches!(item, Item::Skip) {
+            return;
+        }
         let mut p = self.lock();
-        while p.len() >= self.settings.buffer && !p.stop {
-            p = self.room.wait(p).unwrap_or_else(|e| e.into_inner());
+        while p.len() >= self.settings.buffer && !p.stop && !p.closed && p.keeping_up() {
+            // In slices: the collector may fall behind while we wait.
+            p = self
+                .room
+                .wait_timeout(p, Duration::from_millis(10))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        if p.closed || p.len() >= self.settings.buffer {
+            let closed = p.closed;
+            drop(p);
+            self.counts.dropped.fetch_add(1, Ordering::Relaxed);
+            if !closed && !self.counts.full_reported.swap(true, Ordering::Relaxed) {
+                super::warn(&format!(
+                    "OTLP {}: the export buffer is full ({} records: the collector is slow \
+                     or down); records are dropped and counted in OtlpSink::stats().dropped",
+                    self.endpoint.url(""),
+                    self.settings.buffer
+                ));
+            }
+            return;
         }
         match item {
             Item::Log(t, l) => p.logs.push_back((t, l)),
             Item::Span(t, s) => p.spans.push_back((t, s)),
-            Item::Skip => return,
+            Item::Skip => {}
         }
-        if p.len() >= self.settings.batch {
+        if p.len() >= self.full_batch() {
             self.work.notify_one();
         }
+    }
+
+    /// A flush's deadline: at most the shutdown timeout from now, and no
+    /// later than the end of the budget if one has started. `ending` (the
+    /// process exits, or the sink is dropped) starts the budget if no
+    /// flush has yet.
+    pub(crate) fn deadline(&self, ending: bool) -> Instant {
+        let now = Instant::now();
+        let mut p = self.lock();
+        if ending {
+            p.ending = true;
+            p.end_by.get_or_insert(now + self.settings.shutdown);
+        }
+        let own = now + self.settings.shutdown;
+        p.end_by.map_or(own, |t| t.min(own))
+    }
+
+    /// [`flush`](Self::flush) until `deadline`; a flush that runs out of
+    /// time starts the shutdown budget (it was its whole length, or the
+    /// budget had started already).
+    pub(crate) fn flush_until(&self, deadline: Instant) -> usize {
+        let left = self.flush(deadline.saturating_duration_since(Instant::now()));
+        if left > 0 {
+            self.lock().end_by.get_or_insert(deadline);
+        }
+        left
+    }
+
+    /// The end: what is still unsent counts as dropped, and from now on
+    /// records are dropped on arrival; the thread's answers for the
+    /// batches it holds are no longer counted. Returns how many.
+    pub(crate) fn close(&self) -> usize {
+        let mut p = self.lock();
+        if p.closed {
+            return 0;
+        }
+        p.closed = true;
+        let left = p.len() + p.in_flight;
+        p.logs.clear();
+        p.spans.clear();
+        p.in_flight = 0;
+        self.counts
+            .dropped
+            .fetch_add(left as u64, Ordering::Relaxed);
+        drop(p);
+        self.room.notify_all();
+        self.work.notify_one();
+        left
     }
 
     /// Sends everything buffered and waits for it, at most `timeout`.
@@ -190,7 +313,7 @@ impl Exporter {
         loop {
             let mut p = self.lock();
             loop {
-                if p.stop || p.urgent || p.len() >= self.settings.batch {
+                if p.stop || p.urgent || p.len() >= self.full_batch() {
                     break;
                 }
                 let now = Instant::now();
@@ -224,16 +347,10 @@ impl Exporter {
             self.room.notify_all();
             let give_up = stop.then(Instant::now);
             if !logs.is_empty() {
-                let k = logs.len() as u64;
-                if self.send_logs(logs, give_up) {
-                    self.counts.logs.fetch_add(k, Ordering::Relaxed);
-                }
+                self.send_logs(logs, give_up);
             }
             if !spans.is_empty() {
-                let k = spans.len() as u64;
-                if self.send_spans(spans, give_up) {
-                    self.counts.spans.fetch_add(k, Ordering::Relaxed);
-                }
+                self.send_spans(spans, give_up);
             }
             let now = Instant::now();
             if now >= next_metrics || urgent || stop {
@@ -268,50 +385,110 @@ impl Exporter {
         })
     }
 
-    fn send_logs(&self, logs: Vec<(&'static str, LogRecord)>, give_up: Option<Instant>) -> bool {
-        let n = logs.len();
-        let mut by: BTreeMap<&str, Vec<LogRecord>> = BTreeMap::new();
-        for (t, l) in logs {
-            by.entry(t).or_default().push(l);
+    /// Counts a batch part's outcome, unless the exporter was closed
+    /// meanwhile (then it was counted as dropped). Under the lock, with
+    /// the part leaving `in_flight`, so a close counts it once.
+    fn settle(&self, sent: bool, counter: &AtomicU64, n: usize, path: &str, why: &str) {
+        let mut p = self.lock();
+        if p.closed {
+            return;
         }
-        let req = ExportLogsServiceRequest {
+        p.in_flight = p.in_flight.saturating_sub(n);
+        if sent {
+            counter.fetch_add(n as u64, Ordering::Relaxed);
+            if !p.ending {
+                // The collector is back: the next flush has its full time.
+                p.end_by = None;
+            }
+        } else {
+            drop(p);
+            self.fail(path, n, why);
+        }
+    }
+
+    /// Sends a batch part; on 413 sends its halves.
+    fn send_part<T>(
+        &self,
+        part: Vec<T>,
+        give_up: Option<Instant>,
+        encode: &dyn Fn(Vec<T>) -> (Vec<u8>, Vec<T>),
+        counter: &AtomicU64,
+        path: &'static str,
+    ) {
+        let n = part.len();
+        let (body, part) = encode(part);
+        match self.send(path, &body, give_up) {
+            Ok(()) => self.settle(true, counter, n, path, ""),
+            Err(Failure::TooLarge(_)) if n > 1 => {
+                let mut first = part;
+                let second = first.split_off(n / 2);
+                self.send_part(first, give_up, encode, counter, path);
+                self.send_part(second, give_up, encode, counter, path);
+            }
+            Err(Failure::TooLarge(why) | Failure::Final(why)) => {
+                self.settle(false, counter, n, path, &why)
+            }
+        }
+    }
+
+    fn send_logs(&self, logs: Vec<(&'static str, LogRecord)>, give_up: Option<Instant>) {
+        let encode = |logs| self.logs_body(logs);
+        self.send_part(logs, give_up, &encode, &self.counts.logs, "/v1/logs");
+    }
+
+    fn send_spans(&self, spans: Vec<(&'static str, Span)>, give_up: Option<Instant>) {
+        let encode = |spans| self.spans_body(spans);
+        self.send_part(spans, give_up, &encode, &self.counts.spans, "/v1/traces");
+    }
+
+    /// The request body of `logs`, one scope per target; and the records
+    /// back (moved, not copied: a 413 splits them).
+    fn logs_body(
+        &self,
+        logs: Vec<(&'static str, LogRecord)>,
+    ) -> (Vec<u8>, Vec<(&'static str, LogRecord)>) {
+        let mut by = group(logs);
+        let mut req = ExportLogsServiceRequest {
             resource_logs: vec![ResourceLogs {
                 resource: Some(self.resource.clone()),
                 scope_logs: by
-                    .into_iter()
-                    .map(|(t, log_records)| ScopeLogs {
+                    .iter_mut()
+                    .map(|(t, v)| ScopeLogs {
                         scope: Self::scope(t),
-                        log_records,
+                        log_records: std::mem::take(v),
                         ..Default::default()
                     })
                     .collect(),
                 ..Default::default()
             }],
         };
-        self.send("/v1/logs", &req.encode_to_vec(), n, give_up)
+        let body = req.encode_to_vec();
+        let scopes = req.resource_logs.pop().map(|r| r.scope_logs);
+        let back = ungroup(by, scopes.into_iter().flatten().map(|s| s.log_records));
+        (body, back)
     }
 
-    fn send_spans(&self, spans: Vec<(&'static str, Span)>, give_up: Option<Instant>) -> bool {
-        let n = spans.len();
-        let mut by: BTreeMap<&str, Vec<Span>> = BTreeMap::new();
-        for (t, s) in spans {
-            by.entry(t).or_default().push(s);
-        }
-        let req = ExportTraceServiceRequest {
+    /// [`logs_body`](Self::logs_body) for spans.
+    fn spans_body(&self, spans: Vec<(&'static str, Span)>) -> (Vec<u8>, Vec<(&'static str, Span)>) {
+        let mut by = group(spans);
+        let mut req = ExportTraceServiceRequest {
             resource_spans: vec![ResourceSpans {
                 resource: Some(self.resource.clone()),
                 scope_spans: by
-                    .into_iter()
-                    .map(|(t, spans)| ScopeSpans {
+                    .iter_mut()
+                    .map(|(t, v)| ScopeSpans {
                         scope: Self::scope(t),
-                        spans,
+                        spans: std::mem::take(v),
                         ..Default::default()
                     })
                     .collect(),
                 ..Default::default()
             }],
         };
-        self.send("/v1/traces", &req.encode_to_vec(), n, give_up)
+        let body = req.encode_to_vec();
+        let scopes = req.resource_spans.pop().map(|r| r.scope_spans);
+        let back = ungroup(by, scopes.into_iter().flatten().map(|s| s.spans));
+        (body, back)
     }
 
     fn send_metrics(&self, totals: &BTreeMap<&'static str, u64>, give_up: Option<Instant>) -> bool {
@@ -347,44 +524,97 @@ impl Exporter {
             }],
         };
         // A failed metrics export loses nothing: the next one is cumulative.
-        self.send("/v1/metrics", &req.encode_to_vec(), 0, give_up)
+        match self.send("/v1/metrics", &req.encode_to_vec(), give_up) {
+            Ok(()) => true,
+            Err(Failure::TooLarge(why) | Failure::Final(why)) => {
+                self.fail("/v1/metrics", 0, &why);
+                false
+            }
+        }
     }
 
-    /// Posts with retries (backoff from 50 ms, doubling to 1 s) until
-    /// `retry_for` has passed (or, while stopping, `give_up` +
-    /// `request_timeout`); then counts `items` as failed and reports the
-    /// first failure.
-    fn send(&self, path: &str, body: &[u8], items: usize, give_up: Option<Instant>) -> bool {
+    /// Posts with retries until `retry_for` has passed (or, while
+    /// stopping, `give_up` + `request_timeout`; in a hurry, one attempt),
+    /// or the exporter is closed. Only what the OTLP specification calls
+    /// retryable is retried (connection errors, timeouts, 429, 502, 503,
+    /// 504), after the collector's `Retry-After` if it gave one, else an
+    /// exponential backoff (100 ms doubling to 5 s) with jitter, so that
+    /// many processes that lost one collector do not come back in step.
+    fn send(
+        &self,
+        path: &'static str,
+        body: &[u8],
+        give_up: Option<Instant>,
+    ) -> Result<(), Failure> {
         let first = Instant::now();
         let deadline = match give_up {
             _ if self.hurry.load(Ordering::Relaxed) => first,
             Some(t) => (t + self.settings.request_timeout).min(first + self.settings.retry_for),
             None => first + self.settings.retry_for,
         };
-        let mut backoff = Duration::from_millis(50);
+        let mut backoff = Duration::from_millis(100);
+        let (endpoint, at, timeout) = self.route(path);
+        let zipped = self.settings.gzip.then(|| gzip(body));
+        let (body, encoding) = match &zipped {
+            Some(z) => (&z[..], Some("gzip")),
+            None => (body, None),
+        };
         loop {
-            let why = match self
-                .endpoint
-                .post(path, body, self.settings.request_timeout)
+            self.lock().sending_since = Some(Instant::now());
+            let sent = endpoint.post_encoded(at, body, encoding, timeout);
             {
-                Sent::Ok => return true,
-                Sent::Refused(why) => {
-                    self.fail(path, items, &why);
-                    return false;
-                }
-                Sent::Retry(why) => why,
+                let mut p = self.lock();
+                p.sending_since = None;
+                p.trouble = !matches!(sent, Sent::Ok);
+            }
+            let (why, after) = match sent {
+                Sent::Ok => return Ok(()),
+                Sent::Refused(why) => return Err(Failure::Final(why)),
+                Sent::TooLarge(why) => return Err(Failure::TooLarge(why)),
+                Sent::Retry(why, after) => (why, after),
             };
+            let wait = after.unwrap_or_else(|| jitter(backoff));
             let now = Instant::now();
-            if now + backoff > deadline {
-                self.fail(
-                    path,
-                    items,
-                    &format!("{why}; gave up after {:?}", now - first),
-                );
+            if now + wait > deadline {
+                return Err(Failure::Final(format!(
+                    "{why}; gave up after {:?}",
+                    now - first
+                )));
+            }
+            if !self.pause(wait) {
+                return Err(Failure::Final(format!("{why}; closed while retrying")));
+            }
+            backoff = (backoff * 2).min(Duration::from_secs(5));
+        }
+    }
+
+    /// Where a signal's requests go: its own endpoint if it has one (the
+    /// URL as it is: no path appended), else the base endpoint and the
+    /// signal's path; and the request timeout.
+    fn route(&self, path: &'static str) -> (&Endpoint, &'static str, Duration) {
+        let own = self.settings.signals.iter().find(|(p, ..)| *p == path);
+        let timeout = own
+            .and_then(|(_, _, t)| *t)
+            .unwrap_or(self.settings.request_timeout);
+        match own.and_then(|(_, e, _)| e.as_ref()) {
+            Some(e) if e.base.is_empty() => (e, "/", timeout),
+            Some(e) => (e, "", timeout),
+            None => (&self.endpoint, path, timeout),
+        }
+    }
+
+    /// Sleeps `d` in short slices; false if the exporter closed meanwhile.
+    fn pause(&self, d: Duration) -> bool {
+        let until = Instant::now() + d;
+        loop {
+            if self.lock().closed {
                 return false;
             }
-            std::thread::sleep(backoff);
-            backoff = (backoff * 2).min(Duration::from_secs(1));
+            let now = Instant::now();
+            if now >= until {
+                return true;
+            }
+            std::thread::sleep((until - now).min(Duration::from_millis(50)));
         }
     }
 
@@ -408,6 +638,54 @@ impl Exporter {
             );
         }
     }
+}
+
+/// Why a batch was not sent.
+enum Failure {
+    /// 413: its halves may pass.
+    TooLarge(String),
+    /// Refused, or retried for as long as allowed.
+    Final(String),
+}
+
+/// `body` gzipped (fast level: the exporter's thread, not the caller's,
+/// pays it, and a batch should not wait on it).
+fn gzip(body: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut z = flate2::write::GzEncoder::new(
+        Vec::with_capacity(body.len() / 4),
+        flate2::Compression::fast(),
+    );
+    // Writing to a Vec cannot fail.
+    let _ = z.write_all(body);
+    z.finish().unwrap_or_default()
+}
+
+/// Items by target, in target order.
+fn group<T>(items: Vec<(&'static str, T)>) -> BTreeMap<&'static str, Vec<T>> {
+    let mut by: BTreeMap<&'static str, Vec<T>> = BTreeMap::new();
+    for (t, x) in items {
+        by.entry(t).or_default().push(x);
+    }
+    by
+}
+
+/// The items of [`group`]'s targets back from their scopes (same order).
+fn ungroup<T>(
+    by: BTreeMap<&'static str, Vec<T>>,
+    scopes: impl Iterator<Item = Vec<T>>,
+) -> Vec<(&'static str, T)> {
+    by.into_keys()
+        .zip(scopes)
+        .flat_map(|(t, v)| v.into_iter().map(move |x| (t, x)))
+        .collect()
+}
+
+/// `d` less a random part of its half: retries of many exporters spread.
+fn jitter(d: Duration) -> Duration {
+    use std::hash::BuildHasher;
+    let r = std::collections::hash_map::RandomState::new().hash_one(Instant::now());
+    d / 2 + (d / 2).mul_f64((r % 1024) as f64 / 1024.0)
 }
 
 #[cfg(test)]
@@ -435,6 +713,9 @@ mod tests {
             interval,
             retry_for: HOUR,
             request_timeout: Duration::from_secs(60),
+            shutdown: HOUR,
+            signals: Vec::new(),
+            gzip: false,
         }
     }
 
@@ -647,43 +928,213 @@ mod tests {
         );
     }
 
-    /// The writer that feeds a full buffer waits (the async queue behind
-    /// it then applies its overflow policy); stopping lets it through.
+    /// A full buffer makes its writer wait while the collector keeps up
+    /// (nothing is lost to a healthy one); once its last answer failed,
+    /// the record is dropped and counted at once (the collector may be
+    /// down for long), and every record is in exactly one of sent,
+    /// failed, dropped.
     #[test]
-    fn a_writer_waits_while_the_buffer_is_full() {
+    fn a_full_buffer_waits_for_a_healthy_collector_and_drops_for_one_in_trouble() {
         let stub = Stub::start();
         let ex = exporter(
             &stub,
             Settings {
                 buffer: 2,
+                retry_for: Duration::ZERO,
                 ..settings(512, HOUR)
             },
         );
         let e = ex.clone();
-        within("two pushes into room", move || {
-            e.push(log(0));
-            e.push(log(1));
+        let writer = std::thread::spawn(move || {
+            for i in 0..3 {
+                e.push(log(i));
+            }
         });
-        let e = ex.clone();
-        let writer = std::thread::spawn(move || e.push(log(2)));
-        // Time for a writer that does not wait to finish.
         std::thread::sleep(Duration::from_millis(200));
         assert!(!writer.is_finished(), "the third record waits for room");
-        assert_eq!(ex.unsent(), 2);
-        ex.stop();
-        within("the waiting writer", move || writer.join().unwrap());
         let thread = start(&ex);
-        thread
-            .recv_timeout(PATIENCE)
-            .expect("the exporter's thread ends once stopped");
-        assert_eq!(log_names(&stub).concat(), names(0..3));
+        within("the waiting writer", move || writer.join().unwrap());
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(ex.counts.logs.load(Relaxed), 3);
+        stub.set(|s| s.next = [503].into());
+        ex.push(log(3));
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(
+            ex.counts.failed.load(Relaxed),
+            1,
+            "the collector in trouble"
+        );
+        stop(&ex, thread);
+        let ex = Arc::new(Exporter::new(
+            stub.endpoint(),
+            Vec::new(),
+            ex.settings.clone(),
+        ));
+        ex.lock().trouble = true;
+        let e = ex.clone();
+        within("five pushes into a buffer of two", move || {
+            for i in 0..5 {
+                e.push(log(i));
+            }
+        });
+        assert_eq!(ex.unsent(), 2);
+        assert_eq!(ex.counts.dropped.load(Relaxed), 3);
+        let thread = start(&ex);
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(log_names(&stub).concat()[4..], names(0..2));
+        assert_eq!(ex.counts.logs.load(Relaxed), 2);
+        stop(&ex, thread);
     }
 
-    /// 5xx answers are retried (with backoff) until one succeeds.
+    /// The collector's `Retry-After` is the wait before the retry (the
+    /// own backoff would retry within 100 ms).
+    #[test]
+    fn retry_after_is_honoured() {
+        let stub = Stub::start();
+        stub.set(|s| {
+            s.next = [429].into();
+            s.extra = "Retry-After: 1\r\n".into();
+        });
+        let ex = exporter(&stub, settings(512, HOUR));
+        ex.push(log(0));
+        let thread = start(&ex);
+        let t = std::time::Instant::now();
+        assert_eq!(flush(&ex), 0);
+        assert!(t.elapsed() >= Duration::from_secs(1), "{:?}", t.elapsed());
+        assert_eq!(stub.count("/v1/logs"), 2);
+        assert_eq!(ex.counts.logs.load(Relaxed), 1);
+        stop(&ex, thread);
+    }
+
+    /// With gzip on, the body is gzipped and says so; it inflates to the
+    /// records.
+    #[test]
+    fn gzip_bodies_say_so_and_inflate_to_the_records() {
+        let stub = Stub::start();
+        let ex = exporter(
+            &stub,
+            Settings {
+                gzip: true,
+                ..settings(512, HOUR)
+            },
+        );
+        ex.push(log(0));
+        let thread = start(&ex);
+        assert_eq!(flush(&ex), 0);
+        let (head, body) = {
+            let s = stub.state();
+            let r = s.requests.iter().find(|r| r.path == "/v1/logs").unwrap();
+            (r.head.clone(), r.body.clone())
+        };
+        assert!(head.contains("Content-Encoding: gzip\r\n"), "{head}");
+        let mut plain = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&body[..]), &mut plain)
+            .unwrap();
+        let req = <opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest as prost::Message>::decode(&plain[..]).unwrap();
+        assert_eq!(
+            req.resource_logs[0].scope_logs[0].log_records[0].severity_text,
+            "r0"
+        );
+        stop(&ex, thread);
+    }
+
+    /// 500 is not retryable in OTLP: one request, the batch fails.
+    #[test]
+    fn a_500_is_not_retried() {
+        let stub = Stub::start();
+        stub.set(|s| s.next = [500].into());
+        let ex = exporter(&stub, settings(512, HOUR));
+        ex.push(log(0));
+        let thread = start(&ex);
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(stub.count("/v1/logs"), 1);
+        assert_eq!(ex.counts.failed.load(Relaxed), 1);
+        stop(&ex, thread);
+    }
+
+    /// A 413 splits the batch in halves, each sent on its own; a single
+    /// record refused as too large fails alone.
+    #[test]
+    fn a_413_splits_the_batch() {
+        let stub = Stub::start();
+        // The batch of 4, then its first half, refused; the rest taken.
+        stub.set(|s| s.next = [413, 413, 200, 200, 200].into());
+        let ex = exporter(&stub, settings(512, HOUR));
+        for i in 0..4 {
+            ex.push(log(i));
+        }
+        let thread = start(&ex);
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(
+            log_names(&stub),
+            [
+                names(0..4),
+                names(0..2),
+                names(0..1),
+                names(1..2),
+                names(2..4)
+            ]
+        );
+        assert_eq!(ex.counts.logs.load(Relaxed), 4);
+        stub.set(|s| s.next = [413].into());
+        ex.push(log(9));
+        assert_eq!(flush(&ex), 0);
+        assert_eq!(ex.counts.failed.load(Relaxed), 1);
+        stop(&ex, thread);
+    }
+
+    /// One budget for the end: a flush that runs out of time uses it up,
+    /// so the next flush of the end returns at once; closing then counts
+    /// what is unsent as dropped, exactly once, and takes nothing more.
+    #[test]
+    fn the_end_has_one_budget_and_closing_counts_the_rest_dropped() {
+        let stub = Stub::start();
+        stub.set(|s| s.hold = true);
+        let ex = exporter(
+            &stub,
+            Settings {
+                shutdown: Duration::from_millis(300),
+                ..settings(2, HOUR)
+            },
+        );
+        for i in 0..3 {
+            ex.push(log(i));
+        }
+        let thread = start(&ex);
+        let e = ex.clone();
+        let left = within("a flush", move || e.flush_until(e.deadline(false)));
+        assert_eq!(left, 3, "one batch held, one record waiting");
+        let e = ex.clone();
+        let t = std::time::Instant::now();
+        let left = within("the exit flush", move || e.flush_until(e.deadline(true)));
+        assert!(
+            t.elapsed() < Duration::from_millis(250),
+            "{:?}",
+            t.elapsed()
+        );
+        assert_eq!(left, 3);
+        assert_eq!(ex.close(), 3);
+        assert_eq!(ex.close(), 0, "counted once");
+        ex.push(log(9));
+        stub.set(|s| s.hold = false);
+        stop(&ex, thread);
+        let c = &ex.counts;
+        assert_eq!(
+            (
+                c.logs.load(Relaxed),
+                c.failed.load(Relaxed),
+                c.dropped.load(Relaxed)
+            ),
+            (0, 0, 4),
+            "the held batch's late answer is not counted"
+        );
+    }
+
+    /// Retryable answers are retried (with backoff) until one succeeds.
     #[test]
     fn a_failing_batch_is_retried_until_it_is_taken() {
         let stub = Stub::start();
-        stub.set(|s| s.next = [503, 500].into());
+        stub.set(|s| s.next = [503, 502].into());
         let ex = exporter(&stub, settings(512, HOUR));
         ex.push(log(0));
         let thread = start(&ex);

@@ -25,10 +25,20 @@ pub(crate) struct Endpoint {
 #[derive(Debug)]
 pub(crate) enum Sent {
     Ok,
-    /// Worth retrying: no connection, a timeout, 429 or 5xx.
-    Retry(String),
-    /// Not worth retrying: the collector refused the request (4xx).
+    /// Worth retrying, as the OTLP/HTTP specification lists: no
+    /// connection, a timeout, 429, 502, 503, 504; with the delay the
+    /// collector asked for in `Retry-After` (delay-seconds form).
+    Retry(String, Option<Duration>),
+    /// 413: the body is too large; half of it may pass.
+    TooLarge(String),
+    /// Not worth retrying: any other status (400, 500, ...).
     Refused(String),
+}
+
+/// What a response said: its status and its `Retry-After` delay.
+struct Answer {
+    status: u16,
+    retry_after: Option<Duration>,
 }
 
 impl Endpoint {
@@ -48,17 +58,45 @@ impl Endpoint {
 
     /// Posts a protobuf body to `<base><path>`.
     pub(crate) fn post(&self, path: &str, body: &[u8], timeout: Duration) -> Sent {
-        match self.try_post(path, body, timeout) {
-            Ok(status) if (200..300).contains(&status) => Sent::Ok,
-            Ok(status) if status == 429 || status >= 500 => {
-                Sent::Retry(format!("HTTP status {status}"))
+        self.post_encoded(path, body, None, timeout)
+    }
+
+    /// [`post`](Self::post) of a body in `Content-Encoding` `encoding`.
+    pub(crate) fn post_encoded(
+        &self,
+        path: &str,
+        body: &[u8],
+        encoding: Option<&str>,
+        timeout: Duration,
+    ) -> Sent {
+        match self.try_post(path, body, encoding, timeout) {
+            Ok(a) if (200..300).contains(&a.status) => Sent::Ok,
+            Ok(a) if matches!(a.status, 429 | 502 | 503 | 504) => {
+                Sent::Retry(format!("HTTP status {}", a.status), a.retry_after)
             }
-            Ok(status) => Sent::Refused(format!("HTTP status {status}")),
-            Err(e) => Sent::Retry(e.to_string()),
+            Ok(a) if a.status == 413 => Sent::TooLarge(format!("HTTP status {}", a.status)),
+            Ok(a) => Sent::Refused(format!("HTTP status {}", a.status)),
+            // A socket timeout reads "Resource temporarily unavailable"
+            // (EAGAIN) on Unix: say what happened instead.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                Sent::Retry(format!("no answer within {timeout:?}"), None)
+            }
+            Err(e) => Sent::Retry(e.to_string(), None),
         }
     }
 
-    fn try_post(&self, path: &str, body: &[u8], timeout: Duration) -> io::Result<u16> {
+    fn try_post(
+        &self,
+        path: &str,
+        body: &[u8],
+        encoding: Option<&str>,
+        timeout: Duration,
+    ) -> io::Result<Answer> {
         let addr = (self.host.as_str(), self.port)
             .to_socket_addrs()?
             .next()
@@ -74,6 +112,9 @@ impl Endpoint {
             self.authority(),
             body.len()
         );
+        if let Some(e) = encoding {
+            head.push_str(&format!("Content-Encoding: {e}\r\n"));
+        }
         for (k, v) in &self.headers {
             head.push_str(k);
             head.push_str(": ");
@@ -96,7 +137,10 @@ impl Endpoint {
             .and_then(|c| c.parse::<u16>().ok())
             .filter(|_| line.starts_with("HTTP/1."));
         match (status, read) {
-            (Some(code), _) => Ok(code),
+            (Some(status), _) => Ok(Answer {
+                status,
+                retry_after: retry_after(&resp),
+            }),
             // No status line, and the read failed: say why (a timeout, a
             // reset), not that the answer is malformed.
             (None, Err(e)) => Err(e),
@@ -106,6 +150,20 @@ impl Endpoint {
             ))),
         }
     }
+}
+
+/// The `Retry-After` header's delay, in its delay-seconds form (an
+/// HTTP-date is left to the exporter's own backoff).
+fn retry_after(resp: &[u8]) -> Option<Duration> {
+    let text = String::from_utf8_lossy(resp);
+    let head = text.split("\r\n\r\n").next().unwrap_or("");
+    head.lines().skip(1).find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        if !name.trim().eq_ignore_ascii_case("retry-after") {
+            return None;
+        }
+        value.trim().parse::<u64>().ok().map(Duration::from_secs)
+    })
 }
 
 #[cfg(test)]
@@ -122,7 +180,8 @@ mod tests {
     fn kind(s: &Sent) -> &'static str {
         match s {
             Sent::Ok => "ok",
-            Sent::Retry(_) => "retry",
+            Sent::Retry(..) => "retry",
+            Sent::TooLarge(_) => "too large",
             Sent::Refused(_) => "refused",
         }
     }
@@ -141,8 +200,9 @@ mod tests {
         r.into_inner()
     }
 
-    /// 2xx is sent; 429 and 5xx are worth a retry; other statuses are a
-    /// refusal.
+    /// 2xx is sent; 429, 502, 503 and 504 are worth a retry (the OTLP
+    /// specification's list); 413 asks for a smaller body; other statuses,
+    /// 500 included, are a refusal.
     #[test]
     fn the_status_decides_sent_retry_or_refused() {
         let stub = Stub::start();
@@ -151,8 +211,12 @@ mod tests {
             (200, "ok"),
             (204, "ok"),
             (429, "retry"),
-            (500, "retry"),
+            (502, "retry"),
             (503, "retry"),
+            (504, "retry"),
+            (500, "refused"),
+            (501, "refused"),
+            (413, "too large"),
             (400, "refused"),
             (404, "refused"),
             (499, "refused"),
@@ -160,8 +224,32 @@ mod tests {
             stub.set(|s| s.status = status);
             let got = ep.post("/v1/logs", b"x", TIMEOUT);
             assert_eq!(kind(&got), want, "{status}: {got:?}");
-            if let Sent::Retry(why) | Sent::Refused(why) = got {
+            if let Sent::Retry(why, _) | Sent::Refused(why) | Sent::TooLarge(why) = got {
                 assert_eq!(why, format!("HTTP status {status}"));
+            }
+        }
+    }
+
+    /// `Retry-After` in seconds comes back with the retry, whatever the
+    /// header's case; a date (or no header) leaves the delay to the
+    /// exporter.
+    #[test]
+    fn retry_after_seconds_are_read() {
+        let stub = Stub::start();
+        let ep = stub.endpoint();
+        for (extra, want) in [
+            ("Retry-After: 7\r\n", Some(Duration::from_secs(7))),
+            ("retry-after:  2 \r\n", Some(Duration::from_secs(2))),
+            ("Retry-After: Wed, 21 Oct 2015 07:28:00 GMT\r\n", None),
+            ("", None),
+        ] {
+            stub.set(|s| {
+                s.status = 429;
+                s.extra = extra.to_owned();
+            });
+            match ep.post("/v1/logs", b"x", TIMEOUT) {
+                Sent::Retry(_, after) => assert_eq!(after, want, "{extra:?}"),
+                other => panic!("{other:?}"),
             }
         }
     }
@@ -213,7 +301,7 @@ mod tests {
             headers: Vec::new(),
         };
         match ep.post("/v1/logs", b"x", TIMEOUT) {
-            Sent::Retry(why) => assert!(why.contains("malformed HTTP response"), "{why}"),
+            Sent::Retry(why, _) => assert!(why.contains("malformed HTTP response"), "{why}"),
             other => panic!("{other:?}"),
         }
         // A collector that takes the request and never answers: the
@@ -229,7 +317,7 @@ mod tests {
         });
         let quick = Duration::from_millis(200);
         match (Endpoint { port, ..ep.clone() }).post("/v1/logs", b"x", quick) {
-            Sent::Retry(why) => assert!(!why.contains("malformed"), "{why}"),
+            Sent::Retry(why, _) => assert_eq!(why, "no answer within 200ms"),
             other => panic!("{other:?}"),
         }
         drop(hold_tx);
@@ -238,7 +326,7 @@ mod tests {
         let port = closed.local_addr().unwrap().port();
         drop(closed);
         match (Endpoint { port, ..ep }).post("/v1/logs", b"x", TIMEOUT) {
-            Sent::Retry(_) => {}
+            Sent::Retry(..) => {}
             other => panic!("{other:?}"),
         }
     }

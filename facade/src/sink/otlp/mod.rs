@@ -8,12 +8,14 @@ mod http;
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
 
+pub(crate) use config::read_otel;
 pub use config::DEFAULT_ENDPOINT;
 
 use crate::record::Record;
@@ -44,13 +46,21 @@ use http::Endpoint;
 /// The caller's cost is [`AsyncSink`]'s: the record is captured into a
 /// bounded queue with the [`Overflow`] policy chosen. Conversion, batching,
 /// encoding and sending happen on two background threads (the queue's
-/// writer and the exporter). A batch that cannot be sent (collector down,
-/// 5xx, 429) is retried with backoff for [`retry_for`](OtlpSinkBuilder::retry_for),
-/// then counted in [`OtlpStats::failed`] and reported once on stderr. So
-/// every accepted record ends up exactly once in `logs + spans`, `failed`
-/// or `dropped` (scope start events are folded into their span and not
-/// counted). Only `http://` endpoints: there is no TLS (use a local
-/// collector to forward securely); gRPC is not supported.
+/// writer and the exporter). The caller never waits on the network: while
+/// the collector is in trouble, a record that finds the exporter's buffer
+/// full is dropped and counted. A batch that cannot be sent is retried as
+/// the OTLP specification says (connection errors, timeouts, 429, 502,
+/// 503, 504; `Retry-After` honoured, else exponential backoff with jitter)
+/// for [`retry_for`](OtlpSinkBuilder::retry_for), then counted in
+/// [`OtlpStats::failed`] and reported once on stderr; 413 splits it. The
+/// end (flushes, the exit handler, the drop) is bounded by
+/// [`shutdown_timeout`](OtlpSinkBuilder::shutdown_timeout) in all, after
+/// which what is unsent counts as dropped. So every accepted record ends
+/// up exactly once in `logs + spans`, `failed` or `dropped` (scope start
+/// events are folded into their span and not counted), and one line at
+/// exit says so when anything was lost. Only `http://` endpoints: there is
+/// no TLS (use a local collector to forward securely); gRPC is not
+/// supported. The guide's telemetry chapter has the details.
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -62,16 +72,28 @@ use http::Endpoint;
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub struct OtlpSink {
+    /// Its queue and exporter, shared with [`OtlpSink::installed_stats`].
+    entry: Arc<Entry>,
+    done: Mutex<Option<mpsc::Receiver<()>>>,
+    /// The end's summary line has been written.
+    summarized: AtomicBool,
+}
+
+/// What [`OtlpSink::installed_stats`] reads of a live sink: its
+/// exporter and its queue's counters.
+struct Entry {
     queue: AsyncSink,
     exporter: Arc<Exporter>,
-    done: Mutex<Option<mpsc::Receiver<()>>>,
-    shutdown_timeout: Duration,
 }
+
+/// The sinks alive (however they were built: from `RADICAL_LOG_TGT`
+/// too, where no one holds a handle).
+static LIVE: Mutex<Vec<std::sync::Weak<Entry>>> = Mutex::new(Vec::new());
 
 impl std::fmt::Debug for OtlpSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OtlpSink")
-            .field("exporter", &self.exporter)
+            .field("exporter", &self.entry.exporter)
             .finish()
     }
 }
@@ -103,7 +125,9 @@ pub struct OtlpSinkBuilder {
     capacity: usize,
     overflow: Overflow,
     level: LevelFilter,
-    shutdown_timeout: Duration,
+    /// `OTEL_SDK_DISABLED=true`: [`build_or_warn`](Self::build_or_warn)
+    /// builds nothing.
+    disabled: bool,
 }
 
 impl OtlpSink {
@@ -122,37 +146,68 @@ impl OtlpSink {
                 interval: Duration::from_secs(5),
                 retry_for: Duration::from_secs(10),
                 request_timeout: Duration::from_secs(5),
+                shutdown: Duration::from_secs(5),
+                signals: Vec::new(),
+                gzip: false,
             },
             capacity: crate::sink::DEFAULT_CAPACITY,
             overflow: Overflow::Block,
             level: LevelFilter::Trace,
-            shutdown_timeout: Duration::from_secs(5),
+            disabled: false,
         }
     }
 
-    /// The sink's counters.
+    /// The sink's counters. Every record the sink accepted is, once it
+    /// is no longer pending, in exactly one of `logs + spans`, `failed`
+    /// and `dropped`.
     pub fn stats(&self) -> OtlpStats {
-        let q = self.queue.stats();
-        let c = &self.exporter.counts;
-        let load = |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
-        OtlpStats {
-            logs: load(&c.logs),
-            spans: load(&c.spans),
-            failed: load(&c.failed) + q.failed,
-            dropped: q.dropped,
-            metric_exports: load(&c.metric_exports),
+        stats_of(&self.entry.exporter, &self.entry.queue.stats())
+    }
+
+    /// The endpoint and counters of every OTLP sink alive, those built
+    /// from `RADICAL_LOG_TGT=otlp` included (no handle is needed), in the
+    /// order they were built.
+    pub fn installed_stats() -> Vec<(String, OtlpStats)> {
+        let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+        live.iter()
+            .filter_map(std::sync::Weak::upgrade)
+            .map(|e| (e.exporter.url(""), stats_of(&e.exporter, &e.queue.stats())))
+            .collect()
+    }
+
+    /// Writes the one line that says what was lost, once, if anything was.
+    fn summarize(&self, when: &str) {
+        let s = self.stats();
+        if s.failed + s.dropped == 0 || self.summarized.swap(true, Ordering::SeqCst) {
+            return;
         }
+        warn(&format!(
+            "OTLP {}: {when}: exported {} ({} logs, {} spans), failed {}, dropped {}",
+            self.entry.exporter.url(""),
+            s.logs + s.spans,
+            s.logs,
+            s.spans,
+            s.failed,
+            s.dropped
+        ));
     }
 
     /// The endpoint's base URL.
     pub fn endpoint(&self) -> String {
-        self.exporter.url("")
+        self.entry.exporter.url("")
     }
 }
 
 impl OtlpSinkBuilder {
-    /// Adds an HTTP header to every request (e.g. an API key).
+    /// Adds an HTTP header to every request (e.g. an API key). A name
+    /// that is not an HTTP token or a value with control characters (CR,
+    /// LF: they would start a header of their own) is left out, with one
+    /// warning.
     pub fn header(mut self, name: &str, value: &str) -> Self {
+        if let Some(why) = config::bad_header(name, value) {
+            warn(&format!("OTLP header {name:?} left out ({why})"));
+            return self;
+        }
         if let Ok(e) = &mut self.endpoint {
             e.headers.push((name.to_owned(), value.to_owned()));
         }
@@ -196,6 +251,12 @@ impl OtlpSinkBuilder {
         self.settings.retry_for = d;
         self
     }
+    /// gzip the request bodies (default off; `OTEL_EXPORTER_OTLP_COMPRESSION=gzip`
+    /// for [`builder_from_env`](OtlpSink::builder_from_env)).
+    pub fn gzip(mut self, on: bool) -> Self {
+        self.settings.gzip = on;
+        self
+    }
     /// Connect, write and read timeout of one request (default 5 s).
     pub fn request_timeout(mut self, d: Duration) -> Self {
         self.settings.request_timeout = d.max(Duration::from_millis(1));
@@ -217,10 +278,12 @@ impl OtlpSinkBuilder {
         self.level = level;
         self
     }
-    /// How long dropping the sink waits for the last exports (default 5 s;
-    /// on drop, failing batches are not retried).
+    /// The most a flush waits for the exporter, and the most all of the
+    /// end's waits together take (the guard's flush, the exit handler's,
+    /// the sink's drop): what is unsent then is counted as dropped and
+    /// said once (default 5 s; on drop, failing batches are not retried).
     pub fn shutdown_timeout(mut self, d: Duration) -> Self {
-        self.shutdown_timeout = d;
+        self.settings.shutdown = d;
         self
     }
 
@@ -247,27 +310,37 @@ impl OtlpSinkBuilder {
             exporter: exporter.clone(),
             ids: Ids { salt: salt() },
             level: self.level,
-            flush_timeout: self.settings.retry_for + self.settings.request_timeout,
         };
         let queue = AsyncSink::wrapping(Arc::new(feed))
             .capacity(self.capacity)
             .overflow(self.overflow)
             .name(format!("OTLP {}", exporter.url("")))
-            // A flush waits for the exporter's retries.
-            .shutdown_timeout(
-                self.settings.retry_for + self.settings.request_timeout + Duration::from_secs(1),
-            )
+            // The feed's flush ends by the exporter's deadline; the
+            // queue's own bound only guards against a writer stuck
+            // elsewhere.
+            .shutdown_timeout(self.settings.shutdown + Duration::from_secs(1))
             .build();
-        Ok(OtlpSink {
-            queue,
-            exporter,
+        let entry = Arc::new(Entry { queue, exporter });
+        let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+        live.retain(|w| w.strong_count() > 0);
+        live.push(Arc::downgrade(&entry));
+        drop(live);
+        let sink = OtlpSink {
             done: Mutex::new(Some(rx)),
-            shutdown_timeout: self.shutdown_timeout,
-        })
+            entry,
+            summarized: AtomicBool::new(false),
+        };
+        Ok(sink)
     }
 
-    /// [`build`](Self::build), or one warning naming `var` and `None`.
+    /// [`build`](Self::build), or one warning naming `var` and `None`;
+    /// `None` with one note when `OTEL_SDK_DISABLED` is `true` (for a
+    /// builder from [`builder_from_env`](OtlpSink::builder_from_env)).
     pub fn build_or_warn(self, var: &str) -> Option<OtlpSink> {
+        if self.disabled {
+            warn("OTEL_SDK_DISABLED=true: no OpenTelemetry exporter is installed");
+            return None;
+        }
         let url = self.url.clone();
         match self.build() {
             Ok(s) => Some(s),
@@ -294,6 +367,8 @@ pub(crate) struct OtelVars {
     pub(crate) headers: Option<(&'static str, String)>,
     pub(crate) resource_attributes: Option<(&'static str, String)>,
     pub(crate) service_name: Option<String>,
+    /// Per-signal endpoints, timeouts, `OTEL_SDK_DISABLED`.
+    pub(crate) extra: config::OtelExtra,
 }
 
 /// [`OtlpSink::builder_from_env`] over given settings, warning through
@@ -316,12 +391,38 @@ pub(crate) fn builder_from_vars(
             warn(&format!("{name}: ignoring {item:?} (expected key=value)"));
         }
         for (k, v) in ok {
-            b = if is_header {
-                b.header(&k, &v)
-            } else {
+            b = if !is_header {
                 b.resource_attribute(&k, &v)
+            } else if let Some(why) = config::bad_header(&k, &v) {
+                warn(&format!("{name}: ignoring header {k:?} ({why})"));
+                b
+            } else {
+                b.header(&k, &v)
             };
         }
+    }
+    let extra = vars.extra;
+    b.disabled = extra.disabled;
+    b.settings.gzip = extra.gzip;
+    if let Some(t) = extra.timeout {
+        b = b.request_timeout(t);
+    }
+    for (path, url, timeout) in extra.signals {
+        let endpoint = url.and_then(|u| match config::parse_endpoint(&u) {
+            Ok(e) => Some(e),
+            Err(why) => {
+                let sig = config::SIGNALS
+                    .iter()
+                    .find(|(p, _)| *p == path)
+                    .map_or("", |s| s.1);
+                warn(&format!(
+                    "OTEL_EXPORTER_OTLP_{sig}_ENDPOINT={u:?} is not usable ({why}); \
+                     the base endpoint is used"
+                ));
+                None
+            }
+        });
+        b.settings.signals.push((path, endpoint, timeout));
     }
     if let Some(s) = vars.service_name {
         b = b.service_name(&s);
@@ -371,12 +472,24 @@ fn salt() -> u64 {
     RandomState::new().hash_one((std::process::id(), std::time::SystemTime::now()))
 }
 
+/// [`OtlpStats`] from the exporter's counters and its queue's.
+fn stats_of(exporter: &Exporter, q: &crate::sink::AsyncStats) -> OtlpStats {
+    let c = &exporter.counts;
+    let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    OtlpStats {
+        logs: load(&c.logs),
+        spans: load(&c.spans),
+        failed: load(&c.failed) + q.failed,
+        dropped: load(&c.dropped) + q.dropped,
+        metric_exports: load(&c.metric_exports),
+    }
+}
+
 /// The sink the queue's writer feeds: converts and hands to the exporter.
 struct Feed {
     exporter: Arc<Exporter>,
     ids: Ids,
     level: LevelFilter,
-    flush_timeout: Duration,
 }
 
 impl Sink for Feed {
@@ -389,13 +502,17 @@ impl Sink for Feed {
     fn emit(&self, record: &Record<'_>) {
         self.exporter.push(convert(record, self.ids));
     }
+    /// Waits for the exporter until its deadline. At exit, what is left
+    /// then is counted as dropped (the sink's summary says so).
     fn flush(&self) {
-        let left = self.exporter.flush(self.flush_timeout);
-        if left > 0 {
+        let exiting = crate::process::exiting();
+        let left = self.exporter.flush_until(self.exporter.deadline(exiting));
+        if left > 0 && exiting {
+            self.exporter.close();
+        } else if left > 0 {
             warn(&format!(
-                "OTLP {}: flush gave up after {:?}; {left} records not yet sent",
-                self.exporter.url(""),
-                self.flush_timeout
+                "OTLP {}: flush gave up; {left} records not yet sent",
+                self.exporter.url("")
             ));
         }
     }
@@ -403,16 +520,19 @@ impl Sink for Feed {
 
 impl Sink for OtlpSink {
     fn max_level(&self) -> LevelFilter {
-        self.queue.max_level()
+        self.entry.queue.max_level()
     }
     fn wants_telemetry(&self) -> bool {
         true
     }
     fn emit(&self, record: &Record<'_>) {
-        self.queue.emit(record);
+        self.entry.queue.emit(record);
     }
     fn flush(&self) {
-        self.queue.flush();
+        self.entry.queue.flush();
+        if crate::process::exiting() {
+            self.summarize("at exit");
+        }
     }
 }
 
@@ -421,20 +541,20 @@ impl Drop for OtlpSink {
         // Drain the queue into the exporter, then let the exporter send
         // what is left (one attempt per batch) and stop, waiting a bounded
         // time.
-        self.exporter.hurry();
-        self.queue.flush();
-        self.exporter.stop();
+        // All within one shutdown budget, which an earlier flush that ran
+        // out of time may have used up.
+        self.entry.exporter.hurry();
+        let deadline = self.entry.exporter.deadline(true);
+        self.entry.queue.flush();
+        self.entry.exporter.stop();
         let done = self.done.lock().ok().and_then(|mut d| d.take());
         if let Some(rx) = done {
-            if rx.recv_timeout(self.shutdown_timeout).is_err() {
-                warn(&format!(
-                    "OTLP {}: shutdown gave up after {:?}; {} records not sent",
-                    self.exporter.url(""),
-                    self.shutdown_timeout,
-                    self.exporter.unsent()
-                ));
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if rx.recv_timeout(left).is_err() {
+                self.entry.exporter.close();
             }
         }
+        self.summarize("shut down");
     }
 }
 
@@ -456,7 +576,10 @@ mod tests {
 
     /// `builder_from_vars` over `vars` (an unset variable is left out;
     /// names as the environment spells them): the builder and the warnings.
-    fn from_vars(endpoint: Option<&str>, vars: &[(&str, &str)]) -> (OtlpSinkBuilder, Vec<String>) {
+    pub(super) fn from_vars(
+        endpoint: Option<&str>,
+        vars: &[(&str, &str)],
+    ) -> (OtlpSinkBuilder, Vec<String>) {
         let vars: HashMap<&str, &str> = vars.iter().copied().collect();
         let get = |k: &'static str| vars.get(k).map(|v| (k, (*v).to_owned()));
         let otel = OtelVars {
@@ -464,6 +587,7 @@ mod tests {
             headers: get("OTEL_EXPORTER_OTLP_HEADERS"),
             resource_attributes: get("OTEL_RESOURCE_ATTRIBUTES"),
             service_name: get("OTEL_SERVICE_NAME").map(|(_, v)| v),
+            extra: config::read_otel(&|k| vars.get(k).map(|v| (*v).to_owned()), &|_| {}),
         };
         let warnings = RefCell::new(Vec::new());
         let b = builder_from_vars(endpoint, otel, |w| warnings.borrow_mut().push(w.to_owned()));
@@ -597,7 +721,7 @@ mod tests {
         OtlpSink::builder(&stub.url()).export_interval(Duration::from_secs(3600))
     }
 
-    fn emit(s: &OtlpSink, message: &'static str) {
+    pub(super) fn emit(s: &OtlpSink, message: &'static str) {
         s.emit(&Record::new(
             &TEST_LOG,
             Level::Info,
@@ -691,5 +815,69 @@ mod tests {
         let st = s.stats();
         assert_eq!((st.logs, st.failed, st.dropped), (0, 1, 0));
         within("dropping the sink", move || drop(s));
+    }
+}
+
+#[cfg(test)]
+mod otel_tests {
+    use super::stub::{within, Stub};
+    use super::tests::{emit, from_vars};
+    use super::*;
+
+    /// `OTEL_EXPORTER_OTLP_HEADERS='x-a=1%0D%0AX-Injected: yes'`: the
+    /// decoded CR/LF would write a header of its own; the header is left
+    /// out with one warning naming the variable, the others are kept.
+    #[test]
+    fn a_header_with_a_line_break_is_left_out_with_a_warning() {
+        let (b, warnings) = from_vars(
+            None,
+            &[(
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                "x-a=1%0D%0AX-Injected: yes,x-b=2",
+            )],
+        );
+        let e = b.endpoint.as_ref().unwrap();
+        assert_eq!(e.headers, [("x-b".to_owned(), "2".to_owned())]);
+        assert_eq!(
+            warnings,
+            ["OTEL_EXPORTER_OTLP_HEADERS: ignoring header \"x-a\" (its value has control characters)"]
+        );
+        let b = OtlpSink::builder("http://h:1").header("x-c", "1\r\nX-Injected: yes");
+        assert!(b.endpoint.unwrap().headers.is_empty());
+    }
+
+    /// A per-signal endpoint is used as it is (no `/v1/logs` appended);
+    /// the other signals go to the base endpoint with their paths.
+    #[test]
+    fn a_per_signal_endpoint_is_used_as_it_is() {
+        let stub = Stub::start();
+        let logs = format!("{}/custom/logs", stub.url());
+        let base = format!("{}/base", stub.url());
+        let (b, warnings) = from_vars(
+            None,
+            &[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", &base),
+                ("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", &logs),
+                ("OTEL_EXPORTER_OTLP_TIMEOUT", "1500"),
+            ],
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(b.settings.request_timeout, Duration::from_millis(1500));
+        let s = b.build().unwrap();
+        emit(&s, "routed");
+        s.flush();
+        assert_eq!(s.stats().logs, 1);
+        assert_eq!(stub.count("/custom/logs"), 1);
+        assert_eq!(stub.count("/base/v1/logs"), 0);
+        within("dropping the sink", move || drop(s));
+    }
+
+    /// `OTEL_SDK_DISABLED=true`: nothing is built.
+    #[test]
+    fn sdk_disabled_builds_no_exporter() {
+        let (b, _) = from_vars(None, &[("OTEL_SDK_DISABLED", "true")]);
+        assert!(b.build_or_warn("OTEL_EXPORTER_OTLP_ENDPOINT").is_none());
+        let (b, _) = from_vars(None, &[("OTEL_SDK_DISABLED", "false")]);
+        assert!(!b.disabled);
     }
 }

@@ -36,6 +36,8 @@ pub(super) struct State {
     pub(super) status: u16,
     /// Answers wait while this is set.
     pub(super) hold: bool,
+    /// Header lines added to every answer (each ending in `\r\n`).
+    pub(super) extra: String,
 }
 
 pub(super) struct Stub {
@@ -201,7 +203,7 @@ fn serve(c: std::net::TcpStream, state: &(Mutex<State>, Condvar)) {
         return;
     }
     let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
-    let status = {
+    let (status, extra) = {
         let mut s = state.0.lock().unwrap_or_else(|e| e.into_inner());
         s.requests.push(Request { path, head, body });
         let status = s.next.pop_front().unwrap_or(s.status);
@@ -213,13 +215,11 @@ fn serve(c: std::net::TcpStream, state: &(Mutex<State>, Condvar)) {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
-        if status == 0 {
-            200
-        } else {
-            status
-        }
+        let status = if status == 0 { 200 } else { status };
+        (status, s.extra.clone())
     };
     let _ = r.get_mut().write_all(
-        format!("HTTP/1.1 {status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").as_bytes(),
+        format!("HTTP/1.1 {status} X\r\n{extra}Content-Length: 0\r\nConnection: close\r\n\r\n")
+            .as_bytes(),
     );
 }

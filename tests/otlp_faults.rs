@@ -1,0 +1,204 @@
+//! The OTLP exporter against collectors in trouble, served here on
+//! loopback: none at all, one that never answers, one that answers 503 or
+//! 429 with `Retry-After`, 400, 413, garbage, or takes 5 s per request.
+//! Each case is a child process (`sink_child otlp-env N`) set up through
+//! `SINK_CHILD_LOG_TGT=otlp` (`LOG_TGT=otlp` in the child's namespace), so the guard's drop and the exit handler run
+//! as in an application. Per case: the child ends within the shutdown
+//! timeout (5 s default) plus a generous margin, and the one summary line
+//! accounts for every record: exported + failed + dropped = emitted. The
+//! longest caller call is printed (not asserted: this machine is shared).
+//! Run with `cargo test -p elide-tests --features otlp --test otlp_faults`.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use elide_tests::run_with_deadline;
+
+/// The records each child emits: more than the exporter's buffer (8192)
+/// and the queue before it together, so a full buffer that made callers
+/// wait would show.
+const EMITTED: u64 = 40_000;
+
+/// Shutdown timeout (5 s) plus room for a slow, shared machine; the code
+/// before this test took 32 to 86 s.
+const DEADLINE: Duration = Duration::from_secs(20);
+
+/// How a fault server answers each request.
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    /// Nothing listens.
+    Down,
+    /// Takes the request and never answers.
+    Silent,
+    /// This status line and headers.
+    Status(&'static str),
+    /// Not HTTP.
+    Garbage,
+    /// 200, after 5 s.
+    Slow,
+}
+
+/// Starts a server with `fault` on loopback; its URL.
+fn serve(fault: Fault) -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", l.local_addr().unwrap());
+    if matches!(fault, Fault::Down) {
+        return url; // dropped: the port refuses connections
+    }
+    std::thread::spawn(move || {
+        for c in l.incoming().flatten() {
+            std::thread::spawn(move || answer(c, fault));
+        }
+    });
+    url
+}
+
+/// Reads one request (head and body), answers as `fault` says.
+fn answer(mut c: TcpStream, fault: Fault) {
+    let _ = c.set_read_timeout(Some(Duration::from_secs(60)));
+    let mut buf = Vec::new();
+    let mut chunk = [0; 64 * 1024];
+    let body_len = loop {
+        match c.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map_or(0, |v| v.trim().parse().unwrap_or(0));
+            break end + 4 + len;
+        }
+    };
+    while buf.len() < body_len {
+        match c.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let reply = match fault {
+        Fault::Down => unreachable!(),
+        Fault::Silent => {
+            std::thread::sleep(Duration::from_secs(120));
+            return;
+        }
+        Fault::Status(line) => format!("{line}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+        Fault::Garbage => "SSH-2.0-OpenSSH_9.6\r\n".to_owned(),
+        Fault::Slow => {
+            std::thread::sleep(Duration::from_secs(5));
+            "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_owned()
+        }
+    };
+    let _ = c.write_all(reply.as_bytes());
+}
+
+/// What one child did.
+struct Run {
+    took: Duration,
+    longest_call_us: u64,
+    /// exported, failed, dropped from the summary line (none: nothing lost).
+    summary: Option<(u64, u64, u64)>,
+    stderr: String,
+}
+
+fn run(url: &str) -> Run {
+    let t = Instant::now();
+    let out = run_with_deadline(
+        Command::new(env!("CARGO_BIN_EXE_sink_child"))
+            .args(["otlp-env", &EMITTED.to_string()])
+            // The child's own namespace (its executable's name).
+            .env("SINK_CHILD_LOG_TGT", "otlp")
+            .env("SINK_CHILD_LOG_LVL", "info")
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", url),
+        DEADLINE,
+    );
+    let took = t.elapsed();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stdout}{stderr}");
+    let longest_call_us = stdout
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("longest_call_us="))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no longest call in {stdout:?}"));
+    let installed: Vec<&str> = stdout
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix("installed="))
+        .collect();
+    assert_eq!(installed, [url], "the env-built sink is found: {stdout}");
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains(": at exit: "))
+        .collect();
+    assert!(lines.len() <= 1, "said once: {stderr}");
+    let summary = lines.first().map(|l| {
+        // "... at exit: exported E (L logs, S spans), failed F, dropped D"
+        let num = |key: &str| -> u64 {
+            let at = l.find(key).unwrap_or_else(|| panic!("{key} in {l}")) + key.len();
+            l[at..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        (num("exported "), num("failed "), num("dropped "))
+    });
+    Run {
+        took,
+        longest_call_us,
+        summary,
+        stderr,
+    }
+}
+
+/// Every fault, each in its own child, all at once (they mostly wait).
+#[test]
+fn every_fault_ends_in_time_with_every_record_accounted_for() {
+    let cases = [
+        ("down", Fault::Down),
+        ("silent", Fault::Silent),
+        (
+            "503 Retry-After",
+            Fault::Status("HTTP/1.1 503 X\r\nRetry-After: 1"),
+        ),
+        (
+            "429 Retry-After",
+            Fault::Status("HTTP/1.1 429 X\r\nRetry-After: 2"),
+        ),
+        ("400", Fault::Status("HTTP/1.1 400 Bad Request")),
+        ("413", Fault::Status("HTTP/1.1 413 Too Large")),
+        ("garbage", Fault::Garbage),
+        ("5 s per request", Fault::Slow),
+    ];
+    let runs: Vec<_> = cases
+        .iter()
+        .map(|&(name, fault)| {
+            let url = serve(fault);
+            (name, std::thread::spawn(move || run(&url)))
+        })
+        .collect();
+    for (name, r) in runs {
+        let r = r.join().unwrap_or_else(|_| panic!("{name}"));
+        println!(
+            "{name:>16}: exit after {:>6.2?}, longest call {:>7} us, {:?}",
+            r.took, r.longest_call_us, r.summary
+        );
+        let (exported, failed, dropped) = r
+            .summary
+            .unwrap_or_else(|| panic!("{name}: records were lost, and not said: {}", r.stderr));
+        assert_eq!(
+            exported + failed + dropped,
+            EMITTED,
+            "{name}: exported + failed + dropped = emitted: {}",
+            r.stderr
+        );
+        if !matches!(name, "5 s per request") {
+            assert_eq!(exported, 0, "{name}: the collector took nothing");
+        }
+    }
+}
