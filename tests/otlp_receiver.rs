@@ -96,7 +96,7 @@ fn serve(c: TcpStream, got: &Mutex<Received>, stop: &AtomicBool) {
             return;
         }
         let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
-        let (mut len, mut close) = (0usize, false);
+        let (mut len, mut close, mut gzip) = (0usize, false, false);
         loop {
             let mut h = String::new();
             r.read_line(&mut h).unwrap();
@@ -109,11 +109,21 @@ fn serve(c: TcpStream, got: &Mutex<Received>, stop: &AtomicBool) {
                     len = v.trim().parse().unwrap();
                 } else if k.eq_ignore_ascii_case("connection") {
                     close = v.trim().eq_ignore_ascii_case("close");
+                } else if k.eq_ignore_ascii_case("content-encoding") {
+                    gzip = v.trim().eq_ignore_ascii_case("gzip");
                 }
             }
         }
         let mut body = vec![0; len];
         r.read_exact(&mut body).unwrap();
+        if gzip {
+            // A collector forwards gzip-compressed (rotel always does).
+            let mut plain = Vec::new();
+            flate2::read::GzDecoder::new(&body[..])
+                .read_to_end(&mut plain)
+                .unwrap();
+            body = plain;
+        }
         decode(&path, &body, &mut got.lock().unwrap());
         close |= stop.load(Ordering::Relaxed);
         let reply: &[u8] = if close {

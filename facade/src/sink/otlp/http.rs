@@ -56,12 +56,14 @@ impl Endpoint {
         }
     }
 
-    /// Posts a protobuf body to `<base><path>`.
+    /// Posts a protobuf body to `<base><path>` (the tests' shorthand).
+    #[cfg(test)]
     pub(crate) fn post(&self, path: &str, body: &[u8], timeout: Duration) -> Sent {
         self.post_encoded(path, body, None, timeout)
     }
 
-    /// [`post`](Self::post) of a body in `Content-Encoding` `encoding`.
+    /// Posts a protobuf body to `<base><path>`, in `Content-Encoding`
+    /// `encoding` when one is given.
     pub(crate) fn post_encoded(
         &self,
         path: &str,
