@@ -1138,29 +1138,6 @@ fn log_fmt_chooses_the_line_format_of_the_log_targets() {
     );
 }
 
-/// `LOG_FMT=radical-dotted` gives the `LOG_TGT` sinks the RADICAL layout
-/// with the name column spelled from the `init_ns` root.
-#[test]
-fn log_fmt_radical_dotted_spells_names_from_the_root() {
-    let r = probe(
-        &[
-            ("RADICAL_ASYNCFLOW_LOG_TGT", "./x.log"),
-            ("RADICAL_ASYNCFLOW_LOG_FMT", "radical-dotted"),
-            ("RADICAL_LOG_LVL", "info"),
-        ],
-        &["ns:radical.asyncflow", "emit"],
-    );
-    assert!(r.warnings().is_empty(), "{}", r.stderr);
-    let file = fs::read_to_string(r.dir.join("x.log")).expect("x.log");
-    let line = file
-        .lines()
-        .find(|l| l.contains("probe info line"))
-        .unwrap_or_else(|| panic!("{file}"));
-    let columns: Vec<&str> = line.split(" : ").collect();
-    assert_eq!(columns.len(), 6, "{line}");
-    assert_eq!(columns[1].trim_end(), "radical.asyncflow.engine", "{line}");
-}
-
 #[test]
 fn bad_log_fmt_warns_once_and_keeps_the_radical_line() {
     let r = probe(

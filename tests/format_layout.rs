@@ -9,9 +9,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-#[allow(deprecated)]
-use elide::format::set_name_style;
-use elide::format::{epoch_secs, Format, NameStyle};
+use elide::format::{epoch_secs, set_name_style, Format, NameStyle};
 use elide::sink::{AsyncSink, DurableFileSink, FileSink};
 use elide::{Kind, Level, Metadata, Record, Sink, Value};
 use line_reader::{parse_compact, parse_radical, splitlines};
@@ -308,10 +306,8 @@ fn forged_target_through_a_macro_is_one_line() {
     elide::set_sinks([]);
 }
 
-/// `Format::RadicalDotted` under `init_ns("radical.asyncflow")` spells the
-/// name column as radical.utils' logger names read, while a sink holding
-/// `Format::Radical` in the same process keeps the target as written; the
-/// deprecated process-wide `set_name_style` still dots every RADICAL line.
+/// `NameStyle::Dotted` under `init_ns("radical.asyncflow")` spells the name
+/// column as radical.utils' logger names read.
 #[test]
 fn dotted_names_under_the_root_namespace() {
     static ENGINE: Metadata = Metadata::new(
@@ -328,8 +324,12 @@ fn dotted_names_under_the_root_namespace() {
     let _guard = elide::init_ns("radical.asyncflow");
     let r = Record::new(&ENGINE, Level::Info, format_args!("m"), &[]).with_time(t0());
     let o = Record::new(&OTHER, Level::Info, format_args!("m"), &[]).with_time(t0());
-    let dotted = line(Format::RadicalDotted, &r);
-    let other = line(Format::RadicalDotted, &o);
+    assert!(line(Format::Radical, &r).starts_with("1796066819.926 : radical_asyncflow::engine : "));
+    set_name_style(NameStyle::Dotted);
+    let dotted = line(Format::Radical, &r);
+    let other = line(Format::Radical, &o);
+    let compact = line(Format::Compact, &r);
+    set_name_style(NameStyle::Target);
     assert!(
         dotted.starts_with("1796066819.926 : radical.asyncflow.engine : "),
         "{dotted:?}"
@@ -338,28 +338,9 @@ fn dotted_names_under_the_root_namespace() {
         other.starts_with(&format!("1796066819.926 : {:<20} : ", "my_app.db")),
         "{other:?}"
     );
-    // The option is the format's: a plain RADICAL sink is not affected, and
-    // the dotted line differs from it only in the name column.
-    let plain = line(Format::Radical, &r);
-    assert!(plain.starts_with("1796066819.926 : radical_asyncflow::engine : "));
-    assert_eq!(
-        plain.replacen("radical_asyncflow::engine", "radical.asyncflow.engine", 1),
-        dotted
-    );
     // Only the RADICAL name column changes.
-    let compact = line(Format::Compact, &r);
     assert!(
         compact.contains(" radical_asyncflow::engine: "),
         "{compact:?}"
     );
-
-    // The deprecated global, kept for existing callers.
-    #[allow(deprecated)]
-    {
-        set_name_style(NameStyle::Dotted);
-        let forced = line(Format::Radical, &r);
-        set_name_style(NameStyle::Target);
-        assert_eq!(forced, dotted);
-    }
-    assert_eq!(line(Format::Radical, &r), plain);
 }

@@ -8,12 +8,8 @@
 //! quoted, so no text can be read back as another column or another
 //! `key=value` pair.
 //!
-//! A layout's options are part of the [`Format`] value a sink holds (the
-//! RADICAL layout with dotted names is [`Format::RadicalDotted`]), so two
-//! sinks can write different layouts in one process.
-//!
 //! Statics owned here: each thread's reusable `LINE` buffer, and the
-//! deprecated process-wide RADICAL name style (`radical.rs`).
+//! process-wide RADICAL name style (`radical.rs`).
 
 use std::fmt::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -35,7 +31,6 @@ pub use escape::Escaped;
 #[cfg(feature = "json")]
 #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub use json::{json_fields, json_str, json_value};
-#[allow(deprecated)]
 pub use radical::{set_name_style, NameStyle};
 
 /// A line layout.
@@ -52,8 +47,7 @@ pub enum Format {
     /// - time: epoch seconds, rounded to milliseconds as Python's `%.3f`
     ///   rounds `time.time()`;
     /// - name: the site's target, left-aligned in 20 columns (longer names
-    ///   are not cut); [`RadicalDotted`](Format::RadicalDotted) spells it
-    ///   dotted;
+    ///   are not cut), or its dotted spelling (see [`set_name_style`]);
     /// - process id, left-aligned in 5;
     /// - thread: elide's thread number ([`thread_number`](crate::thread_number):
     ///   1 for the first thread that logs, then 2, 3, ...), left-aligned in 5.
@@ -64,24 +58,6 @@ pub enum Format {
     ///   `TRACE` for trace records (Python has none), left-aligned in 8.
     #[default]
     Radical,
-    /// The [`Radical`](Format::Radical) layout with the name column spelled
-    /// as radical.utils' logger names read: `::` written as `.`, and a
-    /// target under the root namespace of [`init_ns`](crate::init_ns)
-    /// spelled from the root (`init_ns("radical.asyncflow")`:
-    /// `radical_asyncflow::engine` -> `radical.asyncflow.engine`), so mixed
-    /// Rust and Python logs sort and grep alike. `LOG_FMT=radical-dotted`.
-    ///
-    /// ```
-    /// use elide::format::Format;
-    /// use elide::sink::FileSink;
-    /// let _guard = elide::init_ns("radical.asyncflow");
-    /// # let path = std::env::temp_dir().join(format!("elide-dotted-{}.log", std::process::id()));
-    /// let sink = FileSink::open(&path)?.with_format(Format::RadicalDotted);
-    /// // target `radical_asyncflow::engine` reads `radical.asyncflow.engine`
-    /// # drop(sink); std::fs::remove_file(&path)?;
-    /// # Ok::<(), std::io::Error>(())
-    /// ```
-    RadicalDotted,
     /// One JSON object per line: `time`, `level`, `target`, `pid`, `tid`,
     /// `msg`, `fields` (typed), `file`, `line`. Needs the cargo feature
     /// `json` (on by default); without it lines are written in the
@@ -94,11 +70,10 @@ pub enum Format {
 
 impl Format {
     /// The format's name as written in configuration (`LOG_FMT`):
-    /// `radical`, `radical-dotted`, `json`, `compact`.
+    /// `radical`, `json`, `compact`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Radical => "radical",
-            Format::RadicalDotted => "radical-dotted",
             Format::Json => "json",
             Format::Compact => "compact",
         }
@@ -109,7 +84,6 @@ impl Format {
     pub fn parse(s: &str) -> Option<Format> {
         match s.trim().to_ascii_lowercase().as_str() {
             "radical" => Some(Format::Radical),
-            "radical-dotted" => Some(Format::RadicalDotted),
             "json" => Some(Format::Json),
             "compact" => Some(Format::Compact),
             _ => None,
@@ -179,13 +153,12 @@ impl Format {
     pub fn write(self, record: &Record<'_>, out: &mut String) {
         // The values' `Debug`/`Display` run in here: a panic is theirs.
         crate::contain::formatting_values(|| match self {
-            Format::Radical => radical::write(record, out, NameStyle::Target),
-            Format::RadicalDotted => radical::write(record, out, NameStyle::Dotted),
+            Format::Radical => radical::write(record, out),
             #[cfg(feature = "json")]
             Format::Json => json::write(record, out),
             // Documented on the variant: the RADICAL layout instead.
             #[cfg(not(feature = "json"))]
-            Format::Json => radical::write(record, out, NameStyle::Target),
+            Format::Json => radical::write(record, out),
             Format::Compact => compact::write(record, out),
         });
         out.push('\n');
@@ -198,7 +171,7 @@ impl Format {
     pub(crate) fn level_span(self, line: &str) -> Option<std::ops::Range<usize>> {
         let start = match self {
             // time : name : pid : tid : LEVEL
-            Format::Radical | Format::RadicalDotted => line.match_indices(" : ").nth(3)?.0 + 3,
+            Format::Radical => line.match_indices(" : ").nth(3)?.0 + 3,
             // HH:MM:SS.mmm LEVEL
             Format::Compact => line.find(' ')? + 1,
             #[cfg(feature = "json")]
@@ -329,12 +302,7 @@ mod tests {
 
     #[test]
     fn every_layout_parses_from_its_name_in_any_case_and_spacing() {
-        for f in [
-            Format::Radical,
-            Format::RadicalDotted,
-            Format::Json,
-            Format::Compact,
-        ] {
+        for f in [Format::Radical, Format::Json, Format::Compact] {
             assert_eq!(Format::parse(f.as_str()), Some(f));
             let loud = format!("  {} ", f.as_str().to_ascii_uppercase());
             assert_eq!(Format::parse(&loud), Some(f), "{loud:?}");

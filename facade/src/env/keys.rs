@@ -270,8 +270,6 @@ pub(crate) static LOG_FMT: Key<LogFormat> = Key {
     doc: Doc {
         meaning: "the line format of the `LOG_TGT` sinks, console and files",
         values: "`radical` (`<time> : <target> : <pid> : <tid> : <LEVEL> : <message>`), \
-                 `radical-dotted` (the same, the target spelled with dots from the \
-                 `init_ns` root: `radical.asyncflow.engine`), \
                  `json` (one JSON object per line), `compact` (`HH:MM:SS.mmm LEVEL target: \
                  message`), any case, spaces trimmed; `json` needs the cargo feature `json` \
                  (on by default), without it `radical` with one warning",

@@ -26,27 +26,18 @@ pub enum NameStyle {
     Dotted,
 }
 
-/// Set by the deprecated [`set_name_style`]: every RADICAL line dotted.
 static DOTTED: AtomicBool = AtomicBool::new(false);
 
-/// Makes every RADICAL line (every sink, every path) spell the name column
-/// dotted. Deprecated: a process-wide switch overrides what each sink was
-/// built with; give the sinks that want dotted names
-/// [`Format::RadicalDotted`](crate::format::Format::RadicalDotted) (or set
-/// `LOG_FMT=radical-dotted` for the sinks `LOG_TGT` opens).
-/// `NameStyle::Target` restores each sink's own format.
+/// Chooses how every RADICAL line (every sink, every path) spells the name
+/// column. Process-wide, so the sinks `LOG_TGT` opens follow it too.
 ///
 /// ```
-/// # #![allow(deprecated)]
 /// use elide::format::{set_name_style, NameStyle};
 /// let _guard = elide::init_ns("radical.asyncflow");
 /// set_name_style(NameStyle::Dotted);
 /// // target `radical_asyncflow::engine` now reads `radical.asyncflow.engine`
 /// # set_name_style(NameStyle::Target);
 /// ```
-#[deprecated(
-    note = "use `Format::RadicalDotted` on the sinks that want dotted names (`LOG_FMT=radical-dotted`)"
-)]
 pub fn set_name_style(style: NameStyle) {
     DOTTED.store(style == NameStyle::Dotted, Ordering::Relaxed);
 }
@@ -66,13 +57,11 @@ fn level_column(level: Level) -> &'static str {
     }
 }
 
-/// Writes the RADICAL line of `record`, its name column in `style` (or
-/// dotted, if the deprecated [`set_name_style`] asked for it).
-pub(super) fn write(record: &Record<'_>, out: &mut String, style: NameStyle) {
+pub(super) fn write(record: &Record<'_>, out: &mut String) {
     out.reserve(96);
     push_epoch_3(record.time(), out);
     out.push_str(" : ");
-    let width = if style == NameStyle::Dotted || DOTTED.load(Ordering::Relaxed) {
+    let width = if DOTTED.load(Ordering::Relaxed) {
         write_dotted(record.target(), out)
     } else {
         escape_name(record.target(), out)
