@@ -57,7 +57,7 @@ pub fn routed(cs: &'static Callsite, needed: u8) -> Option<Route> {
 /// The hot check of a common site (the `site!` template): [`route`]
 /// answering only yes or no. The site's record function
 /// (`dispatch_message_at`, `dispatch_text_at`) takes the callsite, not the
-/// route, so it asks [`configured_for`] again (one more load of the site,
+/// route, so it asks `configured_for` again (one more load of the site,
 /// on the cold path): in an unoptimised build the site's code is then this
 /// call, a branch and the closure's call, with no `Option` to match.
 #[inline(always)]
