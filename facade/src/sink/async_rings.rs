@@ -492,7 +492,7 @@ impl RingQueue {
             w[1] = Box::into_raw(block) as *mut u64 as usize as u64;
         };
         // SAFETY: forwarded from the caller.
-        if unsafe { ring.try_push(BIG_LEN as usize, &stub) } {
+        if unsafe { ring.try_push(BIG_LEN as usize, stub) } {
             if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
                 self.shared.wake();
             }
