@@ -307,4 +307,5 @@ fn rotel_killed_and_restarted_mid_run_loses_only_what_is_counted() {
             .any(|(_, l)| matches!(attr(&l.attributes, "phase"), Some(any_value::Value::StringValue(p)) if p == "back"))
     });
     drop(rotel);
+    rx.stop();
 }

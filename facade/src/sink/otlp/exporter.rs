@@ -109,7 +109,7 @@ struct Pending {
 impl Pending {
     /// Whether a writer may wait for room (see [`STALL`]).
     fn keeping_up(&self) -> bool {
-        !self.trouble && self.sending_since.is_none_or(|t| t.elapsed() < STALL)
+        !self.trouble && self.sending_since.map_or(true, |t| t.elapsed() < STALL)
     }
 }
 

@@ -57,6 +57,7 @@ impl Endpoint {
     }
 
     /// Posts a protobuf body to `<base><path>`.
+    #[cfg(test)]
     pub(crate) fn post(&self, path: &str, body: &[u8], timeout: Duration) -> Sent {
         self.post_encoded(path, body, None, timeout)
     }
