@@ -8,8 +8,6 @@
 //! what a backend behind a collector would see. Run with
 //! `ELIDE_ROTEL=$(.ci/rotel-venv) cargo test -p elide-tests --features otlp --test otlp_rotel -- --nocapture`.
 
-// The receiver is shared with tests/otlp.rs; this suite never stops one early.
-#[allow(dead_code)]
 mod otlp_receiver;
 
 use std::io::Read;
@@ -309,4 +307,5 @@ fn rotel_killed_and_restarted_mid_run_loses_only_what_is_counted() {
             .any(|(_, l)| matches!(attr(&l.attributes, "phase"), Some(any_value::Value::StringValue(p)) if p == "back"))
     });
     drop(rotel);
+    rx.stop();
 }
