@@ -114,3 +114,55 @@ impl Drop for Scratch {
         self.clear();
     }
 }
+
+/// Serialises the tests of one test binary that replace process-wide
+/// state (the installed sinks, levels, the telemetry switch). A test that
+/// panicked while holding it does not poison the others.
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Installs `sink` as the only sink, with the level at `Info`.
+pub fn install(sink: std::sync::Arc<dyn elide::Sink>) {
+    elide::set_sinks([sink]);
+    elide::set_level(elide::LevelFilter::Info);
+}
+
+/// A path for one test's file, removed when the test ends (see [`Scratch`]).
+pub fn temp_path(name: &str) -> Scratch {
+    Scratch::path(name)
+}
+
+/// A future that is pending once, then ready: a real suspension point for
+/// the tests of checked and timed `async fn`s.
+#[derive(Debug)]
+pub struct YieldOnce(pub bool);
+
+impl YieldOnce {
+    /// A future that has not yielded yet.
+    pub fn new() -> YieldOnce {
+        YieldOnce(false)
+    }
+}
+
+impl Default for YieldOnce {
+    fn default() -> Self {
+        YieldOnce::new()
+    }
+}
+
+impl std::future::Future for YieldOnce {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+}

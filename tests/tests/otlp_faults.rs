@@ -9,6 +9,8 @@
 //! longest caller call is printed (not asserted: this machine is shared).
 //! Run with `cargo test -p elide-tests --features otlp --test otlp_faults`.
 
+#![cfg(feature = "otlp")]
+
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::Command;

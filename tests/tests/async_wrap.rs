@@ -3,6 +3,7 @@
 //! are counted exactly and announced, flush waits, telemetry passes, and a
 //! panicking inner sink is contained.
 
+use elide_tests::{install, serial};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, SystemTime};
@@ -12,17 +13,6 @@ use elide::telemetry::ProfSink;
 use elide::{Level, LevelFilter, Record, Sink};
 
 /// These tests replace the process-wide sinks: one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn install(sink: Arc<dyn Sink>) {
-    elide::set_sinks([sink]);
-    elide::set_level(LevelFilter::Info);
-}
-
 /// A gate the inner sink waits at until the test opens it.
 #[derive(Default)]
 struct Gate {

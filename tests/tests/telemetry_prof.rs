@@ -2,18 +2,13 @@
 //! field checked. Tests here replace the global sinks, so they run one at a
 //! time.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use elide_tests::serial;
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use elide::sink::{MemorySink, OwnedValue};
 use elide::telemetry::ProfSink;
 use elide::{counter, telemetry, Sink};
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// A path for one test's `.prof` directory, removed when the test ends.
 fn fresh_dir(test: &str) -> elide_tests::Scratch {

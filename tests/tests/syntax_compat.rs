@@ -1,15 +1,11 @@
 //! The call-site syntax users of `log` and `tracing` already write (issue
 //! 12, section 4): each form compiles and records what it says.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use elide_tests::serial;
+use std::sync::Arc;
 
 use elide::sink::{MemorySink, OwnedRecord, OwnedValue};
 use elide::{info, log, warn, Level, LevelFilter, Sink};
-
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 fn capture() -> Arc<MemorySink> {
     let mem = Arc::new(MemorySink::new());

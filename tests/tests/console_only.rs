@@ -13,6 +13,8 @@
 //! gets one warning naming the variable, the value, the missing feature and
 //! the fallback, and every record still reaches its destination.
 
+#![cfg(feature = "fixtures")]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

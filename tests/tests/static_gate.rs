@@ -18,6 +18,8 @@
 //! and the filtered build has its own, and a second run of the tests finds
 //! every one of them fresh instead of rebuilding four times per profile.
 
+#![cfg(feature = "fixtures")]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

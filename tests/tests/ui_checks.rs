@@ -3,6 +3,8 @@
 //!
 //! Regenerate the expected output with `TRYBUILD=overwrite`, then review it.
 
+#![cfg(feature = "fixtures")]
+
 #[test]
 fn misuse_of_checks_fails_to_compile_with_helpful_messages() {
     let t = trybuild::TestCases::new();

@@ -8,6 +8,8 @@
 //! each example under the crate's edition. A chapter added later is picked
 //! up without a change here.
 
+#![cfg(feature = "fixtures")]
+
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;

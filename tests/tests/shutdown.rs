@@ -3,6 +3,7 @@
 //! panics. Each child runs under a time limit and is killed past it, so a
 //! hang fails the test instead of stalling the suite.
 
+use elide_tests::temp_path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
@@ -10,11 +11,6 @@ use elide_tests::run_with_deadline;
 
 fn child() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sink_child"))
-}
-
-/// A log file's path, removed when the test ends.
-fn temp_path(name: &str) -> elide_tests::Scratch {
-    elide_tests::Scratch::path(&format!("shutdown-{name}"))
 }
 
 /// `key=value` from the child's stdout.

@@ -8,13 +8,16 @@
 //! what a backend behind a collector would see. Run with
 //! `ELIDE_ROTEL=$(.ci/rotel-venv) cargo test -p elide-tests --features otlp --test otlp_rotel -- --nocapture`.
 
+#![cfg(feature = "otlp")]
+
 mod otlp_receiver;
 
+use elide_tests::serial;
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use elide::sink::OtlpSink;
@@ -23,12 +26,6 @@ use opentelemetry_proto::tonic::common::v1::{any_value, KeyValue};
 use otlp_receiver::{Received, Receiver};
 
 /// The tests replace the global sinks: one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// The rotel-agent binary, or a printed skip.
 fn rotel() -> Option<PathBuf> {
     let bin = std::env::var_os("ELIDE_ROTEL").map(PathBuf::from);

@@ -3,21 +3,15 @@
 //! run-time gate. Tests here replace the global sinks, so they run one at a
 //! time.
 
+use elide_tests::{serial, YieldOnce};
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, UNIX_EPOCH};
 
 use elide::sink::{MemorySink, OwnedRecord, OwnedValue};
 use elide::Sink;
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 fn memory() -> Arc<MemorySink> {
     let mem = Arc::new(MemorySink::new());
@@ -194,21 +188,6 @@ fn timed_functions_nest_and_carry_their_fields() {
     elide::set_sinks([]);
 }
 
-/// Pending once, then ready: a real suspension point.
-struct YieldOnce(bool);
-
-impl Future for YieldOnce {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
-
 struct Noop;
 impl Wake for Noop {
     fn wake(self: Arc<Self>) {}
@@ -216,7 +195,7 @@ impl Wake for Noop {
 
 #[elide::timed(name = "job", id)]
 async fn job(id: u32) -> Result<u32, String> {
-    YieldOnce(false).await;
+    YieldOnce::new().await;
     {
         // A `scope!` guard is not `Send`: it cannot be held across `.await`
         // in a future that moves between threads (`#[timed]` is for that).
@@ -240,7 +219,7 @@ async fn evens(n: u32) -> impl Iterator<Item = u32> {
 
 #[elide::timed(name = "job.io")]
 async fn step(id: u32) -> Result<u32, String> {
-    YieldOnce(false).await;
+    YieldOnce::new().await;
     if id == 0 {
         return Err("zero".into());
     }

@@ -12,6 +12,8 @@
 //! thread; a sink whose flush never returns delays the abort by a bounded
 //! time only, and the others are flushed meanwhile.
 
+#![cfg(feature = "fixtures")]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;

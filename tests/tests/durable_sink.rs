@@ -2,16 +2,12 @@
 //! on disk after the guard is dropped, and failing outputs that neither
 //! panic nor hang.
 
+use elide_tests::temp_path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 fn child() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sink_child"))
-}
-
-/// A log file's path, removed when the test ends.
-fn temp_path(name: &str) -> elide_tests::Scratch {
-    elide_tests::Scratch::path(&format!("durable-{name}"))
 }
 
 /// `key=value` from the child's report line.

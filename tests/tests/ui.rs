@@ -1,5 +1,7 @@
 //! Compile-time diagnostics of the log, counter and enabled macros.
 
+#![cfg(feature = "fixtures")]
+
 #[test]
 fn macro_misuse_is_reported_at_the_offending_token() {
     let t = trybuild::TestCases::new();

@@ -1,13 +1,9 @@
 //! The `log` and `tracing` bridges on real binaries (`bin/bridge_child.rs`,
 //! whose dependency `chatty-dep` knows only `log` and `tracing`).
 
+use elide_tests::temp_path;
 use std::process::Command;
 use std::time::Duration;
-
-/// A log file's path, removed when the test ends.
-fn temp_path(name: &str) -> elide_tests::Scratch {
-    elide_tests::Scratch::path(&format!("bridge-{name}"))
-}
 
 /// Runs the child in `mode` with `env`; kills it after 120 s (a loop would
 /// hang or overflow the stack) and fails cleanly. Returns its stdout.

@@ -2,17 +2,12 @@
 //! that wants telemetry. Tests here change global configuration, so they
 //! run one at a time.
 
+use elide_tests::serial;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use elide::sink::{MemorySink, NullSink, OwnedValue};
 use elide::{telemetry, Kind, Sink};
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 static EVALUATED: AtomicU32 = AtomicU32::new(0);
 

@@ -7,6 +7,8 @@
 //! prints a skip line and passes. Run with
 //! `cargo test -p elide-tests --features otlp --test otlp_collector -- --nocapture`.
 
+#![cfg(feature = "otlp")]
+
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

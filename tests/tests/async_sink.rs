@@ -1,6 +1,7 @@
 //! The async sink under load: nothing lost with `Block`, exact accounting
 //! with `Drop`, and a flush that cannot hang behind a stuck writer.
 
+use elide_tests::{install, serial, temp_path};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
@@ -10,24 +11,6 @@ use std::time::Duration;
 
 use elide::sink::{AsyncSink, Overflow};
 use elide::{LevelFilter, Sink};
-use elide_tests::Scratch;
-
-/// These tests replace the process-wide sinks: one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// A log file's path, removed when the test ends.
-fn temp_path(name: &str) -> Scratch {
-    Scratch::path(&format!("async-{name}"))
-}
-
-fn install(sink: Arc<dyn Sink>) {
-    elide::set_sinks([sink]);
-    elide::set_level(LevelFilter::Info);
-}
 
 /// `t` and `seq` fields from a RADICAL line ending in `... t=<t> seq=<seq>`.
 fn thread_and_seq(line: &str) -> Option<(u64, u64)> {

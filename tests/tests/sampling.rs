@@ -3,19 +3,18 @@
 //! global sinks, and the installed sinks would also see the records of a
 //! test that only captures (the configuration lets them through).
 
+use elide_tests::serial;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, MutexGuard};
 use std::time::{Duration, Instant};
 
 use elide::sink::MemorySink;
 use elide::{info, LevelFilter, Sink};
 
-static SERIAL: Mutex<()> = Mutex::new(());
-
 /// Serialises the tests and installs a fresh memory sink at `Info`.
 fn capture() -> (MutexGuard<'static, ()>, Arc<MemorySink>) {
-    let guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let guard = serial();
     let mem = Arc::new(MemorySink::new());
     elide::set_sinks([mem.clone() as Arc<dyn Sink>]);
     elide::set_level(LevelFilter::Info);
@@ -24,7 +23,7 @@ fn capture() -> (MutexGuard<'static, ()>, Arc<MemorySink>) {
 
 #[test]
 fn sample_passes_the_first_of_every_n_hits() {
-    let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _s = serial();
     let evaluated = AtomicU32::new(0);
     let records = elide::testing::capture(|| {
         for i in 0..10_000 {

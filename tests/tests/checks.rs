@@ -2,11 +2,11 @@
 //! `debug_mode!`, gated by debug mode per namespace.
 //!
 //! Debug mode, the failure policy, the sinks and the panic hook are process
-//! wide, so every test takes `LOCK` and sets what it relies on.
+//! wide, so every test takes `serial()` and sets what it relies on.
 
+use elide_tests::{serial, YieldOnce};
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Wake, Waker};
@@ -14,12 +14,10 @@ use std::task::{Context, Poll, Wake, Waker};
 use elide::sink::{MemorySink, OwnedRecord};
 use elide::{check, check_eq, check_ne, checked, CheckFailure, Kind, Level};
 
-static LOCK: Mutex<()> = Mutex::new(());
-
 /// Serialises the test and installs a fresh memory sink, debug mode `debug`
 /// everywhere and the panic policy.
 fn setup(debug: bool) -> (MutexGuard<'static, ()>, Arc<MemorySink>) {
-    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let guard = serial();
     let mem = Arc::new(MemorySink::new());
     elide::set_sinks([mem.clone() as Arc<dyn elide::Sink>]);
     elide::set_debug(debug);
@@ -88,22 +86,6 @@ fn block_on<F: Future>(f: F) -> F::Output {
     loop {
         if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
             return v;
-        }
-    }
-}
-
-/// Suspends once, so checked `async fn`s really cross an await point.
-struct YieldOnce(bool);
-
-impl Future for YieldOnce {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            Poll::Ready(())
-        } else {
-            self.0 = true;
-            cx.waker().wake_by_ref();
-            Poll::Pending
         }
     }
 }
@@ -193,7 +175,7 @@ fn failed_check_panics_with_location_condition_and_message() {
     assert_eq!(
         msg,
         format!(
-            "tests/checks.rs:{line}: check failed: `v.len() == 3 && v[0] > -1`: vector [1, 2] has 2 items"
+            "tests/tests/checks.rs:{line}: check failed: `v.len() == 3 && v[0] > -1`: vector [1, 2] has 2 items"
         )
     );
     // The record reached the sinks at error level before the panic.
@@ -211,7 +193,7 @@ fn failed_check_panics_with_location_condition_and_message() {
     // The panic itself is reported at the check, not inside elide.
     let line = line!() + 1;
     let (file, at) = panic_location(|| check!(v.is_empty()));
-    assert_eq!((file.as_str(), at), ("tests/checks.rs", line));
+    assert_eq!((file.as_str(), at), ("tests/tests/checks.rs", line));
 }
 
 #[test]
@@ -258,7 +240,7 @@ fn check_eq_and_check_ne_show_the_values() {
     assert_eq!(
         msg,
         format!(
-            "tests/checks.rs:{line}: check failed: `a == b` (left: 2, right: 3): sizes differ by 1"
+            "tests/tests/checks.rs:{line}: check failed: `a == b` (left: 2, right: 3): sizes differ by 1"
         )
     );
     let uid = "task.1";
@@ -415,7 +397,7 @@ impl Queue {
 
 #[checked(requires(x < 100, "async x {}", x), ensures(|r| *r == x * 2))]
 async fn double_later(x: u32) -> u32 {
-    YieldOnce(false).await;
+    YieldOnce::new().await;
     if x == 7 {
         return 0;
     }
@@ -424,7 +406,7 @@ async fn double_later(x: u32) -> u32 {
 
 #[checked(ensures(|r| r.is_ok()))]
 async fn parse_later(s: &str) -> Result<u32, std::num::ParseIntError> {
-    YieldOnce(false).await;
+    YieldOnce::new().await;
     let n: u32 = s.parse()?;
     Ok(n)
 }
@@ -432,7 +414,7 @@ async fn parse_later(s: &str) -> Result<u32, std::num::ParseIntError> {
 impl Queue {
     #[checked(requires(!self.items.is_empty()), ensures(|r| *r > 0))]
     async fn sum_later(&self) -> u32 {
-        YieldOnce(false).await;
+        YieldOnce::new().await;
         self.items.iter().sum()
     }
 }
@@ -488,8 +470,11 @@ fn checked_failures_name_the_function_condition_and_message() {
     let (file, line) = panic_location(|| {
         let _ = divide(7, 0);
     });
-    assert_eq!((file.as_str(), line), ("tests/checks.rs", recs[0].line));
-    assert!(msg.starts_with(&format!("tests/checks.rs:{}: ", recs[0].line)));
+    assert_eq!(
+        (file.as_str(), line),
+        ("tests/tests/checks.rs", recs[0].line)
+    );
+    assert!(msg.starts_with(&format!("tests/tests/checks.rs:{}: ", recs[0].line)));
 
     let msg = panic_message(|| {
         let mut q = Queue {

@@ -4,10 +4,13 @@
 //! `cargo test -p elide-tests --features otlp --test otlp`. Tests replace
 //! the global sinks, so they run one at a time.
 
+#![cfg(feature = "otlp")]
+
 mod otlp_receiver;
 
+use elide_tests::serial;
 use std::net::TcpListener;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use elide::sink::OtlpSink;
@@ -15,12 +18,6 @@ use elide::{LevelFilter, Sink};
 use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
 use opentelemetry_proto::tonic::trace::v1::Span;
 use otlp_receiver::{Received, Receiver};
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 fn attr<'a>(attrs: &'a [KeyValue], key: &str) -> Option<&'a any_value::Value> {
     attrs
