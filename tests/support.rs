@@ -166,3 +166,26 @@ impl std::future::Future for YieldOnce {
         std::task::Poll::Pending
     }
 }
+
+/// Builds the fixture crate `fixtures/<fixture>` (a crate of its own, not
+/// a workspace member: its features must not unify with ours) with
+/// `features` into `target`, under a deadline; the path of its debug
+/// binary `bin`.
+pub fn build_fixture(fixture: &str, features: &str, target: &Path, bin: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(fixture);
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.current_dir(&dir)
+        .args(["build", "--quiet", "--features", features, "--target-dir"])
+        .arg(target);
+    let out = run_with_deadline(&mut cmd, Duration::from_secs(600));
+    assert!(
+        out.status.success(),
+        "fixture {fixture} build failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    target
+        .join("debug")
+        .join(format!("{bin}{}", std::env::consts::EXE_SUFFIX))
+}

@@ -18,7 +18,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use elide_tests::run_with_deadline;
+use elide_tests::{build_fixture, run_with_deadline};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -40,21 +40,8 @@ fn app(build: Build) -> &'static Path {
         Build::File => (&FILE, "console-only-file", "file"),
     };
     cell.get_or_init(|| {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/console-only");
         let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
-        let mut cmd = Command::new(env!("CARGO"));
-        cmd.current_dir(&fixture)
-            .args(["build", "--quiet", "--features", features, "--target-dir"])
-            .arg(&target);
-        let out = run_with_deadline(&mut cmd, Duration::from_secs(600));
-        assert!(
-            out.status.success(),
-            "fixture build failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        target
-            .join("debug")
-            .join(format!("console-only{}", std::env::consts::EXE_SUFFIX))
+        build_fixture("console-only", features, &target, "console-only")
     })
 }
 

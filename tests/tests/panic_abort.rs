@@ -19,7 +19,7 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use elide_tests::{run_with_deadline, Scratch};
+use elide_tests::{build_fixture, run_with_deadline, Scratch};
 
 /// Every `LOG_MODE`.
 const MODES: [&str; 4] = ["buffered", "async", "durable", "sync-durable"];
@@ -28,21 +28,8 @@ const MODES: [&str; 4] = ["buffered", "async", "durable", "sync-durable"];
 fn app() -> &'static Path {
     static APP: OnceLock<PathBuf> = OnceLock::new();
     APP.get_or_init(|| {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/panic-abort");
         let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("panic-abort");
-        let mut cmd = Command::new(env!("CARGO"));
-        cmd.current_dir(&fixture)
-            .args(["build", "--quiet", "--target-dir"])
-            .arg(&target);
-        let out = run_with_deadline(&mut cmd, Duration::from_secs(600));
-        assert!(
-            out.status.success(),
-            "fixture build failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        target
-            .join("debug")
-            .join(format!("panic-abort{}", std::env::consts::EXE_SUFFIX))
+        build_fixture("panic-abort", "", &target, "panic-abort")
     })
 }
 
