@@ -19,12 +19,15 @@ use crate::record::Record;
 use crate::value::{Value, Visit};
 
 mod compact;
+mod debug_text;
 mod digits;
 mod escape;
 #[cfg(feature = "json")]
 mod json;
 mod radical;
 
+#[cfg(feature = "otlp")]
+pub(crate) use debug_text::otlp_string;
 #[cfg(any(feature = "json", feature = "prof"))]
 pub(crate) use digits::push_epoch_7;
 pub use escape::Escaped;
@@ -252,9 +255,9 @@ impl Visit for Plain<'_> {
         q.end();
     }
     fn debug(&mut self, v: &dyn fmt::Debug) {
-        let mut q = escape::Quoted::begin(self.0);
-        let _ = write!(q, "{v:?}");
-        q.end();
+        let start = self.0.len();
+        let _ = write!(self.0, "{v:?}");
+        debug_text::settle_plain(self.0, start);
     }
 }
 
@@ -268,7 +271,7 @@ mod tests {
     #[test]
     fn values_of_every_kind_in_key_value_and_json() {
         let (min, max) = (i128::MIN.to_string(), u128::MAX.to_string());
-        let cases: [(Value<'_>, &str, &str); 17] = [
+        let cases: [(Value<'_>, &str, &str); 20] = [
             (Value::I64(-3), "-3", "-3"),
             (Value::U64(42), "42", "42"),
             (Value::I128(i128::MIN), &min, &min),
@@ -285,7 +288,15 @@ mod tests {
             (Value::Str(""), r#""""#, r#""""#),
             (Value::Str("a\nb"), r#""a\nb""#, r#""a\nb""#),
             (Value::Display(&"x=1"), r#""x=1""#, r#""x=1""#),
-            (Value::Debug(&"q"), r#""\"q\"""#, r#""\"q\"""#),
+            // A Debug string is quoted once, as where it came from.
+            (Value::Debug(&"q"), r#""q""#, r#""q""#),
+            (Value::Debug(&"a \"b\""), r#""a \"b\"""#, r#""a \"b\"""#),
+            (Value::Debug(&Some(1)), "Some(1)", r#""Some(1)""#),
+            (
+                Value::Debug(&Some("q")),
+                r#""Some(\"q\")""#,
+                r#""Some(\"q\")""#,
+            ),
         ];
         for (v, plain, _json) in &cases {
             let mut out = String::new();

@@ -344,3 +344,32 @@ fn dotted_names_under_the_root_namespace() {
         "{compact:?}"
     );
 }
+
+/// `key = ?value` of a string is quoted once, as tracing's fmt writes it,
+/// in every layout; other Debug text is a value as before; hostile strings
+/// stay one line and read back.
+#[test]
+fn debug_strings_are_quoted_once_in_every_layout() {
+    let name = "alice";
+    let root = String::from("/tmp/t");
+    let evil = "a \"b\"\nforged=1\u{2028}";
+    let opt = Some("x");
+    let fields = [
+        ("user", Value::Debug(&name)),
+        ("root", Value::Debug(&root)),
+        ("evil", Value::Debug(&evil)),
+        ("opt", Value::Debug(&opt)),
+    ];
+    let r = Record::new(&RADICAL, Level::Info, format_args!("m"), &fields).with_time(t0());
+    let tail = r#"m user="alice" root="/tmp/t" evil="a \"b\"\nforged=1\u{2028}" opt="Some(\"x\")""#;
+    for format in [Format::Radical, Format::Compact] {
+        let out = line(format, &r);
+        assert!(out.ends_with(&format!("{tail}\n")), "{format:?}: {out:?}");
+        assert_eq!(splitlines(&out).len(), 1, "{out:?}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&line(Format::Json, &r)).unwrap();
+    assert_eq!(json["fields"]["user"], "alice");
+    assert_eq!(json["fields"]["root"], "/tmp/t");
+    assert_eq!(json["fields"]["evil"], evil);
+    assert_eq!(json["fields"]["opt"], "Some(\"x\")");
+}

@@ -285,6 +285,52 @@ pub(crate) fn quoted_str(s: &str, out: &mut String) {
     q.end();
 }
 
+/// What a `key=value` value needs (see [`Quoted`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Needs {
+    /// Nothing: written verbatim.
+    Nothing,
+    /// Quotes only (it is empty, or holds a space or `=`).
+    Quotes,
+    /// Quotes and escapes (it holds `"`, `\` or a line break).
+    Escapes,
+}
+
+/// What `s` needs to be written as a `key=value` value.
+pub(crate) fn needs(s: &str) -> Needs {
+    let bytes = s.as_bytes();
+    let mut needs = if s.is_empty() {
+        Needs::Quotes
+    } else {
+        Needs::Nothing
+    };
+    let mut i = 0;
+    loop {
+        i = skip(bytes, i, QUOTE);
+        if i == bytes.len() {
+            return needs;
+        }
+        let c = s[i..].chars().next().unwrap_or('\0');
+        match c {
+            ' ' | '=' => needs = Needs::Quotes,
+            '"' | '\\' => return Needs::Escapes,
+            c if breaks_line(c) => return Needs::Escapes,
+            _ => {}
+        }
+        i += c.len_utf8();
+    }
+}
+
+/// Writes `s` quoted even when [`quoted_str`] would leave it bare, with
+/// the same escapes: for a value that was a quoted string where it came
+/// from (a `Debug` string).
+pub(crate) fn always_quoted(s: &str, out: &mut String) {
+    let mut q = Quoted::begin(out);
+    q.needs_quotes = true;
+    let _ = fmt::Write::write_str(&mut q, s);
+    q.end();
+}
+
 /// Escapes for the inside of a JSON string: `"`, `\`, every control
 /// character, and U+2028 / U+2029 (valid JSON raw, but line breaks for
 /// `splitlines()` and for JavaScript before ES2019).

@@ -58,9 +58,9 @@ impl Visit for Json<'_> {
         self.0.push('"');
     }
     fn debug(&mut self, v: &dyn fmt::Debug) {
-        self.0.push('"');
-        let _ = write!(JsonEscaped(self.0), "{v:?}");
-        self.0.push('"');
+        let start = self.0.len();
+        let _ = write!(self.0, "{v:?}");
+        super::debug_text::settle_json(self.0, start);
     }
 }
 

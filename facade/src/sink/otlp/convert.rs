@@ -90,7 +90,9 @@ impl Visit for ToAny {
         self.0 = Some(any_value::Value::StringValue(v.to_string()));
     }
     fn debug(&mut self, v: &dyn std::fmt::Debug) {
-        self.0 = Some(any_value::Value::StringValue(format!("{v:?}")));
+        self.0 = Some(any_value::Value::StringValue(crate::format::otlp_string(
+            format!("{v:?}"),
+        )));
     }
 }
 
@@ -363,7 +365,7 @@ mod tests {
             ("ratio", value(any_value::Value::DoubleValue(0.5))),
             ("ok", value(any_value::Value::BoolValue(true))),
             ("who", s("ann")),
-            ("dbg", s("\"x\"")),
+            ("dbg", s("x")),
         ];
         want.extend(tail(&LOG));
         assert_eq!(l.attributes, attrs(want));
@@ -401,6 +403,26 @@ mod tests {
         };
         assert_eq!((target, l.event_name.as_str()), ("app", "task.state"));
         assert_eq!((l.severity_number, l.time_unix_nano), (9, AT));
+    }
+
+    /// `user = ?name` of a string is the string, as in the text layouts;
+    /// other Debug text stays as it is.
+    #[test]
+    fn a_debug_string_is_the_string() {
+        let (name, opt) = ("alice", Some("x"));
+        let fields: [Field<'_>; 2] = [("user", Value::Debug(&name)), ("opt", Value::Debug(&opt))];
+        let Item::Log(_, l) = convert(&record(&LOG, Level::Info, &fields), IDS) else {
+            panic!("a log record")
+        };
+        let text = |i: usize| match &l.attributes[i].value {
+            Some(AnyValue {
+                value: Some(any_value::Value::StringValue(s)),
+            }) => s.clone(),
+            other => panic!("{other:?}"),
+        };
+        let find = |key: &str| l.attributes.iter().position(|a| a.key == key).unwrap();
+        assert_eq!(text(find("user")), "alice");
+        assert_eq!(text(find("opt")), "Some(\"x\")");
     }
 
     /// A scope's stop event is its span: ids from the scope, parent and
