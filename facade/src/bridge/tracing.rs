@@ -59,6 +59,13 @@ pub struct ElideLayer {
 
 /// The inbound layer. Reads the environment if that was not done yet.
 ///
+/// In a program that also calls [`elide::init`](crate::init), install the
+/// registry with `tracing::subscriber::set_global_default(..)` or
+/// `.try_init()`, not `.init()`: tracing-subscriber's `init()` (with its
+/// default `tracing-log` feature) also tries to become the `log` logger,
+/// which `elide::init()` already is, and panics when it cannot. Records of
+/// `log` reach elide either way.
+///
 /// ```
 /// # #[cfg(feature = "tracing")] {
 /// use tracing_subscriber::layer::SubscriberExt;
