@@ -312,15 +312,26 @@ pub(crate) fn unread_namespace_vars(snap: &EnvSnapshot, root: Option<&Root>) -> 
             continue;
         }
         let ns = &name[..name.len() - key.name().len() - 1];
+        // A value its parser refuses says so first: the usual mistake (a
+        // crate logging through a bridge, whose records its own level check
+        // stopped, so no lookup ran to name the value).
+        let refused = match raw.to_str() {
+            Some(text) => key.check(text, &snap.ctx()).err(),
+            None => Some("not valid UTF-8".to_owned()),
+        };
+        let unread = format!(
+            "no site of this program under the namespace {ns} asked for {}, and {}",
+            key.name(),
+            app_variables(snap, root)
+        );
         out.push(Warning {
             var: name.clone(),
             raw: raw.clone(),
             part: None,
-            reason: format!(
-                "no site of this program under the namespace {ns} asked for {}, and {}",
-                key.name(),
-                app_variables(snap, root)
-            ),
+            reason: match refused {
+                Some(refused) => format!("{refused}; also, {unread}"),
+                None => unread,
+            },
             fallback: format!(
                 "each site's own {} variables, then {} instead",
                 key.name(),

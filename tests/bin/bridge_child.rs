@@ -22,6 +22,13 @@ fn main() {
             elide::set_level_for("some::other", LevelFilter::Trace);
             println!("max_level_after={}", log::max_level());
         }
+        // A dependency logs through the bridges and nothing raises the
+        // level: its records stop at log's and tracing's own level checks.
+        "quiet-dep" => {
+            let _guard = elide::init();
+            elide::bridge::tracing::init().expect("no subscriber yet");
+            chatty_dep::work(1);
+        }
         // elide records into the application's tracing_subscriber::fmt.
         "tracing-out" => {
             tracing_subscriber::fmt()

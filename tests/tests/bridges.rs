@@ -336,3 +336,26 @@ fn bridged_records_keep_their_file_line_and_module_path() {
         "{out}"
     );
 }
+
+/// A mistyped level for a crate that logs through the bridges is named
+/// once, as not a level, like one of elide's own namespaces, even though no
+/// record of that crate ever reaches elide to look its level up.
+#[test]
+fn a_mistyped_level_of_a_bridged_crate_is_named_as_not_a_level() {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bridge_child"));
+    cmd.arg("quiet-dep")
+        .env_clear()
+        .env("CHATTY_DEP_LOG_LVL", "verbose");
+    let out = elide_tests::run_with_deadline(&mut cmd, Duration::from_secs(120));
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("CHATTY_DEP_LOG_LVL"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(
+        warnings[0].starts_with("elide: ignoring CHATTY_DEP_LOG_LVL=\"verbose\": not a level"),
+        "{stderr}"
+    );
+}
