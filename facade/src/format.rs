@@ -24,6 +24,7 @@ mod escape;
 #[cfg(feature = "json")]
 mod json;
 mod radical;
+pub(crate) mod span_chain;
 
 #[cfg(any(feature = "json", feature = "prof"))]
 pub(crate) use digits::push_epoch_7;

@@ -145,6 +145,7 @@ mod sample;
 mod scope_names;
 pub mod sink;
 mod site_record;
+pub mod span;
 mod static_gate;
 mod stats;
 pub mod telemetry;
@@ -175,8 +176,9 @@ pub use record::{thread_number, Record, ThreadInfo};
 pub use runtime::{install_panic_hook, Guard};
 pub use runtime_site::{emit, enabled_for, MAX_TARGETS, OVERFLOW_TARGET};
 pub use sink::Sink;
+pub use span::{Instrument, Span};
 pub use static_gate::STATIC_MAX_LEVEL;
 pub use stats::{report_write_error, stats, Stats};
 pub use value::{Field, ToValue, Value, Visit};
 
-pub use macros::{check, check_eq, check_ne, checked, timed};
+pub use macros::{check, check_eq, check_ne, checked, instrument, timed};

@@ -25,6 +25,7 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     );
     escape_name(record.target(), out);
     out.push_str(": ");
+    super::span_chain::write_prefix(record, out);
     write_message(record, out);
     write_fields(record, out);
 }

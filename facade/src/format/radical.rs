@@ -74,6 +74,7 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     out.push_str(" : ");
     out.push_str(level_column(record.level()));
     out.push_str(" : ");
+    super::span_chain::write_prefix(record, out);
     write_message(record, out);
     write_fields(record, out);
 }

@@ -165,6 +165,9 @@ pub struct OwnedRecord {
     pub thread: u64,
     /// Time of the record.
     pub time: SystemTime,
+    /// The innermost span the record was emitted in; its `Debug` is the
+    /// chain as the compact layout writes it (`outer{a=1}:inner`).
+    pub span: Option<std::sync::Arc<crate::span::SpanData>>,
 }
 
 impl OwnedRecord {
@@ -187,6 +190,7 @@ impl OwnedRecord {
             fields: r.fields().iter().map(|(k, v)| (*k, v.into())).collect(),
             thread: r.thread_id(),
             time: r.time(),
+            span: r.span_arc().cloned(),
         }
     }
 
