@@ -4,7 +4,10 @@
 //! in captured records, and on events bridged from `tracing`. Tests here
 //! replace the global sinks, so they run one at a time.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use elide::format::Format;
+use elide::sink::AsyncSink;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -62,17 +65,24 @@ fn migrated_code_writes_the_span_chain_in_compact_and_json() {
     let dir = std::env::temp_dir().join(format!("elide-spans-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (compact, json) = (dir.join("compact.log"), dir.join("json.log"));
-    let sinks: [std::sync::Arc<dyn elide::Sink>; 2] = [
-        std::sync::Arc::new(
-            elide::sink::FileSink::open(&compact)
+    let (rings, wrapped) = (dir.join("rings.log"), dir.join("wrapped.log"));
+    let file = |path: &std::path::Path, format| {
+        elide::sink::FileSink::open(path)
+            .unwrap()
+            .with_format(format)
+    };
+    let sinks: [Arc<dyn elide::Sink>; 4] = [
+        Arc::new(file(&compact, Format::Compact)),
+        Arc::new(file(&json, Format::Json)),
+        // The chain crosses to an async sink's writer thread, through its
+        // rings and through a wrapped sink.
+        Arc::new(
+            AsyncSink::file_builder(&rings)
                 .unwrap()
-                .with_format(elide::format::Format::Compact),
+                .format(Format::Compact)
+                .build(),
         ),
-        std::sync::Arc::new(
-            elide::sink::FileSink::open(&json)
-                .unwrap()
-                .with_format(elide::format::Format::Json),
-        ),
+        Arc::new(AsyncSink::wrap(Arc::new(file(&wrapped, Format::Compact)))),
     ];
     elide::set_sinks(sinks);
     elide::set_level(elide::LevelFilter::Trace);
@@ -89,8 +99,12 @@ fn migrated_code_writes_the_span_chain_in_compact_and_json() {
         " server{bytes=1 port=8080}:conn{peer=10.0.0.1}: still in conn",
     ];
     assert_eq!(compact.len(), ends.len(), "{compact:#?}");
-    for (line, end) in compact.iter().zip(ends) {
-        assert!(line.ends_with(end), "{line:?} should end with {end:?}");
+    for path in [&rings, &wrapped] {
+        let lines = lines(path);
+        assert_eq!(lines.len(), ends.len(), "{path:?}: {lines:#?}");
+        for (line, end) in compact.iter().chain(&lines).zip(ends.iter().cycle()) {
+            assert!(line.ends_with(end), "{line:?} should end with {end:?}");
+        }
     }
 
     let json: Vec<serde_json::Value> = lines(&json)

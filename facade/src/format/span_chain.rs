@@ -35,15 +35,22 @@ pub(crate) fn write_plain(innermost: &SpanData, out: &mut String) {
     }
 }
 
-/// The chain and `": "` before a record's message, if it is in a span
-/// (`":"` alone before an empty one: the fields bring their own space).
-pub(super) fn write_prefix(record: &Record<'_>, out: &mut String) {
-    if let Some(span) = record.span() {
-        write_plain(span, out);
-        out.push(':');
-        if record.args().as_str() != Some("") {
-            out.push(' ');
-        }
+/// The message, after the chain and `": "` if the record is in a span
+/// (`":"` alone before an empty message: the fields bring their own space).
+pub(super) fn write_message_in_spans(
+    record: &Record<'_>,
+    out: &mut String,
+    write_message: fn(&Record<'_>, &mut String),
+) {
+    let Some(span) = record.span() else {
+        return write_message(record, out);
+    };
+    write_plain(span, out);
+    out.push_str(": ");
+    let at = out.len();
+    write_message(record, out);
+    if out.len() == at {
+        out.pop();
     }
 }
 
