@@ -175,3 +175,90 @@ fn bridged_tracing_events_carry_the_whole_chain() {
     let chain = r.span.as_ref().unwrap();
     assert_eq!(format!("{chain:?}"), "outer{a=1 b=9}:inner{b=2}");
 }
+
+/// A future that is pending once (waking itself), then ready.
+struct YieldOnce(bool);
+
+impl std::future::Future for YieldOnce {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    struct Noop;
+    impl std::task::Wake for Noop {
+        fn wake(self: Arc<Self>) {}
+    }
+    let waker = std::task::Waker::from(Arc::new(Noop));
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut f = std::pin::pin!(f);
+    loop {
+        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+#[elide::instrument(ret, name = "fetch.page", target = "app::fetch")]
+async fn fetch(page: u32) -> u32 {
+    YieldOnce(false).await;
+    elide::info!("fetched");
+    page * 2
+}
+
+/// An instrumented `async fn`: the span is entered while the future is
+/// polled, across `.await`; `ret` logs the value in the span, under the
+/// given target, name and level.
+#[test]
+fn an_instrumented_async_fn_carries_its_span_across_await() {
+    let _s = serial();
+    elide::set_sinks([]);
+    let records = elide::testing::capture(|| {
+        assert_eq!(block_on(fetch(4)), 8);
+        elide::info!("after");
+    });
+    let fetched = records.assert_logged(elide::Level::Info, "fetched");
+    assert_eq!(
+        format!("{:?}", fetched.span.as_ref().unwrap()),
+        "fetch.page{page=4}"
+    );
+    let ret = &records[1];
+    assert_eq!(ret.target, "app::fetch");
+    ret.assert_field("return", 8);
+    assert!(ret.span.is_some());
+    assert!(records[2].span.is_none(), "{}", records[2]);
+}
+
+#[elide::timed(skip(limit), fields(limit = limit), err(Debug), level = "debug")]
+fn parse(limit: usize) -> Result<usize, std::num::ParseIntError> {
+    let n: usize = "x7".parse()?;
+    Ok(n.min(limit))
+}
+
+/// `#[timed]` takes `#[instrument]`'s arguments: its scope has the
+/// declared fields, and `err` logs the error.
+#[test]
+fn timed_takes_instrument_arguments() {
+    let _s = serial();
+    elide::set_sinks([]);
+    elide::set_telemetry(true);
+    let records = elide::testing::capture(|| {
+        assert!(parse(3).is_err());
+    });
+    elide::set_telemetry(false);
+    records.assert_event("parse_start").assert_field("limit", 3);
+    records.assert_event("parse_stop");
+    records
+        .assert_logged(elide::Level::Error, "")
+        .assert_field("error", "ParseIntError { kind: InvalidDigit }");
+}

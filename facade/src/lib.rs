@@ -131,6 +131,7 @@ mod level;
 mod macros;
 mod metadata;
 mod namespace;
+mod owned_value;
 mod process;
 mod raw;
 // Without `async`, the accessors only the asynchronous writers read are
@@ -146,6 +147,7 @@ mod scope_names;
 pub mod sink;
 mod site_record;
 pub mod span;
+mod span_data;
 mod static_gate;
 mod stats;
 pub mod telemetry;

@@ -11,7 +11,7 @@ use std::time::SystemTime;
 
 use crate::metadata::{Kind, Metadata};
 use crate::raw::RawMessage;
-use crate::span::SpanData;
+use crate::span_data::SpanData;
 use crate::value::{Field, Value};
 use crate::Level;
 
@@ -84,7 +84,7 @@ impl<'a> Record<'a> {
     pub(crate) fn span_arc(&self) -> Option<&Arc<SpanData>> {
         self.span
             .get_or_init(|| match self.thread {
-                0 => crate::span::current_data(),
+                0 => crate::span_data::current_data(),
                 _ => None,
             })
             .as_ref()

@@ -8,7 +8,7 @@
 //! the site's cached interest and a branch. An enabled site copies its
 //! fields once into a [`SpanData`], whose parent is the span current on the
 //! thread when it was made. When telemetry is also on for its namespace,
-//! the span opens a [`Scope`](crate::telemetry::Scope) too (its
+//! the span opens a [`Scope`] too (its
 //! `<name>_start`/`<name>_stop` pair, the OTLP span), entered and left with
 //! the span.
 //!
@@ -20,8 +20,9 @@
 //!
 //! Spans have no `record`: their fields are fixed when they open.
 //!
-//! Statics owned here: `STACK` (the entered spans of each thread) and
-//! `BRIDGED` (the chain of a bridged `tracing` event while it is emitted).
+//! Statics owned here: `STACK` (the spans entered on each thread, for
+//! [`Span::current`]; the chain records see is kept beside it, in
+//! `span_data`).
 
 use std::cell::RefCell;
 use std::fmt;
@@ -33,115 +34,15 @@ use std::task::{Context, Poll};
 
 use crate::callsite::Callsite;
 use crate::metadata::Metadata;
-use crate::sink::OwnedValue;
+use crate::span_data;
 use crate::telemetry::scope::{self, Scope};
 use crate::value::Field;
-use crate::Level;
+
+pub use crate::span_data::SpanData;
 
 thread_local! {
     /// The spans entered on this thread, innermost last.
     static STACK: RefCell<Vec<Arc<Inner>>> = const { RefCell::new(Vec::new()) };
-    /// The span chain of a `tracing` event the bridge is emitting.
-    static BRIDGED: RefCell<Option<Arc<SpanData>>> = const { RefCell::new(None) };
-}
-
-/// What a record shows of one span: its name, namespace, level and fields,
-/// and the span it was opened in. Shared (an `Arc`) by the span, its
-/// children and the records emitted inside it.
-#[derive(Clone, PartialEq)]
-pub struct SpanData {
-    name: &'static str,
-    target: &'static str,
-    level: Level,
-    fields: Vec<(&'static str, OwnedValue)>,
-    parent: Option<Arc<SpanData>>,
-}
-
-impl fmt::Debug for SpanData {
-    /// The chain as the compact layout writes it: `outer{a=1}:inner`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut text = String::new();
-        crate::format::span_chain::write_plain(self, &mut text);
-        f.write_str(&text)
-    }
-}
-
-impl SpanData {
-    /// A span's data: `fields` copied, `parent` the span it opened in.
-    pub fn new(
-        name: &'static str,
-        target: &'static str,
-        level: Level,
-        fields: &[Field<'_>],
-        parent: Option<Arc<SpanData>>,
-    ) -> SpanData {
-        SpanData::owned(
-            name,
-            target,
-            level,
-            fields.iter().map(|(k, v)| (*k, v.into())).collect(),
-            parent,
-        )
-    }
-
-    pub(crate) fn owned(
-        name: &'static str,
-        target: &'static str,
-        level: Level,
-        fields: Vec<(&'static str, OwnedValue)>,
-        parent: Option<Arc<SpanData>>,
-    ) -> SpanData {
-        SpanData {
-            name,
-            target,
-            level,
-            fields,
-            parent,
-        }
-    }
-
-    /// The span's name.
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
-    /// The span's namespace.
-    pub fn target(&self) -> &'static str {
-        self.target
-    }
-    /// The span's level.
-    pub fn level(&self) -> Level {
-        self.level
-    }
-    /// The span's own fields (not its parents'), in site order.
-    pub fn fields(&self) -> &[(&'static str, OwnedValue)] {
-        &self.fields
-    }
-    /// The span this one was opened in.
-    pub fn parent(&self) -> Option<&SpanData> {
-        self.parent.as_deref()
-    }
-    pub(crate) fn parent_arc(&self) -> Option<&Arc<SpanData>> {
-        self.parent.as_ref()
-    }
-    /// Sets `key` (`tracing`'s `record` on a bridged span): replaces the
-    /// field of that name, or adds it.
-    pub(crate) fn set_field(&mut self, key: &'static str, value: OwnedValue) {
-        match self.fields.iter_mut().find(|(k, _)| *k == key) {
-            Some(f) => f.1 = value,
-            None => self.fields.push((key, value)),
-        }
-    }
-    /// The chain from the outermost span down to this one.
-    pub fn chain(&self) -> Vec<&SpanData> {
-        let mut chain = Vec::new();
-        let mut at = Some(self);
-        while let Some(s) = at {
-            chain.push(s);
-            at = s.parent();
-        }
-        chain.reverse();
-        chain
-    }
 }
 
 /// An enabled span: its data for records, and its telemetry scope.
@@ -244,6 +145,7 @@ struct Exit {
 
 impl Exit {
     fn enter(inner: &Arc<Inner>) -> Exit {
+        span_data::enter(&inner.data);
         let _ = STACK.try_with(|s| {
             if let Ok(mut s) = s.try_borrow_mut() {
                 s.push(inner.clone());
@@ -263,7 +165,7 @@ impl Drop for Exit {
         let _ = STACK.try_with(|s| {
             if let Ok(mut s) = s.try_borrow_mut() {
                 if let Some(at) = s.iter().rposition(|i| Arc::as_ptr(i) == self.span) {
-                    s.remove(at);
+                    span_data::exit(&s.remove(at).data);
                 }
             }
         });
@@ -349,39 +251,6 @@ pub trait Instrument: Sized {
 
 impl<F: Future> Instrument for F {}
 
-/// The data of the innermost span a record emitted now belongs to: the
-/// bridged event's chain while the bridge emits one, else the span entered
-/// on this thread.
-pub(crate) fn current_data() -> Option<Arc<SpanData>> {
-    if let Some(bridged) = BRIDGED
-        .try_with(|b| b.try_borrow().ok().and_then(|b| b.clone()))
-        .ok()
-        .flatten()
-    {
-        return Some(bridged);
-    }
-    STACK
-        .try_with(|s| {
-            s.try_borrow()
-                .ok()
-                .and_then(|s| s.last().map(|i| i.data.clone()))
-        })
-        .ok()
-        .flatten()
-}
-
-/// Runs `f` (the bridge emitting a `tracing` event) with `chain` as the
-/// span chain of the records it emits.
-pub(crate) fn with_bridged<R>(chain: Option<Arc<SpanData>>, f: impl FnOnce() -> R) -> R {
-    if chain.is_none() {
-        return f();
-    }
-    let before = BRIDGED.try_with(|b| b.replace(chain)).ok().flatten();
-    let out = f();
-    let _ = BRIDGED.try_with(|b| *b.borrow_mut() = before);
-    out
-}
-
 /// What a span site's fields closure is handed: where to put its fields.
 #[doc(hidden)]
 pub type FieldsTo<'a> = &'a mut dyn FnMut(&[Field<'_>]);
@@ -405,14 +274,7 @@ pub fn open_span(
     let mut span = Span::none();
     fields(&mut |f| {
         let scope = telemetry.and_then(|(start, stop)| scope::open_for(start, stop, f));
-        let parent = STACK
-            .try_with(|s| {
-                s.try_borrow()
-                    .ok()
-                    .and_then(|s| s.last().map(|i| i.data.clone()))
-            })
-            .ok()
-            .flatten();
+        let parent = span_data::entered();
         let data = SpanData::new(meta.name(), meta.target(), meta.level(), f, parent);
         span = Span {
             inner: Some(Arc::new(Inner {
@@ -434,6 +296,7 @@ pub fn instrumented<F: Future>(span: Span, inner: F) -> Instrumented<F> {
 mod tests {
     use super::*;
     use crate::value::Value;
+    use crate::Level;
 
     fn span(name: &'static str, fields: &[Field<'_>], parent: Option<Arc<SpanData>>) -> Span {
         Span {
@@ -452,10 +315,10 @@ mod tests {
         assert!(Span::current().is_none());
         let e = outer.enter();
         assert_eq!(Span::current().data().unwrap().name(), "outer");
-        let inner = span("inner", &[], current_data());
+        let inner = span("inner", &[], span_data::current_data());
         let inner_guard = inner.clone().entered();
         Span::none().in_scope(|| {
-            let chain = current_data().unwrap();
+            let chain = span_data::current_data().unwrap();
             let names: Vec<_> = chain.chain().iter().map(|s| s.name()).collect();
             assert_eq!(names, ["outer", "inner"]);
         });

@@ -46,7 +46,7 @@ use crate::route::of_target_site as enabled_at;
 use crate::runtime;
 use crate::runtime_site::{emit_at, site};
 use crate::sink::{OwnedValue, Sink};
-use crate::span::SpanData;
+use crate::span_data::SpanData;
 use crate::value::{Field, Value};
 use crate::{Level, LevelFilter};
 
@@ -296,7 +296,7 @@ where
             line: meta.line(),
             module_path: meta.module_path(),
         };
-        crate::span::with_bridged(chain, || {
+        crate::span_data::with_bridged(chain, || {
             emit_at(
                 placed(cs.metadata(), place),
                 route,

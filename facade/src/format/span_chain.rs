@@ -7,10 +7,21 @@
 //! - JSON: `"spans":[{"name":"outer","fields":{"a":1}},{"name":"inner","fields":{"b":2}}]`
 //!   after `"fields"`, present only when the record is in a span.
 
+use std::fmt;
+
 use super::escape::escape_name;
 use super::{write_plain_key, write_plain_value};
 use crate::record::Record;
-use crate::span::SpanData;
+use crate::span_data::SpanData;
+
+impl fmt::Debug for SpanData {
+    /// The chain as the compact layout writes it: `outer{a=1}:inner`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = String::new();
+        write_plain(self, &mut text);
+        f.write_str(&text)
+    }
+}
 
 /// `outer{a=1}:inner` for the chain ending at `innermost`.
 pub(crate) fn write_plain(innermost: &SpanData, out: &mut String) {

@@ -49,7 +49,7 @@ use crate::sink::captured::{relifetime, Verbatim};
 use crate::sink::r#async::{on_writer, Overflow, DROPPED_META};
 use crate::sink::ring::Ring;
 use crate::sink::whole_lines::WholeLines;
-use crate::span::SpanData;
+use crate::span_data::SpanData;
 use crate::value::{Field, Value};
 use crate::Level;
 

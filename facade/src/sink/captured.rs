@@ -92,7 +92,7 @@ pub(crate) struct Captured {
     message: Message,
     store: Store,
     /// The span chain, shared with the caller's span.
-    span: Option<std::sync::Arc<crate::span::SpanData>>,
+    span: Option<std::sync::Arc<crate::span_data::SpanData>>,
 }
 
 impl Captured {

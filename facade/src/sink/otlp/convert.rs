@@ -372,7 +372,7 @@ mod tests {
     /// outermost first, each span's fields apart from the record's.
     #[test]
     fn a_log_record_in_spans_carries_the_chain() {
-        use crate::span::SpanData;
+        use crate::span_data::SpanData;
         use std::sync::Arc;
         static META: Metadata = Metadata::new(Kind::Log, Level::Info, "app", "app", "a.rs", 3, "");
         let outer = Arc::new(SpanData::new(
