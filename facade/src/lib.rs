@@ -87,7 +87,7 @@
 //! cascade, keys and values, `init_ns`, precedence, bad values),
 //! [cargo features](guide::features) (the static gate),
 //! [sinks](guide::sinks) (where records go and what each guarantees),
-//! [telemetry](guide::telemetry) (events, counters, timed scopes, `.prof`
+//! [telemetry](guide::telemetry) (events, counters, timed scopes, spans, `.prof`
 //! files, OpenTelemetry) and
 //! [testing](guide::testing) (capturing what a test logs, in parallel
 //! tests, with [`testing::capture`]).

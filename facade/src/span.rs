@@ -109,7 +109,8 @@ impl Span {
     }
 
     /// Enters the span on this thread until the guard is dropped.
-    #[inline]
+    // Always: at opt-level 0 too, a disabled span's enter is a test.
+    #[inline(always)]
     pub fn enter(&self) -> Entered<'_> {
         Entered {
             exit: self.inner.as_ref().map(Exit::enter),
@@ -119,7 +120,8 @@ impl Span {
 
     /// Enters the span and returns it with the guard, owned: tracing's
     /// `let _s = info_span!("x").entered();`.
-    #[inline]
+    // Always: at opt-level 0 too, a disabled span's enter is a test.
+    #[inline(always)]
     pub fn entered(self) -> EnteredSpan {
         EnteredSpan {
             exit: self.inner.as_ref().map(Exit::enter),
@@ -128,7 +130,8 @@ impl Span {
     }
 
     /// Runs `f` with the span entered.
-    #[inline]
+    // Always: at opt-level 0 too, a disabled span's enter is a test.
+    #[inline(always)]
     pub fn in_scope<R>(&self, f: impl FnOnce() -> R) -> R {
         let _e = self.enter();
         f()
@@ -305,6 +308,15 @@ mod tests {
                 scope: None,
             })),
         }
+    }
+
+    /// A span moves between threads and is shared, as `tracing`'s is (an
+    /// instrumented future is `Send` when its body is).
+    #[test]
+    fn a_span_is_send_and_sync() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Span>();
+        send_sync::<Instrumented<std::future::Ready<()>>>();
     }
 
     /// Entering nests; leaving (in or out of order) restores the stack;
