@@ -262,3 +262,31 @@ fn timed_takes_instrument_arguments() {
         .assert_logged(elide::Level::Error, "")
         .assert_field("error", "ParseIntError { kind: InvalidDigit }");
 }
+
+#[elide::instrument(err, ret)]
+fn half(n: u32) -> Result<u32, String> {
+    if n % 2 == 1 {
+        return Err(format!("{n} is odd"));
+    }
+    Ok(n / 2)
+}
+
+/// With `err` and `ret`, an `Ok` logs its value and an `Err` the error
+/// (as `tracing` does), each in the function's span.
+#[test]
+fn err_and_ret_log_the_ok_value_or_the_error() {
+    let _s = serial();
+    elide::set_sinks([]);
+    let records = elide::testing::capture(|| {
+        let _ = half(4);
+        let _ = half(3);
+    });
+    assert_eq!(records.len(), 2, "{records:?}");
+    records[0].assert_field("return", 2);
+    assert_eq!(
+        format!("{:?}", records[0].span.as_ref().unwrap()),
+        "half{n=4}"
+    );
+    assert_eq!(records[1].level, elide::Level::Error);
+    records[1].assert_field("error", "3 is odd");
+}

@@ -88,9 +88,11 @@ pub(crate) fn is_instrument_style(attr: &TokenStream) -> bool {
     false
 }
 
-fn parse_mode(input: ParseStream) -> syn::Result<Mode> {
+/// `(Display)` / `(Debug)` after `err` or `ret`, else `default` (as in
+/// `tracing`: `err` through `Display`, `ret` through `Debug`).
+fn parse_mode(input: ParseStream, default: Mode) -> syn::Result<Mode> {
     if !input.peek(syn::token::Paren) {
-        return Ok(Mode::Display);
+        return Ok(default);
     }
     let inner;
     syn::parenthesized!(inner in input);
@@ -167,8 +169,8 @@ pub(crate) fn parse_args(input: ParseStream) -> syn::Result<InstrumentArgs> {
                 }
                 a.fields.extend(fields);
             }
-            "err" => a.err = Some(parse_mode(input)?),
-            "ret" => a.ret = Some(parse_mode(input)?),
+            "err" => a.err = Some(parse_mode(input, Mode::Display)?),
+            "ret" => a.ret = Some(parse_mode(input, Mode::Debug)?),
             "level" => {
                 input.parse::<Token![=]>()?;
                 a.level = Some(parse_level(input)?);
@@ -262,11 +264,20 @@ pub(crate) fn result_events(
             }
         }
     });
+    // With `err` too, the function returns a `Result` and `ret` logs its
+    // `Ok` value (as `tracing` does).
     let ret = a.ret.map(|m| {
         let s = sigil(m);
         let l = level.variant();
-        quote! {
-            #ELIDE::event!(#target #l, "return" = #s __elide_ret);
+        match a.err {
+            Some(_) => quote! {
+                if let ::core::result::Result::Ok(__elide_v) = &__elide_ret {
+                    #ELIDE::event!(#target #l, "return" = #s __elide_v);
+                }
+            },
+            None => quote! {
+                #ELIDE::event!(#target #l, "return" = #s __elide_ret);
+            },
         }
     });
     let ty = match &f.sig.output {
@@ -394,7 +405,7 @@ mod tests {
             .unwrap();
         assert_eq!(a.skip.len(), 2);
         assert_eq!(a.fields.len(), 2);
-        assert_eq!((a.err, a.ret), (Some(Mode::Debug), Some(Mode::Display)));
+        assert_eq!((a.err, a.ret), (Some(Mode::Debug), Some(Mode::Debug)));
         assert_eq!(a.level, Some(level::DEBUG));
         assert_eq!(a.name.unwrap().value(), "run");
         let e = parse_args.parse2(quote!(level = "verbose")).err().unwrap();

@@ -451,7 +451,8 @@ macro_rules! trace_span {
 ///   (default: the function's name), `target = ".."` (default: the module).
 /// - `err` logs an `Err` return at error level as `error = %e`
 ///   (`err(Debug)`: `?e`); `ret` logs the return value at the span's level
-///   as `return = %v` (`ret(Debug)`: `?v`), both inside the span.
+///   as `return = ?v` (`ret(Display)`: `%v`; with `err` too, the `Ok`
+///   value), both inside the span, as `tracing` does.
 /// - On an `async fn` the span is entered while the future is polled, so
 ///   records across `.await` points carry it.
 /// - `parent` and `follows_from` are refused with a message.

@@ -20,18 +20,18 @@ impl Conn {
         Ok(n)
     }
 
-    #[instrument(ret(Debug))]
+    #[instrument(ret)]
     fn id(&mut self) -> &mut u32 {
         &mut self.id
     }
 }
 
-#[instrument(skip_all, ret)]
+#[instrument(skip_all)]
 fn evens(n: u32) -> impl Iterator<Item = u32> {
     (0..n).filter(|x| x % 2 == 0)
 }
 
-#[instrument(name = "fetch", target = "app::net", err(Debug))]
+#[instrument(name = "fetch", target = "app::net", err(Debug), ret(Display))]
 async fn fetch(url: &str) -> Result<usize, std::io::Error> {
     Ok(url.len())
 }
