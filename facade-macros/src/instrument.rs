@@ -5,8 +5,9 @@
 //! `%`/`?`), `err` / `err(Display)` / `err(Debug)`, `ret` / `ret(Debug)` /
 //! `ret(Display)`, `level = "debug"` (or a path: `Level::DEBUG`),
 //! `name = ".."`, `target = ".."`. Every argument not skipped, `self`
-//! included, is a field recorded through `Debug` (`x = ?x`); arguments
-//! bound by a pattern other than a name are left out.
+//! included, is a field recorded through `Debug` (`x = ?x`), unless
+//! `fields(..)` declares its name; arguments bound by a pattern other than
+//! a name are left out.
 //!
 //! The body becomes:
 //! ```text
@@ -219,7 +220,10 @@ fn arg_fields(f: &ItemFn, a: &InstrumentArgs) -> Vec<Field> {
     if a.skip_all {
         return Vec::new();
     }
-    let skipped = |name: &str| a.skip.iter().any(|s| s == name);
+    // An argument named like a declared field is the field's (as in
+    // `tracing`): one key each.
+    let skipped =
+        |name: &str| a.skip.iter().any(|s| s == name) || a.fields.iter().any(|f| f.name == name);
     f.sig
         .inputs
         .iter()

@@ -443,8 +443,9 @@ macro_rules! trace_span {
 /// `tracing`'s attribute: `#[instrument(skip(self), fields(id = %self.id), err, level = "debug")]`.
 ///
 /// - Every argument, `self` included, is a field through `Debug`
-///   (`x = ?x`) unless `skip(a, b)` or `skip_all` leaves it out; arguments
-///   bound by a pattern other than a name are left out.
+///   (`x = ?x`) unless `skip(a, b)` or `skip_all` leaves it out or
+///   `fields(..)` declares a field of its name; arguments bound by a
+///   pattern other than a name are left out.
 /// - `fields(key = value, ..)` adds fields (`%`/`?` as in [`info!`](crate::info!));
 ///   they may use the arguments.
 /// - `level = "debug"` (or `Level::DEBUG`; default info), `name = ".."`
