@@ -81,6 +81,18 @@ impl<'a> Record<'a> {
         self.span_arc().map(|s| &**s)
     }
 
+    /// The chain, owned, without fixing it: for a sink that asks of every
+    /// record (an async sink's capture), where a record out of any span
+    /// costs one load.
+    #[inline]
+    pub(crate) fn span_owned(&self) -> Option<Arc<SpanData>> {
+        match self.span.get() {
+            Some(fixed) => fixed.clone(),
+            None if self.thread == 0 => crate::span_data::current_data(),
+            None => None,
+        }
+    }
+
     pub(crate) fn span_arc(&self) -> Option<&Arc<SpanData>> {
         self.span
             .get_or_init(|| match self.thread {

@@ -4,15 +4,22 @@
 //! event while it is emitted. The spans themselves ([`crate::span`]) and
 //! the records ([`crate::Record::span`]) build on this.
 //!
-//! Statics owned here: `CHAIN` (the data of the spans entered on each
-//! thread) and `BRIDGED`.
+//! Statics owned here: `USED`, `CHAIN` (the data of the spans entered on
+//! each thread) and `BRIDGED`.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::owned_value::OwnedValue;
 use crate::value::Field;
 use crate::Level;
+
+/// Whether any span was ever entered or bridged in the process: until
+/// then a record's chain is known empty without a thread-local lookup (a
+/// record sink that asks for every record, such as an async sink, pays
+/// one load).
+static USED: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
     /// The data of the spans entered on this thread, innermost last.
@@ -113,6 +120,7 @@ impl SpanData {
 
 /// Makes `data` the innermost entered span of this thread.
 pub(crate) fn enter(data: &Arc<SpanData>) {
+    USED.store(true, Ordering::Relaxed);
     let _ = CHAIN.try_with(|c| {
         if let Ok(mut c) = c.try_borrow_mut() {
             c.push(data.clone());
@@ -144,7 +152,16 @@ pub(crate) fn entered() -> Option<Arc<SpanData>> {
 /// The data of the innermost span a record emitted now belongs to: the
 /// bridged event's chain while the bridge emits one, else the span entered
 /// on this thread.
+#[inline]
 pub(crate) fn current_data() -> Option<Arc<SpanData>> {
+    if !USED.load(Ordering::Relaxed) {
+        return None;
+    }
+    lookup()
+}
+
+/// [`current_data`] once spans are in use.
+fn lookup() -> Option<Arc<SpanData>> {
     if let Some(bridged) = BRIDGED
         .try_with(|b| b.try_borrow().ok().and_then(|b| b.clone()))
         .ok()
@@ -161,6 +178,7 @@ pub(crate) fn with_bridged<R>(chain: Option<Arc<SpanData>>, f: impl FnOnce() -> 
     if chain.is_none() {
         return f();
     }
+    USED.store(true, Ordering::Relaxed);
     let before = BRIDGED.try_with(|b| b.replace(chain)).ok().flatten();
     let out = f();
     let _ = BRIDGED.try_with(|b| *b.borrow_mut() = before);

@@ -298,12 +298,12 @@ impl RingQueue {
         match record.raw() {
             Some(raw) if plain_fields(record.fields()) => {
                 let args = raw.args();
-                let span = record.span_arc();
+                let span = record.span_owned();
                 let len = 4
                     + thread.is_some() as usize
                     + items_len(args)
                     + fields_len(record)
-                    + span_len(span);
+                    + span_len(span.as_ref());
                 let heap = heap_len(args.iter().map(|a| match a {
                     RawArg::Str(s) => s.len(),
                     _ => 0,
@@ -316,7 +316,7 @@ impl RingQueue {
                         at = put_arg(w, at, a);
                     }
                     let at = put_fields(w, at, record.fields());
-                    put_span(w, at, span);
+                    put_span(w, at, span.as_ref());
                 };
                 // SAFETY: forwarded from the caller.
                 unsafe { self.push_with(ring, len, heap, enc) }
@@ -368,8 +368,12 @@ impl RingQueue {
             .zip(&ranges)
             .map(|((_, v), &(a, b))| 2 + value_arg(v).map_or(text_words(b - a), |x| arg_len(&x)))
             .sum();
-        let span = record.span_arc();
-        let len = 4 + usize::from(thread.is_some()) + message.len() + fields_len + span_len(span);
+        let span = record.span_owned();
+        let len = 4
+            + usize::from(thread.is_some())
+            + message.len()
+            + fields_len
+            + span_len(span.as_ref());
         let message_heap = match message {
             Item::Text(a, b) => b - a,
             Item::Static(_) => 0,
@@ -395,7 +399,7 @@ impl RingQueue {
                     (None, _) => put_text(w, at, T_DEBUG, &text[a..b]),
                 };
             }
-            put_span(w, at, span);
+            put_span(w, at, span.as_ref());
         };
         // SAFETY: forwarded from the caller.
         unsafe { self.push_with(ring, len, heap, enc) }

@@ -139,7 +139,7 @@ impl Captured {
             thread_name,
             message,
             store,
-            span: record.span_arc().cloned(),
+            span: record.span_owned(),
         }
     }
 
