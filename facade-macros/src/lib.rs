@@ -35,12 +35,14 @@ mod expand;
 mod fields;
 mod gate;
 mod impl_trait;
+mod instrument;
 mod level;
 mod log_site;
 mod manifest;
 mod raw_message;
 mod scope;
 mod source_text;
+mod span;
 mod static_filter;
 mod telemetry;
 
@@ -221,6 +223,69 @@ pub fn scope(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn timed(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::attribute(attr.into(), item.into(), scope::timed).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "A span at a given level. Documented at `elide::span!`; use it from there."
+)]
+#[proc_macro]
+pub fn span(input: TokenStream) -> TokenStream {
+    span::span(None, input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "A span at error level. Documented at `elide::error_span!`; use it from there."
+)]
+#[proc_macro]
+pub fn error_span(input: TokenStream) -> TokenStream {
+    span::span(Some(level::ERROR), input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "A span at warn level. Documented at `elide::warn_span!`; use it from there."
+)]
+#[proc_macro]
+pub fn warn_span(input: TokenStream) -> TokenStream {
+    span::span(Some(level::WARN), input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "A span at info level. Documented at `elide::info_span!`; use it from there."
+)]
+#[proc_macro]
+pub fn info_span(input: TokenStream) -> TokenStream {
+    span::span(Some(level::INFO), input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "A span at debug level. Documented at `elide::debug_span!`; use it from there."
+)]
+#[proc_macro]
+pub fn debug_span(input: TokenStream) -> TokenStream {
+    span::span(Some(level::DEBUG), input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "A span at trace level. Documented at `elide::trace_span!`; use it from there."
+)]
+#[proc_macro]
+pub fn trace_span(input: TokenStream) -> TokenStream {
+    span::span(Some(level::TRACE_LEVEL), input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "Runs a function in a span. Documented at `elide::instrument`; use it from there."
+)]
+#[proc_macro_attribute]
+pub fn instrument(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::attribute(attr.into(), item.into(), instrument::instrument).into()
 }
 
 /// What the static gate of this build is: the features and the parsed

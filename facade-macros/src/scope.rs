@@ -212,10 +212,28 @@ fn timed_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             "`#[elide::timed]` cannot be used on a `const fn`: a scope reads the clock",
         ));
     }
-    let a = (|input: ParseStream| parse_timed(input, &f.sig.ident)).parse2(attr)?;
+    let stmts = &f.block.stmts;
+    let (a, stmts) = if crate::instrument::is_instrument_style(&attr) {
+        // `#[instrument]`'s arguments: a scope records no arguments (so
+        // `skip`/`skip_all` change nothing) and `level` is `ret`'s.
+        let mut i = crate::instrument::parse_args.parse2(attr)?;
+        let a = ScopeArgs {
+            target: crate::instrument::target_expr(&i),
+            name: i
+                .name
+                .clone()
+                .unwrap_or_else(|| LitStr::new(&f.sig.ident.to_string(), f.sig.ident.span())),
+            fields: std::mem::take(&mut i.fields),
+        };
+        let level = i.level.unwrap_or(level::INFO);
+        let body = crate::instrument::result_events(&f, &i, level, quote!(#(#stmts)*));
+        (a, body)
+    } else {
+        let a = (|input: ParseStream| parse_timed(input, &f.sig.ident)).parse2(attr)?;
+        (a, quote!(#(#stmts)*))
+    };
     let p = parts(&a)?;
     let (open, typecheck) = (&p.open, &p.typecheck);
-    let stmts = &f.block.stmts;
     let live = |open: &TokenStream| {
         if f.sig.asyncness.is_some() {
             let run = match &f.sig.output {
@@ -227,18 +245,18 @@ fn timed_fn(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             };
             quote! {{
                 let __elide_scope = #open;
-                #run(__elide_scope, async move { #(#stmts)* }).await
+                #run(__elide_scope, async move { #stmts }).await
             }}
         } else {
             quote! {{
                 let __elide_scope = #ELIDE::__private::scope_guard(#open);
-                #(#stmts)*
+                #stmts
             }}
         }
     };
     let dead = quote! {{
         #typecheck
-        #(#stmts)*
+        #stmts
     }};
     Ok(match p.presence.known() {
         Some((true, true)) => crate::checked::with_body(&f, live(open)),

@@ -16,6 +16,7 @@ pub use crate::raw::{
 };
 pub use crate::runtime_site::site as runtime_site;
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
+pub use crate::span::{instrumented, open_span};
 pub use crate::static_gate::{
     static_limit, FEATURE_CHECKS, FEATURE_LEVEL, FEATURE_TELEMETRY, INTEREST_OFF, INTEREST_ON,
     LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF, LEVEL_TRACE, LEVEL_WARN, STATIC_CHECKS_DEBUG,

@@ -25,6 +25,7 @@ mod escape;
 #[cfg(feature = "json")]
 mod json;
 mod radical;
+pub(crate) mod span_chain;
 
 #[cfg(feature = "otlp")]
 pub(crate) use debug_text::otlp_string;

@@ -87,7 +87,7 @@
 //! cascade, keys and values, `init_ns`, precedence, bad values),
 //! [cargo features](guide::features) (the static gate),
 //! [sinks](guide::sinks) (where records go and what each guarantees),
-//! [telemetry](guide::telemetry) (events, counters, timed scopes, `.prof`
+//! [telemetry](guide::telemetry) (events, counters, timed scopes, spans, `.prof`
 //! files, OpenTelemetry) and
 //! [testing](guide::testing) (capturing what a test logs, in parallel
 //! tests, with [`testing::capture`]).
@@ -131,6 +131,7 @@ mod level;
 mod macros;
 mod metadata;
 mod namespace;
+mod owned_value;
 mod process;
 mod raw;
 // Without `async`, the accessors only the asynchronous writers read are
@@ -145,6 +146,8 @@ mod sample;
 mod scope_names;
 pub mod sink;
 mod site_record;
+pub mod span;
+mod span_data;
 mod static_gate;
 mod stats;
 pub mod telemetry;
@@ -175,8 +178,9 @@ pub use record::{thread_number, Record, ThreadInfo};
 pub use runtime::{install_panic_hook, Guard};
 pub use runtime_site::{emit, enabled_for, MAX_TARGETS, OVERFLOW_TARGET};
 pub use sink::Sink;
+pub use span::{Instrument, Span};
 pub use static_gate::STATIC_MAX_LEVEL;
 pub use stats::{report_write_error, stats, Stats};
 pub use value::{Field, ToValue, Value, Visit};
 
-pub use macros::{check, check_eq, check_ne, checked, timed};
+pub use macros::{check, check_eq, check_ne, checked, instrument, timed};

@@ -366,3 +366,115 @@ macro_rules! scope {
 /// assert_eq!(exec("task.000001"), 11);
 /// ```
 pub use elide_macros::timed;
+
+/// A span: `span!([target: "ns",] Level::INFO, "name", key = value, ..)`,
+/// `tracing`'s form, giving a [`Span`](crate::Span). Enter it
+/// (`let _e = span.enter();`, `let _s = span!(..).entered();`,
+/// `span.in_scope(|| ..)`) and every record emitted on the thread meanwhile
+/// carries it, with the spans it was opened in, outermost first:
+/// `outer{a=1}:inner{b=2}: message b=3` (see
+/// [the telemetry guide](crate::guide::telemetry)).
+///
+/// - The level is a path (`Level::INFO`, `Level::Info`); the span is gated
+///   like a log site of that level in its namespace: removed by the static
+///   gate (features, build-time filters) as a log site would be, and at run
+///   time one load, compare and branch when its level is off, when it is
+///   [`Span::none()`](crate::Span::none) and entering it does nothing.
+/// - Fields as in [`info!`](crate::info!) (`key = v`, `%x`, `?x`, `Option`
+///   values), evaluated once, only when the span is enabled. No message.
+/// - When telemetry is on for the namespace too, the span is also a
+///   [`scope!`](crate::scope!): `<name>_start`/`<name>_stop` events with
+///   ids and duration, and an OTLP span with an OTLP sink.
+/// - `parent: expr` is accepted and only type-checked: a span's parent is
+///   the span entered where it opens. Spans have no `record`: the fields are
+///   fixed when it opens.
+///
+/// ```
+/// use elide::Level;
+/// let records = elide::testing::capture(|| {
+///     let _outer = elide::span!(Level::INFO, "request", id = 7).entered();
+///     let inner = elide::debug_span!("parse", bytes = 512);
+///     inner.in_scope(|| elide::info!(bytes = 3, "parsed"));
+/// });
+/// let chain = records[0].span.as_ref().unwrap();
+/// assert_eq!(format!("{chain:?}"), "request{id=7}:parse{bytes=512}");
+/// ```
+#[macro_export]
+macro_rules! span {
+    ($($arg:tt)*) => { $crate::__macros::span!(crate = $crate, $($arg)*) };
+}
+
+/// A span at [`Level::Error`](crate::Level::Error):
+/// `error_span!([target: "ns",] "name", fields..)`. See [`span!`](crate::span!).
+#[macro_export]
+macro_rules! error_span {
+    ($($arg:tt)*) => { $crate::__macros::error_span!(crate = $crate, $($arg)*) };
+}
+
+/// A span at [`Level::Warn`](crate::Level::Warn). See [`span!`](crate::span!).
+#[macro_export]
+macro_rules! warn_span {
+    ($($arg:tt)*) => { $crate::__macros::warn_span!(crate = $crate, $($arg)*) };
+}
+
+/// A span at [`Level::Info`](crate::Level::Info). See [`span!`](crate::span!).
+///
+/// ```
+/// let _s = elide::info_span!("task", uid = "task.01").entered();
+/// ```
+#[macro_export]
+macro_rules! info_span {
+    ($($arg:tt)*) => { $crate::__macros::info_span!(crate = $crate, $($arg)*) };
+}
+
+/// A span at [`Level::Debug`](crate::Level::Debug). See [`span!`](crate::span!).
+#[macro_export]
+macro_rules! debug_span {
+    ($($arg:tt)*) => { $crate::__macros::debug_span!(crate = $crate, $($arg)*) };
+}
+
+/// A span at [`Level::Trace`](crate::Level::Trace). See [`span!`](crate::span!).
+#[macro_export]
+macro_rules! trace_span {
+    ($($arg:tt)*) => { $crate::__macros::trace_span!(crate = $crate, $($arg)*) };
+}
+
+/// Runs a function in a [`span!`](crate::span!) named after it, as
+/// `tracing`'s attribute: `#[instrument(skip(self), fields(id = %self.id), err, level = "debug")]`.
+///
+/// - Every argument, `self` included, is a field through `Debug`
+///   (`x = ?x`) unless `skip(a, b)` or `skip_all` leaves it out or
+///   `fields(..)` declares a field of its name; arguments bound by a
+///   pattern other than a name are left out.
+/// - `fields(key = value, ..)` adds fields (`%`/`?` as in [`info!`](crate::info!));
+///   they may use the arguments.
+/// - `level = "debug"` (or `Level::DEBUG`; default info), `name = ".."`
+///   (default: the function's name), `target = ".."` (default: the module).
+/// - `err` logs an `Err` return at error level as `error = %e`
+///   (`err(Debug)`: `?e`); `ret` logs the return value at the span's level
+///   as `return = ?v` (`ret(Display)`: `%v`; with `err` too, the `Ok`
+///   value), both inside the span, as `tracing` does.
+/// - On an `async fn` the span is entered while the future is polled, so
+///   records across `.await` points carry it.
+/// - `parent` and `follows_from` are refused with a message.
+///
+/// ```
+/// #[derive(Debug)]
+/// struct Conn { id: u32 }
+///
+/// impl Conn {
+///     #[elide::instrument(skip(self), fields(id = %self.id), err, level = "debug")]
+///     fn send(&self, n: usize) -> Result<usize, String> {
+///         elide::info!(n, "sending");
+///         if n > 3 { Err("too big".into()) } else { Ok(n) }
+///     }
+/// }
+///
+/// let records = elide::testing::capture(|| {
+///     let _ = Conn { id: 9 }.send(5);
+/// });
+/// let sending = &records[0];
+/// assert_eq!(format!("{:?}", sending.span.as_ref().unwrap()), "send{n=5 id=9}");
+/// records.assert_logged(elide::Level::Error, "").assert_field("error", "too big");
+/// ```
+pub use elide_macros::instrument;

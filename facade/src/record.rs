@@ -6,10 +6,12 @@
 use std::cell::{Cell, OnceCell};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::metadata::{Kind, Metadata};
 use crate::raw::RawMessage;
+use crate::span_data::SpanData;
 use crate::value::{Field, Value};
 use crate::Level;
 
@@ -33,6 +35,9 @@ pub struct Record<'a> {
     /// The message as raw arguments and the site's decoder, when every
     /// argument is of a copyable kind (see [`RawMessage`]).
     raw: Option<RawMessage<'a>>,
+    /// The innermost span the record was emitted in: read from the
+    /// emitting thread on first ask, or fixed for a rebuilt record.
+    span: OnceCell<Option<Arc<SpanData>>>,
 }
 
 impl<'a> Record<'a> {
@@ -55,7 +60,46 @@ impl<'a> Record<'a> {
             thread: 0,
             thread_name: None,
             raw: None,
+            span: OnceCell::new(),
         }
+    }
+
+    /// Fixes the span chain (its innermost span) of a record rebuilt away
+    /// from its site, or of one from another span system (the `tracing`
+    /// bridge).
+    pub fn with_span(self, span: Option<Arc<SpanData>>) -> Record<'a> {
+        let _ = self.span.set(span);
+        self
+    }
+
+    /// The innermost span the record was emitted in (walk
+    /// [`SpanData::parent`] or call [`SpanData::chain`] for the rest): the
+    /// span entered on the emitting thread, or the one fixed with
+    /// [`with_span`](Record::with_span). A record rebuilt on another thread
+    /// without one has none.
+    pub fn span(&self) -> Option<&SpanData> {
+        self.span_arc().map(|s| &**s)
+    }
+
+    /// The chain, owned, without fixing it: for a sink that asks of every
+    /// record (an async sink's capture), where a record out of any span
+    /// costs one load.
+    #[inline]
+    pub(crate) fn span_owned(&self) -> Option<Arc<SpanData>> {
+        match self.span.get() {
+            Some(fixed) => fixed.clone(),
+            None if self.thread == 0 => crate::span_data::current_data(),
+            None => None,
+        }
+    }
+
+    pub(crate) fn span_arc(&self) -> Option<&Arc<SpanData>> {
+        self.span
+            .get_or_init(|| match self.thread {
+                0 => crate::span_data::current_data(),
+                _ => None,
+            })
+            .as_ref()
     }
 
     /// Attaches the message's raw view: the same text as

@@ -174,7 +174,8 @@ fn main() {
             done.send(()).unwrap();
             other.join().unwrap();
             for r in memory.records() {
-                println!("{:?} {} {:?}", r.level, r.message, r.fields);
+                let span = r.span.map(|s| format!(" in {s:?}")).unwrap_or_default();
+                println!("{:?} {} {:?}{span}", r.level, r.message, r.fields);
             }
         }
         // elide records into an application's own `log` logger, which

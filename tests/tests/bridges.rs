@@ -59,7 +59,8 @@ fn dependency_log_and_tracing_records_reach_the_file_sink_under_their_namespace(
     let info = lines_with(&text, "tracing: response sent");
     assert_eq!(info.len(), 1, "{text}");
     assert!(
-        info[0].ends_with("bytes=512 ok=true span=request req_id=42 path=/jobs"),
+        info[0]
+            .ends_with("request{req_id=42 path=/jobs}: tracing: response sent bytes=512 ok=true"),
         "{}",
         info[0]
     );
@@ -200,10 +201,11 @@ fn tracing_events_keep_their_level_and_integer_fields_and_follow_level_changes()
     assert!(out.contains("quiet2_enabled=false"), "{out}");
     // tracing's global level filter follows elide's.
     assert!(out.contains("tracing_max_level=debug"), "{out}");
-    // A span field recorded after the span was made reaches its events.
+    // A span field recorded after the span was made reaches its events, in
+    // the span chain, not among the event's fields.
     assert_eq!(
         line("in a span"),
-        r#"Info in a span [("rows", U64(3)), ("span", Str("job")), ("id", U64(9)), ("stage", Str("load"))]"#,
+        r#"Info in a span [("rows", U64(3))] in job{id=9 stage=load}"#,
         "{out}"
     );
 }

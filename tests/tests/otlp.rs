@@ -212,6 +212,68 @@ fn scopes_arrive_as_spans_with_parents_and_counters_as_sums() {
     rx.stop();
 }
 
+#[elide::instrument(skip_all, fields(bytes = 512), level = "info")]
+fn upload() {
+    elide::warn!(retry = 1, "slow upload");
+}
+
+/// A span with telemetry on is an OTLP span (parented to the span it
+/// opened in), and a log record inside spans carries their chain as the
+/// attribute `spans`, outermost first, each span's fields apart from the
+/// record's.
+#[test]
+fn spans_arrive_as_otlp_spans_and_their_chain_on_log_records() {
+    let _g = serial();
+    let rx = Receiver::start(0, Arc::default());
+    let sink = Arc::new(OtlpSink::builder(&rx.endpoint()).build().unwrap());
+    install(&sink);
+    elide::info_span!("request", id = 7).in_scope(upload);
+    elide::flush();
+    elide::set_sinks([]);
+    let got = rx.got.lock().unwrap();
+    let span = |n: &str| got.spans.iter().find(|s| s.name == n).unwrap();
+    let (request, up) = (span("request"), span("upload"));
+    assert_eq!(int(&request.attributes, "id"), 7);
+    assert_eq!(up.parent_span_id, request.span_id);
+    assert_eq!(up.trace_id, request.trace_id);
+    let (_, log) = got
+        .logs
+        .iter()
+        .find(|(_, l)| l.event_name.is_empty())
+        .expect("the warning");
+    assert_eq!(int(&log.attributes, "retry"), 1);
+    let Some(any_value::Value::ArrayValue(chain)) = attr(&log.attributes, "spans") else {
+        panic!("no spans attribute: {:?}", log.attributes)
+    };
+    let names: Vec<(String, Vec<String>)> = chain
+        .values
+        .iter()
+        .map(|v| match &v.value {
+            Some(any_value::Value::KvlistValue(kv)) => {
+                let name = text(&kv.values, "name").to_owned();
+                let fields = match attr(&kv.values, "fields") {
+                    Some(any_value::Value::KvlistValue(f)) => {
+                        f.values.iter().map(|kv| kv.key.clone()).collect()
+                    }
+                    other => panic!("fields: {other:?}"),
+                };
+                (name, fields)
+            }
+            other => panic!("span: {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("request".to_owned(), vec!["id".to_owned()]),
+            ("upload".to_owned(), vec!["bytes".to_owned()]),
+        ]
+    );
+    drop(got);
+    drop(sink);
+    rx.stop();
+}
+
 #[test]
 fn receiver_down_then_back_what_is_missing_is_counted() {
     let _g = serial();

@@ -27,7 +27,7 @@ use elide_tests::run_with_deadline;
 use std::time::{Duration, Instant};
 
 /// Markers of sites that the `gate` features remove.
-const GATED: [&str; 11] = [
+const GATED: [&str; 13] = [
     "elide_marker_quiet_checked",
     "elide_marker_debug_arg",
     "elide_marker_trace_field",
@@ -39,6 +39,8 @@ const GATED: [&str; 11] = [
     "elide_marker_debug_mode_block",
     "elide_marker_dep_check",
     "elide_marker_renamed_debug",
+    "elide_marker_debug_span",
+    "elide_marker_renamed_span",
 ];
 /// Check-site markers (removed by `release_checks_off` in release builds).
 const CHECKS: [&str; 6] = [

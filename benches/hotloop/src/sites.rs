@@ -95,6 +95,14 @@ hot!(hot_tracing_eager, |x, n| {
     tracing::debug!("task {}", s)
 });
 
+// Spans: made and entered for the iteration (the level decides).
+hot!(hot_elide_span, |x, n| {
+    let _s = elide::debug_span!("iteration", x).entered();
+});
+hot!(hot_tracing_span, |x, n| {
+    let _s = tracing::debug_span!("iteration", x).entered();
+});
+
 // Debug checks.
 hot!(hot_elide_check, |x, n| { elide::check!(x < n) });
 hot!(hot_elide_check_eq, |x, n| { elide::check_eq!(x.min(n), x) });

@@ -29,6 +29,7 @@ const MEMORY: &str = "enabled, into memory";
 const FORMAT: &str = "enabled, formatted into io::sink";
 const FORMAT_RADICAL: &str = "enabled, RADICAL columns into io::sink";
 const FILE: &str = "enabled, formatted into a 64 KiB-buffered file";
+const SPAN_OFF: &str = "span off (run time), entered";
 const CHECK_OFF: &str = "check! off at run time";
 const CHECK_ON: &str = "check! on, trivial condition";
 const CHECK_EQ_ON: &str = "check_eq! on, trivial condition";
@@ -433,6 +434,14 @@ pub static VARIANTS: &[Variant] = &[
         "tracing",
         t_info_fmt,
         hot_tracing_eager
+    ),
+    v!("e-span-off", SPAN_OFF, "elide", e_info_null, hot_elide_span),
+    v!(
+        "t-span-off",
+        SPAN_OFF,
+        "tracing",
+        t_info_fmt,
+        hot_tracing_span
     ),
     v!(
         "e-no-want",

@@ -4,8 +4,9 @@
 //! `tracing` events into elide records. An event's target is its namespace
 //! (the same cascade and `set_level_for` rules as a macro site); its fields
 //! stay typed where tracing gives types (integers, floats, booleans,
-//! strings), its `message` is the record's message, and the current span's
-//! name (field `span`) and fields are added as context. The record keeps
+//! strings), its `message` is the record's message, and the spans it is in
+//! are the record's span chain (outermost first, each with its own fields,
+//! as for elide's own spans: see [`Record::span`]). The record keeps
 //! the event's file, line and module path. The layer answers
 //! `register_callsite` from elide's configuration (`always`/`never`) and
 //! gives tracing elide's most verbose level as its hint, and every elide
@@ -29,6 +30,7 @@
 mod forward_sites;
 
 use std::fmt;
+use std::sync::Arc;
 
 use tracing_core::field::{self as tfield, Field as TField, Visit as TVisit};
 use tracing_core::span::{Attributes, Id, Record as SpanRecord};
@@ -44,6 +46,7 @@ use crate::route::of_target_site as enabled_at;
 use crate::runtime;
 use crate::runtime_site::{emit_at, site};
 use crate::sink::{OwnedValue, Sink};
+use crate::span_data::SpanData;
 use crate::value::{Field, Value};
 use crate::{Level, LevelFilter};
 
@@ -182,7 +185,41 @@ impl TVisit for Capture {
 }
 
 /// A span's name and fields, kept in its extensions for the events inside.
-struct SpanFields(Vec<(&'static str, OwnedValue)>);
+struct SpanFields(Arc<SpanData>);
+
+/// The chain of the spans `event` is in, innermost last: each span's data
+/// as kept, re-linked where a parent's data changed since the child opened
+/// (a `record` on the parent), so every event sees each span's latest
+/// fields.
+fn chain_of<S>(event: &Event<'_>, ctx: &Context<'_, S>) -> Option<Arc<SpanData>>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    let mut chain: Option<Arc<SpanData>> = None;
+    for span in ctx.event_scope(event)?.from_root() {
+        let ext = span.extensions();
+        let Some(SpanFields(data)) = ext.get::<SpanFields>() else {
+            continue;
+        };
+        let linked = match (data.parent_arc(), &chain) {
+            (None, None) => true,
+            (Some(p), Some(c)) => Arc::ptr_eq(p, c),
+            _ => false,
+        };
+        chain = Some(if linked {
+            data.clone()
+        } else {
+            Arc::new(SpanData::owned(
+                data.name(),
+                data.target(),
+                data.level(),
+                data.fields().to_vec(),
+                chain.take(),
+            ))
+        });
+    }
+    chain
+}
 
 impl<S> Layer<S> for ElideLayer
 where
@@ -215,7 +252,18 @@ where
         let mut c = Capture::default();
         attrs.record(&mut c);
         if let Some(span) = ctx.span(id) {
-            span.extensions_mut().insert(SpanFields(c.fields));
+            let parent = span
+                .parent()
+                .and_then(|p| p.extensions().get::<SpanFields>().map(|f| f.0.clone()));
+            let meta = span.metadata();
+            let data = SpanData::owned(
+                meta.name(),
+                meta.target(),
+                from_tracing(meta.level()),
+                c.fields,
+                parent,
+            );
+            span.extensions_mut().insert(SpanFields(Arc::new(data)));
         }
     }
 
@@ -223,8 +271,14 @@ where
         let mut c = Capture::default();
         values.record(&mut c);
         if let Some(span) = ctx.span(id) {
+            // Children opened before keep the old data as parent; events
+            // re-link them (see `chain_of`).
             if let Some(f) = span.extensions_mut().get_mut::<SpanFields>() {
-                f.0.extend(c.fields);
+                let mut data = (*f.0).clone();
+                for (k, v) in c.fields {
+                    data.set_field(k, v);
+                }
+                f.0 = Arc::new(data);
             }
         }
     }
@@ -241,29 +295,24 @@ where
         };
         let mut c = Capture::default();
         event.record(&mut c);
-        let mut fields: Vec<Field<'_>> = c.fields.iter().map(|(k, v)| (*k, v.as_value())).collect();
-        let span = ctx.event_span(event);
-        let ext = span.as_ref().map(|s| s.extensions());
-        if let (Some(span), Some(ext)) = (&span, &ext) {
-            fields.push(("span", Value::Str(span.name())));
-            if let Some(f) = ext.get::<SpanFields>() {
-                fields.extend(f.0.iter().map(|(k, v)| (*k, v.as_value())));
-            }
-        }
+        let fields: Vec<Field<'_>> = c.fields.iter().map(|(k, v)| (*k, v.as_value())).collect();
+        let chain = chain_of(event, &ctx);
         let message = c.message.as_deref().unwrap_or("");
         let place = Place {
             file: meta.file(),
             line: meta.line(),
             module_path: meta.module_path(),
         };
-        emit_at(
-            placed(cs.metadata(), place),
-            route,
-            meta.target(),
-            level,
-            &fields,
-            format_args!("{message}"),
-        );
+        crate::span_data::with_bridged(chain, || {
+            emit_at(
+                placed(cs.metadata(), place),
+                route,
+                meta.target(),
+                level,
+                &fields,
+                format_args!("{message}"),
+            )
+        });
     }
 }
 

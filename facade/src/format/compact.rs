@@ -25,6 +25,6 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     );
     escape_name(record.target(), out);
     out.push_str(": ");
-    write_message(record, out);
+    super::span_chain::write_message_in_spans(record, out, write_message);
     write_fields(record, out);
 }

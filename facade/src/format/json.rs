@@ -97,6 +97,7 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     let _ = JsonEscaped(out).write_fmt(*record.args());
     out.push_str("\",\"fields\":");
     json_fields(record.fields(), out);
+    super::span_chain::write_json(record, out);
     out.push_str(",\"file\":");
     json_str(meta.file(), out);
     let _ = write!(out, ",\"line\":{}}}", meta.line());

@@ -74,7 +74,7 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     out.push_str(" : ");
     out.push_str(level_column(record.level()));
     out.push_str(" : ");
-    write_message(record, out);
+    super::span_chain::write_message_in_spans(record, out, write_message);
     write_fields(record, out);
 }
 

@@ -49,6 +49,7 @@ use crate::sink::captured::{relifetime, Verbatim};
 use crate::sink::r#async::{on_writer, Overflow, DROPPED_META};
 use crate::sink::ring::Ring;
 use crate::sink::whole_lines::WholeLines;
+use crate::span_data::SpanData;
 use crate::value::{Field, Value};
 use crate::Level;
 
@@ -297,7 +298,12 @@ impl RingQueue {
         match record.raw() {
             Some(raw) if plain_fields(record.fields()) => {
                 let args = raw.args();
-                let len = 4 + thread.is_some() as usize + items_len(args) + fields_len(record);
+                let span = record.span_owned();
+                let len = 4
+                    + thread.is_some() as usize
+                    + items_len(args)
+                    + fields_len(record)
+                    + span_len(span.as_ref());
                 let heap = heap_len(args.iter().map(|a| match a {
                     RawArg::Str(s) => s.len(),
                     _ => 0,
@@ -309,7 +315,8 @@ impl RingQueue {
                     for a in args {
                         at = put_arg(w, at, a);
                     }
-                    put_fields(w, at, record.fields());
+                    let at = put_fields(w, at, record.fields());
+                    put_span(w, at, span.as_ref());
                 };
                 // SAFETY: forwarded from the caller.
                 unsafe { self.push_with(ring, len, heap, enc) }
@@ -361,7 +368,12 @@ impl RingQueue {
             .zip(&ranges)
             .map(|((_, v), &(a, b))| 2 + value_arg(v).map_or(text_words(b - a), |x| arg_len(&x)))
             .sum();
-        let len = 4 + usize::from(thread.is_some()) + message.len() + fields_len;
+        let span = record.span_owned();
+        let len = 4
+            + usize::from(thread.is_some())
+            + message.len()
+            + fields_len
+            + span_len(span.as_ref());
         let message_heap = match message {
             Item::Text(a, b) => b - a,
             Item::Static(_) => 0,
@@ -387,6 +399,7 @@ impl RingQueue {
                     (None, _) => put_text(w, at, T_DEBUG, &text[a..b]),
                 };
             }
+            put_span(w, at, span.as_ref());
         };
         // SAFETY: forwarded from the caller.
         unsafe { self.push_with(ring, len, heap, enc) }
@@ -849,12 +862,45 @@ fn put_key(w: &mut [u64], at: usize, key: &'static str) -> usize {
 }
 
 #[inline]
-fn put_fields(w: &mut [u64], mut at: usize, fields: &[Field<'_>]) {
+fn put_fields(w: &mut [u64], mut at: usize, fields: &[Field<'_>]) -> usize {
     for (k, v) in fields {
         at = put_key(w, at, k);
         if let Some(a) = value_arg(v) {
             at = put_arg(w, at, &a);
         }
+    }
+    at
+}
+
+/// The key of the item that carries a record's span chain: an `Arc`
+/// pointer the writer takes back (`SpanData` is shared, not copied).
+/// Told apart from a field by its address; its text is no field's.
+static SPAN_KEY: &str = "\0elide.span\0";
+
+fn is_span_key(key: &str) -> bool {
+    std::ptr::eq(key.as_ptr(), SPAN_KEY.as_ptr()) && key.len() == SPAN_KEY.len()
+}
+
+/// The words of a record's span item: a key and a `u64`.
+fn span_len(span: Option<&Arc<SpanData>>) -> usize {
+    if span.is_some() {
+        2 + arg_len(&RawArg::U64(0))
+    } else {
+        0
+    }
+}
+
+/// Writes the span item, giving the ring a reference to the chain (the
+/// encoder runs once, when the record is published).
+#[inline]
+fn put_span(w: &mut [u64], at: usize, span: Option<&Arc<SpanData>>) {
+    if let Some(span) = span {
+        let at = put_key(w, at, SPAN_KEY);
+        put_arg(
+            w,
+            at,
+            &RawArg::U64(Arc::into_raw(span.clone()) as usize as u64),
+        );
     }
 }
 
@@ -1048,6 +1094,7 @@ impl RingWriter {
         };
         let mut kinds = Vec::new();
         let mut keys = Vec::new();
+        let mut span: Option<Arc<SpanData>> = None;
         while at < end {
             // SAFETY: written from a `&'static str` by `put_fields`.
             let key: &'static str = unsafe {
@@ -1056,11 +1103,19 @@ impl RingWriter {
                     w[at + 1] as usize,
                 ))
             };
-            keys.push(key);
             let tag = w[at + 2] & 0xff;
             let (a, next) = read_item(w, at + 2, &mut owned);
-            kinds.push((tag, a));
             at = next;
+            if is_span_key(key) {
+                if let RawArg::U64(p) = a {
+                    // SAFETY: `put_span` wrote it from `Arc::into_raw`, once
+                    // per record, and each record is read once.
+                    span = Some(unsafe { Arc::from_raw(p as usize as *const SpanData) });
+                }
+                continue;
+            }
+            keys.push(key);
+            kinds.push((tag, a));
         }
         let mut fields: Vec<Field<'_>> = relifetime(std::mem::take(&mut self.fields));
         // Rendered texts first (the fields borrow them).
@@ -1094,7 +1149,8 @@ impl RingWriter {
             let record = Record::new(meta, level, m, &fields)
                 .with_time(time)
                 .with_thread(thread)
-                .with_raw(raw);
+                .with_raw(raw)
+                .with_span(span.clone());
             format.write(&record, batch);
         };
         match decoder {

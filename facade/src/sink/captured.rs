@@ -91,6 +91,8 @@ pub(crate) struct Captured {
     thread_name: u32,
     message: Message,
     store: Store,
+    /// The span chain, shared with the caller's span.
+    span: Option<std::sync::Arc<crate::span_data::SpanData>>,
 }
 
 impl Captured {
@@ -137,6 +139,7 @@ impl Captured {
             thread_name,
             message,
             store,
+            span: record.span_owned(),
         }
     }
 
@@ -199,6 +202,7 @@ impl Captured {
             &Record::new(self.meta, self.level, format_args!("{message}"), &fields)
                 .with_time(self.time)
                 .with_thread(self.thread)
+                .with_span(self.span.clone())
                 .with_thread_name_opt(
                     (self.thread_name > 0).then(|| &text[text.len() - self.thread_name as usize..]),
                 ),
@@ -315,7 +319,7 @@ mod tests {
     #[test]
     fn sizes_stay_small() {
         assert!(std::mem::size_of::<Slot>() <= 24);
-        assert!(std::mem::size_of::<Captured>() <= 104);
+        assert!(std::mem::size_of::<Captured>() <= 112);
     }
 
     /// What a queued record counts against an async sink's byte budget

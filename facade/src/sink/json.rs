@@ -88,6 +88,7 @@ impl JsonSink {
             crate::process::pid()
         );
         json_fields(record.fields(), out);
+        crate::format::span_chain::write_json(record, out);
         out.push_str("}\n");
     }
 

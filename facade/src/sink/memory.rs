@@ -4,141 +4,10 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 
 use crate::metadata::Kind;
+pub use crate::owned_value::OwnedValue;
 use crate::record::Record;
 use crate::sink::Sink;
-use crate::value::{Value, Visit};
 use crate::{Level, LevelFilter};
-
-/// An owned copy of a field value.
-#[derive(Clone, Debug, PartialEq)]
-pub enum OwnedValue {
-    /// Signed integer.
-    I64(i64),
-    /// Unsigned integer.
-    U64(u64),
-    /// 128-bit signed integer.
-    I128(i128),
-    /// 128-bit unsigned integer.
-    U128(u128),
-    /// Float.
-    F64(f64),
-    /// Boolean.
-    Bool(bool),
-    /// Character.
-    Char(char),
-    /// String.
-    Str(String),
-    /// A `Display` value, rendered.
-    Display(String),
-    /// A `Debug` value, rendered.
-    Debug(String),
-}
-
-impl From<&Value<'_>> for OwnedValue {
-    fn from(v: &Value<'_>) -> Self {
-        let mut owned = Owned(OwnedValue::Bool(false));
-        v.visit(&mut owned);
-        owned.0
-    }
-}
-
-/// The visitor behind `From<&Value>`.
-impl OwnedValue {
-    /// The value borrowed back as a [`Value`] of the same kind, for
-    /// emitting a kept value again; rendered `Display` and `Debug` text
-    /// prints exactly as it was rendered.
-    ///
-    /// ```
-    /// use elide::{sink::OwnedValue, Value};
-    /// let kept = OwnedValue::from(&Value::Debug(&Some(3)));
-    /// assert_eq!(format!("{:?}", kept.as_value()), "Some(3)");
-    /// assert!(matches!(kept.as_value(), Value::Debug(_)));
-    /// ```
-    pub fn as_value(&self) -> Value<'_> {
-        match self {
-            OwnedValue::I64(v) => Value::I64(*v),
-            OwnedValue::U64(v) => Value::U64(*v),
-            OwnedValue::I128(v) => Value::I128(*v),
-            OwnedValue::U128(v) => Value::U128(*v),
-            OwnedValue::F64(v) => Value::F64(*v),
-            OwnedValue::Bool(v) => Value::Bool(*v),
-            OwnedValue::Char(v) => Value::Char(*v),
-            OwnedValue::Str(v) => Value::Str(v),
-            OwnedValue::Display(v) => Value::Display(v),
-            OwnedValue::Debug(v) => Value::Debug(Rendered::new(v)),
-        }
-    }
-}
-
-/// Text a `Debug` impl rendered: its `Debug` writes the text as it is
-/// (a `str`'s own `Debug` would quote and escape it again).
-#[repr(transparent)]
-struct Rendered(String);
-
-impl Rendered {
-    fn new(s: &String) -> &Rendered {
-        // SAFETY: `Rendered` is `repr(transparent)` over `String`, so a
-        // `&String` is a valid `&Rendered` with the same lifetime.
-        unsafe { &*(s as *const String as *const Rendered) }
-    }
-}
-
-impl std::fmt::Debug for Rendered {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-struct Owned(OwnedValue);
-
-impl Visit for Owned {
-    fn i64(&mut self, v: i64) {
-        self.0 = OwnedValue::I64(v);
-    }
-    fn u64(&mut self, v: u64) {
-        self.0 = OwnedValue::U64(v);
-    }
-    fn i128(&mut self, v: i128) {
-        self.0 = OwnedValue::I128(v);
-    }
-    fn u128(&mut self, v: u128) {
-        self.0 = OwnedValue::U128(v);
-    }
-    fn f64(&mut self, v: f64) {
-        self.0 = OwnedValue::F64(v);
-    }
-    fn bool(&mut self, v: bool) {
-        self.0 = OwnedValue::Bool(v);
-    }
-    fn char(&mut self, v: char) {
-        self.0 = OwnedValue::Char(v);
-    }
-    fn str(&mut self, v: &str) {
-        self.0 = OwnedValue::Str(v.to_owned());
-    }
-    fn display(&mut self, v: &dyn std::fmt::Display) {
-        self.0 = OwnedValue::Display(v.to_string());
-    }
-    fn debug(&mut self, v: &dyn std::fmt::Debug) {
-        self.0 = OwnedValue::Debug(format!("{v:?}"));
-    }
-}
-
-impl std::fmt::Display for OwnedValue {
-    /// As the value it was copied from displays.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OwnedValue::I64(n) => n.fmt(f),
-            OwnedValue::U64(n) => n.fmt(f),
-            OwnedValue::I128(n) => n.fmt(f),
-            OwnedValue::U128(n) => n.fmt(f),
-            OwnedValue::F64(n) => n.fmt(f),
-            OwnedValue::Bool(b) => b.fmt(f),
-            OwnedValue::Char(c) => c.fmt(f),
-            OwnedValue::Str(s) | OwnedValue::Display(s) | OwnedValue::Debug(s) => s.fmt(f),
-        }
-    }
-}
 
 /// An owned copy of a [`Record`], with the message rendered.
 #[derive(Clone, Debug, PartialEq)]
@@ -165,6 +34,9 @@ pub struct OwnedRecord {
     pub thread: u64,
     /// Time of the record.
     pub time: SystemTime,
+    /// The innermost span the record was emitted in; its `Debug` is the
+    /// chain as the compact layout writes it (`outer{a=1}:inner`).
+    pub span: Option<std::sync::Arc<crate::span_data::SpanData>>,
 }
 
 impl OwnedRecord {
@@ -187,6 +59,7 @@ impl OwnedRecord {
             fields: r.fields().iter().map(|(k, v)| (*k, v.into())).collect(),
             thread: r.thread_id(),
             time: r.time(),
+            span: r.span_arc().cloned(),
         }
     }
 
@@ -313,6 +186,7 @@ impl Sink for MemorySink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Value;
 
     #[test]
     fn a_memory_sink_counts_and_clears_what_it_holds() {

@@ -165,7 +165,7 @@ impl Scope {
 
     /// Makes this scope current on this thread until the returned value is
     /// dropped.
-    fn enter(&self) -> Entered {
+    pub(crate) fn enter(&self) -> Entered {
         push(self.id, self.trace);
         Entered {
             id: self.id,
@@ -182,7 +182,7 @@ impl Drop for Scope {
 }
 
 /// While alive, a scope is current on this thread.
-struct Entered {
+pub(crate) struct Entered {
     id: u64,
     _not_send: PhantomData<*const ()>,
 }
@@ -276,6 +276,17 @@ pub fn open_scope(
     let mut scope = None;
     fields(&mut |f| scope = Some(Scope::open(cs.metadata(), stop, f)));
     scope
+}
+
+/// A span's scope (see [`crate::span`]): opened with the span's fields
+/// when telemetry is on for the start site's namespace.
+pub(crate) fn open_for(
+    start: &'static Callsite,
+    stop: &'static Metadata,
+    fields: &[Field<'_>],
+) -> Option<Scope> {
+    (crate::static_gate::INTEREST_ON <= crate::runtime::current(start))
+        .then(|| Scope::open(start.metadata(), stop, fields))
 }
 
 /// `scope!`'s guard: the scope made current on this thread.

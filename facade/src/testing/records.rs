@@ -163,6 +163,7 @@ mod tests {
             fields: Vec::new(),
             thread: 1,
             time: std::time::SystemTime::UNIX_EPOCH,
+            span: None,
         }
     }
 

@@ -45,6 +45,12 @@ hot!(hot_log_lazy, |x| {
 hot!(hot_tracing_lazy, |x| {
     tracing::debug!("task {}", to_json(&task(x)))
 });
+hot!(hot_elide_span, |x| {
+    let _s = elide::debug_span!("iteration", x).entered();
+});
+hot!(hot_tracing_span, |x| {
+    let _s = tracing::debug_span!("iteration", x).entered();
+});
 hot!(hot_elide_check, |x| { elide::check!(x < u64::MAX) });
 hot!(hot_elide_telemetry, |x| {
     elide::telemetry!("task.start", uid = x)
@@ -89,6 +95,7 @@ macro_rules! v {
 
 const CHEAP: &str = "statically off, cheap arg";
 const LAZY: &str = "statically off, expensive arg";
+const SPAN: &str = "span statically off, entered";
 
 static VARIANTS: &[Variant] = &[
     v!("bare", "bare loop", "-", hot_bare),
@@ -98,6 +105,8 @@ static VARIANTS: &[Variant] = &[
     v!("e-static-lazy", LAZY, "elide", hot_elide_lazy),
     v!("l-static-lazy", LAZY, "log", hot_log_lazy),
     v!("t-static-lazy", LAZY, "tracing", hot_tracing_lazy),
+    v!("e-static-span", SPAN, "elide", hot_elide_span),
+    v!("t-static-span", SPAN, "tracing", hot_tracing_span),
     v!(
         "e-static-check",
         "check! statically off",

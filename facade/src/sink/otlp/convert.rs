@@ -3,7 +3,9 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
+use opentelemetry_proto::tonic::common::v1::{
+    any_value, AnyValue, ArrayValue, KeyValue, KeyValueList,
+};
 use opentelemetry_proto::tonic::logs::v1::LogRecord;
 use opentelemetry_proto::tonic::trace::v1::{span, Span};
 
@@ -133,6 +135,42 @@ fn attributes(r: &Record<'_>, skip: &[&str]) -> Vec<KeyValue> {
     out
 }
 
+/// The record's span chain as the attribute `spans`, as the JSON layout
+/// writes it: an array, outermost first, of `{name, fields: {..}}`.
+fn span_chain(r: &Record<'_>) -> Option<KeyValue> {
+    let chain = r.span()?.chain();
+    let spans = chain.into_iter().map(|s| {
+        let fields = s
+            .fields()
+            .iter()
+            .map(|(k, v)| kv(k, any(&v.as_value())))
+            .collect();
+        AnyValue {
+            value: Some(any_value::Value::KvlistValue(KeyValueList {
+                values: vec![
+                    kv("name", string(s.name())),
+                    kv(
+                        "fields",
+                        Some(AnyValue {
+                            value: Some(any_value::Value::KvlistValue(KeyValueList {
+                                values: fields,
+                            })),
+                        }),
+                    ),
+                ],
+            })),
+        }
+    });
+    Some(kv(
+        "spans",
+        Some(AnyValue {
+            value: Some(any_value::Value::ArrayValue(ArrayValue {
+                values: spans.collect(),
+            })),
+        }),
+    ))
+}
+
 fn u64_field(r: &Record<'_>, name: &str) -> Option<u64> {
     match r.field(name)? {
         Value::U64(n) => Some(n),
@@ -213,7 +251,11 @@ pub(crate) fn convert(r: &Record<'_>, ids: Ids) -> Item {
                 r.write_message(&mut m);
                 m
             }),
-            attributes: attributes(r, &[]),
+            attributes: {
+                let mut a = attributes(r, &[]);
+                a.extend(span_chain(r));
+                a
+            },
             event_name,
             ..Default::default()
         },
@@ -224,7 +266,9 @@ pub(crate) fn convert(r: &Record<'_>, ids: Ids) -> Item {
 mod tests {
     use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-    use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
+    use opentelemetry_proto::tonic::common::v1::{
+        any_value, AnyValue, ArrayValue, KeyValue, KeyValueList,
+    };
     use opentelemetry_proto::tonic::trace::v1::span;
 
     use super::{convert, Ids, Item};
@@ -324,6 +368,57 @@ mod tests {
             .with_time(at())
             .with_thread(77)
             .with_thread_name("w1")
+    }
+
+    /// A record in spans carries the chain as the attribute `spans`,
+    /// outermost first, each span's fields apart from the record's.
+    #[test]
+    fn a_log_record_in_spans_carries_the_chain() {
+        use crate::span_data::SpanData;
+        use std::sync::Arc;
+        static META: Metadata = Metadata::new(Kind::Log, Level::Info, "app", "app", "a.rs", 3, "");
+        let outer = Arc::new(SpanData::new(
+            "outer",
+            "app",
+            Level::Info,
+            &[("b", Value::U64(1))],
+            None,
+        ));
+        let inner = SpanData::new(
+            "inner",
+            "app",
+            Level::Info,
+            &[("b", Value::U64(2))],
+            Some(outer),
+        );
+        let fields = [("b", Value::U64(3))];
+        let r = record(&META, Level::Info, &fields).with_span(Some(Arc::new(inner)));
+        let Item::Log(_, l) = convert(&r, Ids { salt: 1 }) else {
+            panic!("a log record")
+        };
+        let span = |name: &str, b: i64| {
+            value(any_value::Value::KvlistValue(KeyValueList {
+                values: attrs(vec![
+                    ("name", s(name)),
+                    (
+                        "fields",
+                        value(any_value::Value::KvlistValue(KeyValueList {
+                            values: attrs(vec![("b", i(b))]),
+                        })),
+                    ),
+                ]),
+            }))
+            .unwrap()
+        };
+        let mut want = vec![("b", i(3))];
+        want.extend(tail(&META));
+        want.push((
+            "spans",
+            value(any_value::Value::ArrayValue(ArrayValue {
+                values: vec![span("outer", 1), span("inner", 2)],
+            })),
+        ));
+        assert_eq!(l.attributes, attrs(want));
     }
 
     /// A log record: level, message, the caller's time, typed fields

@@ -1,0 +1,271 @@
+//! Spans as a crate migrating from `tracing` writes them: `use elide as
+//! tracing;`, nested `info_span!`, `#[instrument]` on a method, events
+//! inside; the chain in the lines a file sink writes (compact and JSON),
+//! in captured records, and on events bridged from `tracing`. Tests here
+//! replace the global sinks, so they run one at a time.
+
+use std::sync::Arc;
+
+use elide::format::Format;
+use elide::sink::AsyncSink;
+use elide_tests::{serial, YieldOnce};
+
+/// Code written for `tracing`, unchanged but for the `use`.
+mod migrated {
+    use elide as tracing;
+
+    use tracing::{debug, info, info_span, warn};
+
+    #[derive(Debug)]
+    pub(crate) struct Conn {
+        pub(crate) id: u32,
+    }
+
+    impl Conn {
+        #[tracing::instrument(skip(self), fields(id = %self.id), err, level = "debug")]
+        pub(crate) fn send(&self, bytes: usize) -> Result<usize, String> {
+            debug!(bytes = 3, "sending");
+            if bytes > 100 {
+                return Err(format!("{bytes} bytes is too many"));
+            }
+            Ok(bytes)
+        }
+    }
+
+    pub(crate) fn serve() {
+        let outer = info_span!("server", bytes = 1, port = 8080);
+        let _o = outer.enter();
+        let _c = info_span!("conn", peer = "10.0.0.1").entered();
+        info!(bytes = 2, "accepted");
+        let conn = Conn { id: 7 };
+        let _ = conn.send(5);
+        let _ = conn.send(500);
+        tracing::Span::current().in_scope(|| warn!("still in conn"));
+    }
+}
+
+fn lines(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The chain, outermost first, each span with its own fields, before the
+/// message; a key in several spans and the event (`bytes`) stays apart.
+#[test]
+fn migrated_code_writes_the_span_chain_in_compact_and_json() {
+    let _s = serial();
+    let dir = std::env::temp_dir().join(format!("elide-spans-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (compact, json) = (dir.join("compact.log"), dir.join("json.log"));
+    let (rings, wrapped) = (dir.join("rings.log"), dir.join("wrapped.log"));
+    let file = |path: &std::path::Path, format| {
+        elide::sink::FileSink::open(path)
+            .unwrap()
+            .with_format(format)
+    };
+    let sinks: [Arc<dyn elide::Sink>; 4] = [
+        Arc::new(file(&compact, Format::Compact)),
+        Arc::new(file(&json, Format::Json)),
+        // The chain crosses to an async sink's writer thread, through its
+        // rings and through a wrapped sink.
+        Arc::new(
+            AsyncSink::file_builder(&rings)
+                .unwrap()
+                .format(Format::Compact)
+                .build(),
+        ),
+        Arc::new(AsyncSink::wrap(Arc::new(file(&wrapped, Format::Compact)))),
+    ];
+    elide::set_sinks(sinks);
+    elide::set_level(elide::LevelFilter::Trace);
+    migrated::serve();
+    elide::flush();
+    elide::set_level(elide::LevelFilter::Error);
+
+    let compact = lines(&compact);
+    let ends = [
+        " server{bytes=1 port=8080}:conn{peer=10.0.0.1}: accepted bytes=2",
+        " server{bytes=1 port=8080}:conn{peer=10.0.0.1}:send{bytes=5 id=7}: sending bytes=3",
+        " server{bytes=1 port=8080}:conn{peer=10.0.0.1}:send{bytes=500 id=7}: sending bytes=3",
+        " server{bytes=1 port=8080}:conn{peer=10.0.0.1}:send{bytes=500 id=7}: error=\"500 bytes is too many\"",
+        " server{bytes=1 port=8080}:conn{peer=10.0.0.1}: still in conn",
+    ];
+    assert_eq!(compact.len(), ends.len(), "{compact:#?}");
+    for path in [&rings, &wrapped] {
+        let lines = lines(path);
+        assert_eq!(lines.len(), ends.len(), "{path:?}: {lines:#?}");
+        for (line, end) in compact.iter().chain(&lines).zip(ends.iter().cycle()) {
+            assert!(line.ends_with(end), "{line:?} should end with {end:?}");
+        }
+    }
+
+    let json: Vec<serde_json::Value> = lines(&json)
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let sending = &json[1];
+    assert_eq!(sending["fields"], serde_json::json!({"bytes": 3}));
+    assert_eq!(
+        sending["spans"],
+        serde_json::json!([
+            {"name": "server", "fields": {"bytes": 1, "port": 8080}},
+            {"name": "conn", "fields": {"peer": "10.0.0.1"}},
+            {"name": "send", "fields": {"bytes": "5", "id": "7"}},
+        ])
+    );
+    // Outside every span: no chain.
+    elide::set_sinks([]);
+    let records = elide::testing::capture(|| elide::warn!("alone"));
+    assert!(records[0].span.is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A span whose level is off is `Span::none()`: entering it adds nothing
+/// to the chain, and its fields are not evaluated.
+#[test]
+fn a_span_below_the_level_is_none_and_evaluates_nothing() {
+    let _s = serial();
+    elide::set_sinks([]);
+    let evaluated = std::cell::Cell::new(false);
+    let side = || {
+        evaluated.set(true);
+        1
+    };
+    let span = elide::trace_span!("quiet", n = side());
+    assert!(span.is_none());
+    assert!(!evaluated.get());
+    let records = elide::testing::capture(|| {
+        let _e = elide::info_span!("kept").entered();
+        span.in_scope(|| elide::warn!("inside"));
+    });
+    let chain = records[0].span.as_ref().unwrap();
+    assert_eq!(format!("{chain:?}"), "kept");
+}
+
+/// Events bridged from `tracing` carry every span they are in, outermost
+/// first, each with its own fields (a `record` on a span included), and no
+/// span field flattened into the event's.
+#[test]
+fn bridged_tracing_events_carry_the_whole_chain() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let _s = serial();
+    elide::set_sinks([]);
+    let subscriber = tracing_subscriber::registry().with(elide::bridge::tracing::layer());
+    let records = elide::testing::capture(|| {
+        tracing::subscriber::with_default(subscriber, || {
+            let outer = tracing::info_span!("outer", a = 1, b = tracing::field::Empty);
+            let _o = outer.enter();
+            let inner = tracing::info_span!("inner", b = 2);
+            outer.record("b", 9);
+            let _i = inner.enter();
+            tracing::warn!(b = 3, "nested event");
+        })
+    });
+    let r = records.assert_logged(elide::Level::Warn, "nested event");
+    assert_eq!(r.fields.len(), 1, "{r}");
+    r.assert_field("b", 3);
+    let chain = r.span.as_ref().unwrap();
+    assert_eq!(format!("{chain:?}"), "outer{a=1 b=9}:inner{b=2}");
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    struct Noop;
+    impl std::task::Wake for Noop {
+        fn wake(self: Arc<Self>) {}
+    }
+    let waker = std::task::Waker::from(Arc::new(Noop));
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut f = std::pin::pin!(f);
+    loop {
+        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+#[elide::instrument(ret, name = "fetch.page", target = "app::fetch")]
+async fn fetch(page: u32) -> u32 {
+    YieldOnce::new().await;
+    elide::info!("fetched");
+    page * 2
+}
+
+/// An instrumented `async fn`: the span is entered while the future is
+/// polled, across `.await`; `ret` logs the value in the span, under the
+/// given target, name and level.
+#[test]
+fn an_instrumented_async_fn_carries_its_span_across_await() {
+    let _s = serial();
+    elide::set_sinks([]);
+    let records = elide::testing::capture(|| {
+        assert_eq!(block_on(fetch(4)), 8);
+        elide::info!("after");
+    });
+    let fetched = records.assert_logged(elide::Level::Info, "fetched");
+    assert_eq!(
+        format!("{:?}", fetched.span.as_ref().unwrap()),
+        "fetch.page{page=4}"
+    );
+    let ret = &records[1];
+    assert_eq!(ret.target, "app::fetch");
+    ret.assert_field("return", 8);
+    assert!(ret.span.is_some());
+    assert!(records[2].span.is_none(), "{}", records[2]);
+}
+
+#[elide::timed(skip(limit), fields(limit = limit), err(Debug), level = "debug")]
+fn parse(limit: usize) -> Result<usize, std::num::ParseIntError> {
+    let n: usize = "x7".parse()?;
+    Ok(n.min(limit))
+}
+
+/// `#[timed]` takes `#[instrument]`'s arguments: its scope has the
+/// declared fields, and `err` logs the error.
+#[test]
+fn timed_takes_instrument_arguments() {
+    let _s = serial();
+    elide::set_sinks([]);
+    elide::set_telemetry(true);
+    let records = elide::testing::capture(|| {
+        assert!(parse(3).is_err());
+    });
+    elide::set_telemetry(false);
+    records.assert_event("parse_start").assert_field("limit", 3);
+    records.assert_event("parse_stop");
+    records
+        .assert_logged(elide::Level::Error, "")
+        .assert_field("error", "ParseIntError { kind: InvalidDigit }");
+}
+
+#[elide::instrument(err, ret, fields(n = n + 100))]
+fn half(n: u32) -> Result<u32, String> {
+    if n % 2 == 1 {
+        return Err(format!("{n} is odd"));
+    }
+    Ok(n / 2)
+}
+
+/// With `err` and `ret`, an `Ok` logs its value and an `Err` the error
+/// (as `tracing` does), each in the function's span; a declared field
+/// named like an argument replaces the argument's.
+#[test]
+fn err_and_ret_log_the_ok_value_or_the_error() {
+    let _s = serial();
+    elide::set_sinks([]);
+    let records = elide::testing::capture(|| {
+        let _ = half(4);
+        let _ = half(3);
+    });
+    assert_eq!(records.len(), 2, "{records:?}");
+    records[0].assert_field("return", 2);
+    // A declared field named like an argument replaces it: one key.
+    assert_eq!(
+        format!("{:?}", records[0].span.as_ref().unwrap()),
+        "half{n=104}"
+    );
+    assert_eq!(records[1].level, elide::Level::Error);
+    records[1].assert_field("error", "3 is odd");
+}
