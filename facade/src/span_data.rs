@@ -94,11 +94,13 @@ impl SpanData {
     pub fn parent(&self) -> Option<&SpanData> {
         self.parent.as_deref()
     }
+    #[cfg(feature = "tracing")]
     pub(crate) fn parent_arc(&self) -> Option<&Arc<SpanData>> {
         self.parent.as_ref()
     }
     /// Sets `key` (`tracing`'s `record` on a bridged span): replaces the
     /// field of that name, or adds it.
+    #[cfg(feature = "tracing")]
     pub(crate) fn set_field(&mut self, key: &'static str, value: OwnedValue) {
         match self.fields.iter_mut().find(|(k, _)| *k == key) {
             Some(f) => f.1 = value,
@@ -174,6 +176,7 @@ fn lookup() -> Option<Arc<SpanData>> {
 
 /// Runs `f` (the bridge emitting a `tracing` event) with `chain` as the
 /// span chain of the records it emits.
+#[cfg(feature = "tracing")]
 pub(crate) fn with_bridged<R>(chain: Option<Arc<SpanData>>, f: impl FnOnce() -> R) -> R {
     if chain.is_none() {
         return f();
