@@ -52,6 +52,70 @@ pub(crate) fn parse_target(input: ParseStream) -> syn::Result<Option<Expr>> {
     Ok(None)
 }
 
+/// tracing's `name:` and `parent:` before an event's fields, with
+/// `target:`, in any order.
+#[derive(Default)]
+pub(crate) struct Prelude {
+    pub(crate) target: Option<Expr>,
+    /// `name: "..."`: the record's event name (its metadata's name).
+    pub(crate) name: Option<LitStr>,
+    /// `parent: expr`: type-checked; the parent of an event is the span
+    /// current where it is emitted.
+    pub(crate) parent: Option<Expr>,
+}
+
+/// Parses `target:`, `name:` and `parent:` (each at most once, any order).
+pub(crate) fn parse_prelude(input: ParseStream) -> syn::Result<Prelude> {
+    let mut p = Prelude::default();
+    loop {
+        if !(input.peek(Ident) && input.peek2(Token![:]) && !input.peek2(Token![::])) {
+            return Ok(p);
+        }
+        let ident: Ident = input.fork().parse()?;
+        let given_twice = || syn::Error::new(ident.span(), format!("`{ident}:` given twice"));
+        if is_log_capture(input) {
+            // `name:? = v`, `parent:err`: log's capture on a field of that name.
+            return Ok(p);
+        }
+        match ident.to_string().as_str() {
+            "target" if p.target.is_none() => p.target = parse_target(input)?,
+            "name" if p.name.is_none() => {
+                input.parse::<Ident>()?;
+                input.parse::<Token![:]>()?;
+                p.name =
+                    Some(input.parse().map_err(|e| {
+                        syn::Error::new(e.span(), "`name:` takes a string literal")
+                    })?);
+                finish_item(input)?;
+            }
+            "parent" if p.parent.is_none() => {
+                input.parse::<Ident>()?;
+                input.parse::<Token![:]>()?;
+                p.parent = Some(input.parse()?);
+                finish_item(input)?;
+            }
+            "target" | "name" | "parent" => return Err(given_twice()),
+            _ => return Ok(p),
+        }
+    }
+}
+
+/// Whether `ident:` starts log's capture syntax (`k:?`, `k:%`, `k:debug`,
+/// `k:display`, `k:err`) rather than a `name:`/`parent:` argument.
+fn is_log_capture(input: ParseStream) -> bool {
+    let fork = input.fork();
+    let _ = fork.parse::<Ident>();
+    let _ = fork.parse::<Token![:]>();
+    if fork.peek(Token![?]) || fork.peek(Token![%]) {
+        return true;
+    }
+    let Ok(m) = fork.parse::<Ident>() else {
+        return false;
+    };
+    matches!(m.to_string().as_str(), "debug" | "display" | "err")
+        && (fork.is_empty() || fork.peek(Token![=]) || fork.peek(Token![,]) || fork.peek(Token![;]))
+}
+
 /// After an item: end of input or a comma.
 fn finish_item(input: ParseStream) -> syn::Result<()> {
     if input.is_empty() {
@@ -142,7 +206,24 @@ pub(crate) fn parse_fields(
 ) -> syn::Result<(Vec<Field>, Sampling)> {
     let mut fields = Vec::new();
     let mut sampling = Sampling::default();
-    while !input.is_empty() && (!input.peek(LitStr) || peek_literal_key(input)) {
+    while !input.is_empty()
+        && (!input.peek(LitStr) || peek_literal_key(input))
+        && !peek_message_macro(input)
+    {
+        if input.peek(syn::token::Brace) {
+            // tracing's braced fields: `{ a = 1, b = ?c }`.
+            let inner;
+            syn::braced!(inner in input);
+            let (more, _) = parse_fields(&inner, false)?;
+            if !inner.is_empty() {
+                return Err(inner.error("expected only fields inside `{ .. }`"));
+            }
+            fields.extend(more);
+            if finish_field(input)? {
+                break;
+            }
+            continue;
+        }
         if input.peek(syn::Lit) && !peek_literal_key(input) {
             let lit: syn::Lit = input.parse()?;
             return Err(syn::Error::new_spanned(
@@ -291,14 +372,89 @@ fn check_positive(value: &Expr, name: &str) -> syn::Result<()> {
     Ok(())
 }
 
-/// The format string and everything after it.
+/// The format string and everything after it. The format string may be
+/// `concat!(..)` or `stringify!(..)` of literals, read here into the
+/// literal it stands for.
 pub(crate) fn parse_format(input: ParseStream) -> syn::Result<(Option<LitStr>, TokenStream)> {
     if input.is_empty() {
         return Ok((None, TokenStream::new()));
     }
-    let lit: LitStr = input.parse()?;
+    let lit = if peek_message_macro(input) {
+        let span = input.span();
+        LitStr::new(&message_macro(input)?, span)
+    } else {
+        input.parse()?
+    };
     let rest: TokenStream = input.parse()?;
     Ok((Some(lit), rest))
+}
+
+/// Whether the input starts `concat!(..)` or `stringify!(..)`.
+fn peek_message_macro(input: ParseStream) -> bool {
+    input.peek(Ident)
+        && input.peek2(Token![!])
+        && input
+            .fork()
+            .parse::<Ident>()
+            .is_ok_and(|i| i == "concat" || i == "stringify")
+}
+
+/// The text of `concat!(..)` (of literals, and of these two macros) or
+/// `stringify!(..)`.
+fn message_macro(input: ParseStream) -> syn::Result<String> {
+    let name: Ident = input.parse()?;
+    input.parse::<Token![!]>()?;
+    let inner;
+    syn::parenthesized!(inner in input);
+    if name == "stringify" {
+        let tokens: TokenStream = inner.parse()?;
+        return Ok(tokens.to_string());
+    }
+    let mut text = String::new();
+    while !inner.is_empty() {
+        if peek_message_macro(&inner) {
+            text.push_str(&message_macro(&inner)?);
+        } else {
+            let lit = inner.parse::<syn::Lit>().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "a message `concat!` takes string, char, number and bool literals, \
+                     and `concat!`/`stringify!` of them",
+                )
+            })?;
+            match lit {
+                syn::Lit::Str(s) => text.push_str(&s.value()),
+                syn::Lit::Char(c) => text.push(c.value()),
+                syn::Lit::Int(i) => text.push_str(i.base10_digits()),
+                syn::Lit::Float(f) => text.push_str(f.base10_digits()),
+                syn::Lit::Bool(b) => text.push_str(if b.value { "true" } else { "false" }),
+                other => {
+                    return Err(syn::Error::new_spanned(
+                        other,
+                        "a message `concat!` takes string, char, number and bool literals",
+                    ))
+                }
+            }
+        }
+        if !inner.is_empty() {
+            inner.parse::<Token![,]>()?;
+        }
+    }
+    Ok(text)
+}
+
+/// tracing's `message = value` field, when there is no format string: the
+/// message, as the `tracing` bridge reads it. Returns the format string and
+/// arguments that print it.
+pub(crate) fn message_field(fields: &mut Vec<Field>) -> Option<(LitStr, TokenStream)> {
+    let at = fields.iter().position(|f| f.name == "message")?;
+    let f = fields.remove(at);
+    let v = &f.value;
+    let span = Span::call_site();
+    Some(match f.sigil {
+        Sigil::Debug => (LitStr::new("{:?}", span), quote::quote!(, #v)),
+        Sigil::Plain | Sigil::Display => (LitStr::new("{}", span), quote::quote!(, #v)),
+    })
 }
 
 #[cfg(test)]

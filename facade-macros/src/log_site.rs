@@ -18,6 +18,10 @@ use crate::level::Level;
 /// `[target: ..,] [fields,] [sampling,] ["format", args..]`.
 pub(crate) struct LogArgs {
     target: Option<Expr>,
+    /// tracing's `name: ".."`: the record's event name.
+    name: Option<syn::LitStr>,
+    /// tracing's `parent: ..`: only type-checked.
+    parent: Option<Expr>,
     fields: Vec<Field>,
     sampling: Sampling,
     format: Option<LitStr>,
@@ -26,11 +30,18 @@ pub(crate) struct LogArgs {
 
 impl Parse for LogArgs {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let target = args::parse_target(input)?;
-        let (fields, sampling) = args::parse_fields(input, true)?;
-        let (format, format_args) = args::parse_format(input)?;
+        let prelude = args::parse_prelude(input)?;
+        let (mut fields, sampling) = args::parse_fields(input, true)?;
+        let (mut format, mut format_args) = args::parse_format(input)?;
+        if format.is_none() {
+            if let Some((lit, rest)) = args::message_field(&mut fields) {
+                (format, format_args) = (Some(lit), rest);
+            }
+        }
         Ok(LogArgs {
-            target,
+            target: prelude.target,
+            name: prelude.name,
+            parent: prelude.parent,
             fields,
             sampling,
             format,
@@ -44,13 +55,17 @@ impl LogArgs {
     /// view where the format string allows one) and dispatches it; `at_site`
     /// as for `dispatch_record`.
     fn dispatch(&self, level: &TokenStream, at_site: bool) -> TokenStream {
-        crate::raw_message::dispatch_record(
+        let record = crate::raw_message::dispatch_record(
             level,
             self.format.as_ref(),
             &self.format_args,
             &fields::kv_template(&self.fields),
             at_site,
-        )
+        );
+        match &self.parent {
+            Some(parent) => quote!({ let _ = &(#parent); #record }),
+            None => record,
+        }
     }
 
     /// `format_args!(...)` for the message (empty when there is none).
@@ -149,7 +164,10 @@ fn site_decl(level: &str, a: &LogArgs) -> (TokenStream, TokenStream, TokenStream
         (decl, quote!(__elide_cs), quote!(&__elide_cs.meta))
     } else {
         (
-            callsite("Log", level, &target, &quote!("")),
+            callsite("Log", level, &target, &{
+                let name = a.name.as_ref().map_or(String::new(), |n| n.value());
+                quote!(#name)
+            }),
             quote!(&__ELIDE_CS),
             quote!(&__ELIDE_CS.meta),
         )
@@ -157,7 +175,7 @@ fn site_decl(level: &str, a: &LogArgs) -> (TokenStream, TokenStream, TokenStream
 }
 
 fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
-    if a.sampling.is_none() && !fields::is_runtime_target(&a.target) {
+    if a.sampling.is_none() && !fields::is_runtime_target(&a.target) && a.name.is_none() {
         // The common site: the facade's `site!` template writes it out. Its
         // closure takes nothing; the record's dispatch finds the route
         // again from the `static`, so the site's code is a call, a branch
@@ -211,9 +229,11 @@ fn log_dead(a: &LogArgs) -> TokenStream {
     let target_type = fields::target_type(&a.target);
     let typecheck = fields::fields_typecheck(&a.fields);
     let sampling = sampling_typecheck(&a.sampling);
+    let parent = a.parent.iter();
     quote! {
         if false {
             let _: #target_type = #target;
+            #(let _ = &(#parent);)*
             #typecheck
             #sampling
             let _ = #message;

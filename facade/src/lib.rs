@@ -122,6 +122,7 @@ mod decimal;
 mod describe;
 mod dispatch;
 mod env;
+pub mod field;
 pub mod format;
 pub mod guide;
 #[cfg(any(feature = "prof", feature = "otlp"))]

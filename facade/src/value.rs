@@ -257,6 +257,52 @@ impl<T: ToValue + ?Sized> ToValue for Rc<T> {
     }
 }
 
+/// An error as a field value (`error = &e as &dyn Error`): its message,
+/// then each of its sources after `: `, as `anyhow` and `eyre` show a
+/// chain (`reading config: permission denied`).
+impl ToValue for &(dyn std::error::Error + 'static) {
+    fn to_value(&self) -> Value<'_> {
+        Value::Display(ErrorChain::of(self))
+    }
+}
+
+impl<'e> ToValue for &'e (dyn std::error::Error + Send + Sync + 'static) {
+    fn to_value(&self) -> Value<'_> {
+        // SAFETY: as in `ErrorChain::of`; dropping the auto traits keeps the
+        // pointer and its vtable.
+        let e: &&'e (dyn std::error::Error + 'static) = unsafe {
+            &*(self as *const &'e (dyn std::error::Error + Send + Sync)
+                as *const &'e (dyn std::error::Error + 'static))
+        };
+        Value::Display(ErrorChain::of(e))
+    }
+}
+
+/// `Display` of an error and its sources: a transparent wrapper of the
+/// field's own `&dyn Error`, so the field borrows it (no allocation, no
+/// copy).
+#[repr(transparent)]
+struct ErrorChain<'e>(&'e (dyn std::error::Error + 'static));
+
+impl<'e> ErrorChain<'e> {
+    fn of<'r>(e: &'r &'e (dyn std::error::Error + 'static)) -> &'r ErrorChain<'e> {
+        // SAFETY: `ErrorChain` is `repr(transparent)` over the reference.
+        unsafe { &*(e as *const &'e (dyn std::error::Error + 'static) as *const ErrorChain<'e>) }
+    }
+}
+
+impl fmt::Display for ErrorChain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(e) = source {
+            write!(f, ": {e}")?;
+            source = e.source();
+        }
+        Ok(())
+    }
+}
+
 /// One named field of a record.
 pub type Field<'a> = (&'static str, Value<'a>);
 

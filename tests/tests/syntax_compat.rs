@@ -1,5 +1,5 @@
-//! The call-site syntax users of `log` and `tracing` already write (issue
-//! 12, section 4): each form compiles and records what it says.
+//! The call-site syntax users of `log` and `tracing` already write: each
+//! form compiles and records what it says.
 
 use elide_tests::serial;
 use std::sync::Arc;
@@ -221,4 +221,86 @@ fn crate_argument_names_a_renamed_elide() {
         Level::Warn
     ));
     assert_eq!(mem.messages(), ["through the facade", "log too"]);
+}
+
+/// An error with a source, as `thiserror` or `io::Error::other` make them.
+#[derive(Debug)]
+struct Outer(std::io::Error);
+
+impl std::fmt::Display for Outer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("reading config")
+    }
+}
+
+impl std::error::Error for Outer {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+/// tracing's idioms: a `&dyn Error` field with its source chain,
+/// `field::debug`/`display`/`Empty`, `name:` and `parent:`, braced fields,
+/// `concat!`/`stringify!` messages, and `message =` as the message.
+#[test]
+fn tracing_idioms_record_what_they_say() {
+    use std::error::Error;
+    let _s = serial();
+    let mem = capture();
+    let e = Outer(std::io::Error::other("permission denied"));
+    elide::error!(error = &e as &dyn Error, "failed");
+    let boxed: Box<dyn Error + Send + Sync> = Box::new(Outer(std::io::Error::other("gone")));
+    elide::error!(error = &*boxed as &(dyn Error + Send + Sync), "boxed");
+    info!(
+        a = elide::field::debug("x"),
+        b = elide::field::display(3),
+        c = elide::field::Empty,
+        "helpers"
+    );
+    info!(name: "conn.open", target: "net", parent: None::<&elide::span::Span>, "named");
+    info!({ a = 1, b = ?"q" }, "braced");
+    info!(concat!("con", "cat ", 1, '!'));
+    info!(stringify!(x + y));
+    info!(message = "hello", n = 2);
+    info!(message = ?"dbg");
+    let r = mem.take();
+    assert_eq!(r.len(), 9, "{r:?}");
+    assert_eq!(
+        fields(&r[0]),
+        [("error", "reading config: permission denied".into())]
+    );
+    assert_eq!(fields(&r[1]), [("error", "reading config: gone".into())]);
+    assert_eq!(fields(&r[2]), [("a", "\"x\"".into()), ("b", "3".into())]);
+    assert_eq!(
+        (r[3].name, r[3].target, r[3].message.as_str()),
+        ("conn.open", "net", "named")
+    );
+    assert_eq!(fields(&r[4]), [("a", "1".into()), ("b", "\"q\"".into())]);
+    assert_eq!(r[5].message, "concat 1!");
+    assert_eq!(r[6].message, "x + y");
+    assert_eq!(
+        (r[7].message.as_str(), fields(&r[7])),
+        ("hello", vec![("n", "2".into())])
+    );
+    assert_eq!(r[8].message, "\"dbg\"");
+}
+
+/// log's capture syntax on fields named like tracing's arguments stays a
+/// field.
+#[test]
+fn name_and_parent_fields_with_log_captures_stay_fields() {
+    let _s = serial();
+    let mem = capture();
+    let (name, parent) = ("n", 7);
+    info!(name:? = name, parent:% = parent; "captures");
+    info!(name:debug, parent:err; "shorthand");
+    let r = mem.take();
+    assert_eq!(
+        fields(&r[0]),
+        [("name", "\"n\"".into()), ("parent", "7".into())]
+    );
+    assert_eq!(
+        fields(&r[1]),
+        [("name", "\"n\"".into()), ("parent", "7".into())]
+    );
 }
