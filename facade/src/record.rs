@@ -93,12 +93,17 @@ impl<'a> Record<'a> {
         }
     }
 
+    #[inline]
     pub(crate) fn span_arc(&self) -> Option<&Arc<SpanData>> {
+        if let Some(fixed) = self.span.get() {
+            return fixed.as_ref();
+        }
+        // Out of any span (the common case): one load, nothing stored.
+        if self.thread != 0 || !crate::span_data::in_use() {
+            return None;
+        }
         self.span
-            .get_or_init(|| match self.thread {
-                0 => crate::span_data::current_data(),
-                _ => None,
-            })
+            .get_or_init(crate::span_data::current_data)
             .as_ref()
     }
 

@@ -151,12 +151,19 @@ pub(crate) fn entered() -> Option<Arc<SpanData>> {
         .flatten()
 }
 
+/// Whether any span was ever entered (or bridged) in this process: until
+/// then no record is in one.
+#[inline]
+pub(crate) fn in_use() -> bool {
+    USED.load(Ordering::Relaxed)
+}
+
 /// The data of the innermost span a record emitted now belongs to: the
 /// bridged event's chain while the bridge emits one, else the span entered
 /// on this thread.
 #[inline]
 pub(crate) fn current_data() -> Option<Arc<SpanData>> {
-    if !USED.load(Ordering::Relaxed) {
+    if !in_use() {
         return None;
     }
     lookup()

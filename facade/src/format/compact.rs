@@ -25,6 +25,9 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     );
     escape_name(record.target(), out);
     out.push_str(": ");
-    super::span_chain::write_message_in_spans(record, out, write_message);
+    let in_span = super::span_chain::begin_message(record, out);
+    let at = out.len();
+    write_message(record, out);
+    super::span_chain::end_message(in_span, at, out);
     write_fields(record, out);
 }

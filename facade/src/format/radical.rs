@@ -74,7 +74,10 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     out.push_str(" : ");
     out.push_str(level_column(record.level()));
     out.push_str(" : ");
-    super::span_chain::write_message_in_spans(record, out, write_message);
+    let in_span = super::span_chain::begin_message(record, out);
+    let at = out.len();
+    write_message(record, out);
+    super::span_chain::end_message(in_span, at, out);
     write_fields(record, out);
 }
 
