@@ -171,14 +171,15 @@ pub(crate) fn profile_name_and_host() -> (Option<String>, Option<String>) {
 /// assert_eq!(mem.messages(), ["hello"]);
 /// ```
 pub fn set_sinks<I: IntoIterator<Item = Arc<dyn Sink>>>(sinks: I) {
-    // The application chose: `LOG_TGT` no longer manages the sinks.
-    env_sinks::chosen_by_api();
+    // The application chose: `LOG_TGT` no longer manages the sinks, nor
+    // does its own logger stand in for them.
+    runtime::set_up(true);
     interest::replace_sinks(|_| Some(sinks.into_iter().collect()));
 }
 
 /// Adds a sink to the installed set.
 pub fn add_sink(sink: Arc<dyn Sink>) {
-    runtime::ensure();
+    runtime::set_up(false);
     interest::replace_sinks(|sinks| {
         let mut sinks = sinks.unwrap_or_default();
         sinks.push(sink);
@@ -256,7 +257,7 @@ fn init_ns_only(root: &str) -> Guard {
     crate::namespace::set_root(root);
     // The sites' settings depend on the root: rewrite them.
     interest::reconfigure(|_| {});
-    runtime::ensure();
+    runtime::set_up(false);
     if !first {
         env_sinks::refresh(false);
     }
