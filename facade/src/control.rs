@@ -234,6 +234,11 @@ pub fn init_ns(root: &str) -> Guard {
 /// elide (`elide::bridge::log::install`) when no
 /// `log` logger is installed yet.
 ///
+/// Before `init` (or sinks installed through the API), elide's records go
+/// to the application's own `log` logger or `tracing` subscriber if it has
+/// one, and `RUST_LOG` is not read; from `init` on, to elide's sinks (see
+/// [where a library's records go](crate::guide::migrating#where-a-librarys-records-go)).
+///
 /// ```
 /// let _guard = elide::init();
 /// elide::error!("written to stderr");

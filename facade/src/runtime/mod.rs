@@ -16,7 +16,6 @@
 mod abort_flush;
 mod contained_panics;
 pub(crate) mod env_sinks;
-mod host_logger;
 #[cfg(feature = "otlp")]
 pub(crate) mod otel;
 
@@ -57,7 +56,7 @@ pub(crate) fn ensure() {
         });
         let host = match set_up {
             true => None,
-            false => host_logger::sink(),
+            false => crate::host_logger_sink(),
         };
         let level = host.as_ref().map(|(_, l)| *l);
         if env_sinks::install_initial(profile_sink(), host.map(|(s, _)| s)) {

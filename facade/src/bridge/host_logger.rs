@@ -6,6 +6,8 @@
 //!
 //! Decided once, when elide first reads the environment (the first site
 //! that resolves), and undone by `init`: the check costs nothing at a site.
+//! The runtime asks through the crate root (`host_logger_sink`), since the
+//! bridges sit above it.
 //! The level that no variable names is then the application logger's most
 //! verbose level, so what that logger filters out is not even formatted.
 
