@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::config;
-use crate::env::{self, EnvSnapshot};
+use crate::env;
 use crate::interest;
 use crate::namespace::env_prefix;
 use crate::runtime::{self, env_sinks, Guard, Shutdown};
@@ -278,7 +278,7 @@ fn init_ns_only(root: &str) -> Guard {
 /// ```
 pub fn reload_from_env() {
     runtime::ensure();
-    let snap = Arc::new(EnvSnapshot::capture());
+    let snap = Arc::new(runtime::capture_env());
     runtime::use_snapshot(&snap);
     interest::reconfigure(|c| c.env = Some(snap));
     env_sinks::refresh(true);

@@ -45,11 +45,7 @@ pub(crate) fn ensure() {
         register_exit_handler();
         contained_panics::install();
         let set_up = SET_UP.load(Ordering::SeqCst);
-        let snap = match set_up {
-            true => EnvSnapshot::capture(),
-            false => EnvSnapshot::capture().without_rust_log(),
-        };
-        let snap = Arc::new(snap);
+        let snap = Arc::new(capture_env());
         use_snapshot(&snap);
         interest::reconfigure(|c| {
             c.env.get_or_insert(snap);
@@ -83,6 +79,15 @@ pub(crate) fn set_up(keep_sinks: bool) {
     };
     if was_host {
         interest::reconfigure(|c| c.host_level = None);
+    }
+}
+
+/// Reads the environment; `RUST_LOG` is left unread until the application
+/// sets elide up (it is the application's logger's variable).
+pub(crate) fn capture_env() -> EnvSnapshot {
+    match SET_UP.load(Ordering::SeqCst) {
+        true => EnvSnapshot::capture(),
+        false => EnvSnapshot::capture().without_rust_log(),
     }
 }
 
