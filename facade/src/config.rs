@@ -33,6 +33,10 @@ pub(crate) struct Config {
     /// Whether `default_level` came from `set_default_level` (warnings and
     /// `describe` then name that call, not the built-in default).
     pub(crate) default_level_set: bool,
+    /// The level of the application's own logger while elide's records go
+    /// there (no `init` yet, see `runtime::host_logger`): it stands in for
+    /// the built-in default.
+    pub(crate) host_level: Option<LevelFilter>,
     pub(crate) debug: Option<bool>,
     pub(crate) debug_for: Vec<(String, bool)>,
     pub(crate) telemetry: Option<bool>,
@@ -47,6 +51,7 @@ static CONFIG: RwLock<Config> = RwLock::new(Config {
     level_for: Vec::new(),
     default_level: LevelFilter::Error,
     default_level_set: false,
+    host_level: None,
     debug: None,
     debug_for: Vec::new(),
     telemetry: None,
@@ -118,7 +123,7 @@ impl Config {
             self.snapshot(),
             prefix,
             self.root().as_deref(),
-            self.default_level,
+            self.fallback_level(),
         );
         if d.origin == Origin::Default && self.default_level_set {
             d.origin = Origin::Api("set_default_level".into());
@@ -166,10 +171,20 @@ impl Config {
             Some(l) => l,
             None => {
                 let env = self.snapshot().max_level_var();
-                env.map_or(self.default_level, |e| e.max(self.default_level))
+                let fallback = self.fallback_level();
+                env.map_or(fallback, |e| e.max(fallback))
             }
         };
         rules.map_or(rest, |r| r.max(rest))
+    }
+
+    /// The level when nothing names one: `set_default_level`'s, else the
+    /// application's logger's while records go there, else the built-in.
+    fn fallback_level(&self) -> LevelFilter {
+        match self.host_level {
+            Some(l) if !self.default_level_set => l,
+            _ => self.default_level,
+        }
     }
 
     pub(crate) fn level_of(&self, prefix: &str) -> LevelFilter {

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::config;
-use crate::env::{self, EnvSnapshot};
+use crate::env;
 use crate::interest;
 use crate::namespace::env_prefix;
 use crate::runtime::{self, env_sinks, Guard, Shutdown};
@@ -171,14 +171,15 @@ pub(crate) fn profile_name_and_host() -> (Option<String>, Option<String>) {
 /// assert_eq!(mem.messages(), ["hello"]);
 /// ```
 pub fn set_sinks<I: IntoIterator<Item = Arc<dyn Sink>>>(sinks: I) {
-    // The application chose: `LOG_TGT` no longer manages the sinks.
-    env_sinks::chosen_by_api();
+    // The application chose: `LOG_TGT` no longer manages the sinks, nor
+    // does its own logger stand in for them.
+    runtime::set_up(true);
     interest::replace_sinks(|_| Some(sinks.into_iter().collect()));
 }
 
 /// Adds a sink to the installed set.
 pub fn add_sink(sink: Arc<dyn Sink>) {
-    runtime::ensure();
+    runtime::set_up(false);
     interest::replace_sinks(|sinks| {
         let mut sinks = sinks.unwrap_or_default();
         sinks.push(sink);
@@ -233,6 +234,11 @@ pub fn init_ns(root: &str) -> Guard {
 /// elide (`elide::bridge::log::install`) when no
 /// `log` logger is installed yet.
 ///
+/// Before `init` (or sinks installed through the API), elide's records go
+/// to the application's own `log` logger or `tracing` subscriber if it has
+/// one, and `RUST_LOG` is not read; from `init` on, to elide's sinks (see
+/// [where a library's records go](crate::guide::migrating#where-a-librarys-records-go)).
+///
 /// ```
 /// let _guard = elide::init();
 /// elide::error!("written to stderr");
@@ -256,7 +262,7 @@ fn init_ns_only(root: &str) -> Guard {
     crate::namespace::set_root(root);
     // The sites' settings depend on the root: rewrite them.
     interest::reconfigure(|_| {});
-    runtime::ensure();
+    runtime::set_up(false);
     if !first {
         env_sinks::refresh(false);
     }
@@ -272,7 +278,7 @@ fn init_ns_only(root: &str) -> Guard {
 /// ```
 pub fn reload_from_env() {
     runtime::ensure();
-    let snap = Arc::new(EnvSnapshot::capture());
+    let snap = Arc::new(runtime::capture_env());
     runtime::use_snapshot(&snap);
     interest::reconfigure(|c| c.env = Some(snap));
     env_sinks::refresh(true);

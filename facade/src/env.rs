@@ -69,6 +69,10 @@ pub(crate) struct EnvSnapshot {
     /// `RUST_LOG`, parsed once: the last fallback of a level.
     #[cfg(feature = "rust-log")]
     rust_log: Option<rust_log::Directives>,
+    /// Whether `rust_log` is left unread until the application sets elide
+    /// up (see [`EnvSnapshot::without_rust_log`]).
+    #[cfg(feature = "rust-log")]
+    rust_log_held: AtomicBool,
 }
 
 impl EnvSnapshot {
@@ -109,6 +113,32 @@ impl EnvSnapshot {
         snap
     }
 
+    /// The same snapshot with `RUST_LOG` left unread: elide reads
+    /// `RUST_LOG` only once the application has set it up (a library's
+    /// records do not follow a variable meant for the application's own
+    /// logger). Its value stays in the snapshot, so `describe` still shows it.
+    pub(crate) fn without_rust_log(self) -> EnvSnapshot {
+        #[cfg(feature = "rust-log")]
+        self.rust_log_held.store(true, Ordering::Relaxed);
+        self
+    }
+
+    /// Reads `RUST_LOG` from now on (the application set elide up); the
+    /// caller rewrites the sites.
+    pub(crate) fn read_rust_log(&self) {
+        #[cfg(feature = "rust-log")]
+        self.rust_log_held.store(false, Ordering::Relaxed);
+    }
+
+    /// The parsed `RUST_LOG`, unless it is left unread.
+    #[cfg(feature = "rust-log")]
+    fn rust_log(&self) -> Option<&rust_log::Directives> {
+        match self.rust_log_held.load(Ordering::Relaxed) {
+            true => None,
+            false => self.rust_log.as_ref(),
+        }
+    }
+
     /// Sets the working directory and executable name (for tests).
     #[cfg(test)]
     pub(crate) fn with_process(mut self, cwd: &str, exe_name: &str) -> EnvSnapshot {
@@ -141,7 +171,7 @@ impl EnvSnapshot {
             .filter(|(k, _)| is_for_key(k, LOG_LVL.name) || is_for_key(k, VERBOSE.name))
             .filter_map(|(_, v)| parse::parse_level(v.to_str()?).ok());
         #[cfg(feature = "rust-log")]
-        let vars = vars.chain(self.rust_log.as_ref().and_then(|d| d.max_level()));
+        let vars = vars.chain(self.rust_log().and_then(|d| d.max_level()));
         vars.max()
     }
 
@@ -376,7 +406,7 @@ fn with_rust_log(
     prefix: &str,
     mut d: Decided<LevelFilter>,
 ) -> Decided<LevelFilter> {
-    if let Some(directives) = &snap.rust_log {
+    if let Some(directives) = snap.rust_log() {
         d.searched.push(RUST_LOG.to_owned());
         warn_ignored_directives(snap, directives);
         if d.origin == Origin::Default {

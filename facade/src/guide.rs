@@ -4,6 +4,9 @@
 //! - [`call_sites`]: the macros and their argument syntax.
 //! - [`configuration`]: the environment cascade, keys and values,
 //!   [`init_ns`](crate::init_ns), precedence, what a bad value does.
+//! - [`migrating`]: from `log` or `tracing`: the forms and what they map
+//!   to, renaming the dependency, and what a library on elide does with no
+//!   setup.
 //! - [`features`]: the cargo features of the static gate, and the
 //!   optional parts (`async`, `prof`) a console-only program leaves out.
 //! - [`sinks`]: where records go, and what each sink guarantees.
@@ -20,6 +23,9 @@ pub mod configuration {}
 
 #[doc = include_str!("guide/features.md")]
 pub mod features {}
+
+#[doc = include_str!("guide/migrating.md")]
+pub mod migrating {}
 
 #[doc = include_str!("guide/sinks.md")]
 pub mod sinks {}

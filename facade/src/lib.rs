@@ -106,6 +106,8 @@
 // env -> config -> dispatch -> interest -> runtime -> route -> runtime_site,
 // site_record -> control, describe,
 // check, checked, telemetry, testing -> __private (what the macros call).
+// One call goes up, wired here at the root: at start-up, `runtime` asks
+// `bridge` for the application's own logger (`host_logger_sink`).
 #[cfg(any(feature = "log", feature = "tracing"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "log", feature = "tracing"))))]
 pub mod bridge;
@@ -185,3 +187,13 @@ pub use stats::{report_write_error, stats, Stats};
 pub use value::{Field, ToValue, Value, Visit};
 
 pub use macros::{check, check_eq, check_ne, checked, instrument, timed};
+
+/// The application's own `log` logger or `tracing` dispatcher as a sink,
+/// with its level, for the runtime's start-up before the application set
+/// elide up (see `bridge::host_logger`). None without the bridges.
+pub(crate) fn host_logger_sink() -> Option<(std::sync::Arc<dyn Sink>, LevelFilter)> {
+    #[cfg(any(feature = "log", feature = "tracing"))]
+    return bridge::host_logger::sink();
+    #[cfg(not(any(feature = "log", feature = "tracing")))]
+    None
+}

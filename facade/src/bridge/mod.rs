@@ -19,6 +19,8 @@ pub mod log;
 #[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
 pub mod tracing;
 
+pub(crate) mod host_logger;
+
 use std::borrow::Borrow;
 use std::cell::Cell;
 use std::collections::HashMap;

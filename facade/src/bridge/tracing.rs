@@ -8,7 +8,10 @@
 //! are the record's span chain (outermost first, each with its own fields,
 //! as for elide's own spans: see [`Record::span`]). The record keeps
 //! the event's file, line and module path. The layer answers
-//! `register_callsite` from elide's configuration (`always`/`never`) and
+//! `register_callsite` for events and spans alike from elide's
+//! configuration of the callsite's target as a namespace
+//! (`always`/`never`: a span in a namespace that is off is never built,
+//! and its events carry no context from it) and
 //! gives tracing elide's most verbose level as its hint, and every elide
 //! change rebuilds tracing's interest cache, so a disabled `tracing::debug!`
 //! costs what it costs under any subscriber. While a test capture
@@ -129,11 +132,12 @@ fn to_tracing_filter(l: LevelFilter) -> tracing_core::LevelFilter {
     }
 }
 
-/// Whether elide wants an event of this metadata (spans are always
-/// wanted: their fields are context for the events inside them). What a
-/// `tracing::enabled!` hint asks is answered like an event.
+/// Whether elide wants an event or span of this metadata: its target is a
+/// namespace and its level is checked there, as for an event, so a span in
+/// a namespace that is off is never built (as under tracing's own
+/// `EnvFilter`). What a `tracing::enabled!` hint asks is answered the same.
 fn wanted(meta: &Metadata<'_>) -> bool {
-    meta.is_span() || enabled_at(site(meta.target()), from_tracing(meta.level())).is_some()
+    enabled_at(site(meta.target()), from_tracing(meta.level())).is_some()
 }
 
 /// Collects the fields of an event or span; `message` apart.
@@ -226,9 +230,7 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
     fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
-        if meta.is_span() {
-            return Interest::always();
-        }
+        // Spans and events alike: per namespace and level.
         match enabled_at(site(meta.target()), from_tracing(meta.level())) {
             Some(Route::All) => Interest::always(),
             // While a test capture is active, a capturing thread wants what

@@ -36,9 +36,13 @@ struct EnvSinks {
     mode: Option<FileMode>,
     format: Format,
     sinks: Vec<Arc<dyn Sink>>,
+    /// Whether `sinks` is the application's own logger (`host_logger`)
+    /// standing in for `LOG_TGT` until the application sets elide up.
+    host: bool,
 }
 
 static ENV_SINKS: Mutex<EnvSinks> = Mutex::new(EnvSinks {
+    host: false,
     active: false,
     targets: Vec::new(),
     mode: None,
@@ -123,26 +127,46 @@ impl Wanted {
             mode: self.mode,
             format: self.format,
             sinks,
+            host: false,
         }
     }
 }
 
-/// Installs the `LOG_TGT` sinks (and `extra`, the start-up `.prof` sink)
-/// if no sink set was installed yet.
-pub(super) fn install_initial(extra: Option<Arc<dyn Sink>>) {
+/// Installs the `LOG_TGT` sinks, or `host` (the application's logger) in
+/// their place, and `extra` (the start-up `.prof` sink) if no sink set was
+/// installed yet. Returns whether `host` was installed.
+pub(super) fn install_initial(extra: Option<Arc<dyn Sink>>, host: Option<Arc<dyn Sink>>) -> bool {
     let wanted = Wanted::now();
+    let is_host = host.is_some();
     let mut built = None;
     let installed = interest::replace_sinks(|current| {
         if current.is_some() {
             return None;
         }
-        let sinks = wanted.build();
+        let sinks = match host {
+            Some(h) => vec![h],
+            None => wanted.build(),
+        };
         built = Some(sinks.clone());
         Some(sinks.into_iter().chain(extra).collect())
     });
     if let (true, Some(sinks)) = (installed, built) {
-        *env_sinks() = wanted.owned(sinks);
+        let mut owned = wanted.owned(sinks);
+        owned.host = is_host;
+        *env_sinks() = owned;
     }
+    installed && is_host
+}
+
+/// Replaces the application's logger standing in for `LOG_TGT` by the
+/// `LOG_TGT` sinks (the application set elide up). Returns whether it was
+/// there.
+pub(crate) fn end_host() -> bool {
+    let was = std::mem::take(&mut env_sinks().host);
+    if was {
+        refresh(true);
+    }
+    was
 }
 
 /// Re-installs the `LOG_TGT` sinks after the root or the environment
@@ -157,7 +181,8 @@ pub(crate) fn refresh(reopen: bool) {
     let same = owned.targets == wanted.targets
         && owned.mode == wanted.mode
         && owned.format == wanted.format;
-    if !owned.active || (!reopen && same) {
+    // The application's logger stays until the application sets elide up.
+    if !owned.active || owned.host || (!reopen && same) {
         return;
     }
     let fresh = wanted.build();
@@ -172,9 +197,12 @@ pub(crate) fn refresh(reopen: bool) {
 }
 
 /// From now on the application owns the sink set, and a reload or a new
-/// root leaves it alone.
-pub(crate) fn chosen_by_api() {
-    env_sinks().active = false;
+/// root leaves it alone. Returns whether the application's own logger
+/// stood in for `LOG_TGT` until now.
+pub(crate) fn chosen_by_api() -> bool {
+    let mut owned = env_sinks();
+    owned.active = false;
+    std::mem::take(&mut owned.host)
 }
 
 /// Whether the installed sinks are (still) the ones `LOG_TGT` chose.

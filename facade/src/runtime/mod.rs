@@ -19,7 +19,7 @@ pub(crate) mod env_sinks;
 #[cfg(feature = "otlp")]
 pub(crate) mod otel;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Once, OnceLock};
 
 use crate::callsite::{Callsite, Interest, UNRESOLVED};
@@ -31,6 +31,10 @@ use crate::sink::Sink;
 
 static INIT: OnceLock<()> = OnceLock::new();
 
+/// Whether the application set elide up (`init`, `init_ns`, sinks through
+/// the API): from then on records no longer go to its own logger.
+static SET_UP: AtomicBool = AtomicBool::new(false);
+
 /// Reads the environment once and installs the `LOG_TGT` sinks if no sinks
 /// were installed. Called by [`init`], by the first site that resolves and
 /// by the public calls that read the configuration; never from below this
@@ -40,13 +44,51 @@ pub(crate) fn ensure() {
         crate::process::arm();
         register_exit_handler();
         contained_panics::install();
-        let snap = Arc::new(EnvSnapshot::capture());
+        let set_up = SET_UP.load(Ordering::SeqCst);
+        let snap = Arc::new(capture_env());
         use_snapshot(&snap);
         interest::reconfigure(|c| {
             c.env.get_or_insert(snap);
         });
-        env_sinks::install_initial(profile_sink());
+        let host = match set_up {
+            true => None,
+            false => crate::host_logger_sink(),
+        };
+        let level = host.as_ref().map(|(_, l)| *l);
+        if env_sinks::install_initial(profile_sink(), host.map(|(s, _)| s)) {
+            interest::reconfigure(|c| c.host_level = level);
+        }
     });
+}
+
+/// The application sets elide up: read the environment if not done yet,
+/// and stop sending records to the application's own logger
+/// (`host_logger`), the `LOG_TGT` sinks taking its place unless
+/// `keep_sinks` (the application installs its own).
+pub(crate) fn set_up(keep_sinks: bool) {
+    let was_set_up = SET_UP.swap(true, Ordering::SeqCst);
+    if !was_set_up && started() {
+        // Read before the set-up, `RUST_LOG` was left out: read it now.
+        interest::reconfigure(|c| c.snapshot().read_rust_log());
+    }
+    let was_host = if keep_sinks {
+        env_sinks::chosen_by_api()
+    } else {
+        ensure();
+        env_sinks::end_host()
+    };
+    if was_host {
+        interest::reconfigure(|c| c.host_level = None);
+    }
+}
+
+/// Reads the environment; `RUST_LOG` is left unread until the application
+/// sets elide up (it is the application's logger's variable).
+pub(crate) fn capture_env() -> EnvSnapshot {
+    match SET_UP.load(Ordering::SeqCst) {
+        true => EnvSnapshot::capture(),
+        false => EnvSnapshot::capture().without_rust_log(),
+    }
 }
 
 /// Hands the parts of a new snapshot that sinks read to them (the console's
@@ -249,7 +291,7 @@ pub fn install_panic_hook() {
 /// Reads the environment now and returns a flush-on-drop guard; the public
 /// `init` (in `control`) adds the bridges.
 pub(crate) fn init() -> Guard {
-    ensure();
+    set_up(false);
     Guard::new()
 }
 

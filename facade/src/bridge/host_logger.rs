@@ -1,0 +1,67 @@
+//! Where a library's records go before the application sets elide up: the
+//! logger the application already uses. Until `init`/`init_ns` (or sinks
+//! installed through the API), elide's records go to the `log` logger when
+//! one is set (feature `log`), else to the `tracing` dispatcher when one is
+//! set (feature `tracing`), else to elide's own `LOG_TGT` sinks.
+//!
+//! Decided once, when elide first reads the environment (the first site
+//! that resolves), and undone by `init`: the check costs nothing at a site.
+//! The runtime asks through the crate root (`host_logger_sink`), since the
+//! bridges sit above it.
+//! The level that no variable names is then the application logger's most
+//! verbose level, so what that logger filters out is not even formatted.
+
+use std::sync::Arc;
+
+use crate::sink::Sink;
+use crate::LevelFilter;
+
+/// The sink forwarding to the application's logger and that logger's most
+/// verbose level, if the application set one up.
+pub(crate) fn sink() -> Option<(Arc<dyn Sink>, LevelFilter)> {
+    log_sink().or_else(tracing_sink)
+}
+
+/// A `log` logger counts as set when it is not elide's own and `log`'s
+/// maximum level is not `Off` (where `log` starts: a logger that set no
+/// level would see nothing anyway).
+#[cfg(feature = "log")]
+fn log_sink() -> Option<(Arc<dyn Sink>, LevelFilter)> {
+    use crate::bridge::log::{is_installed, LogSink};
+    if ::log::max_level() == ::log::LevelFilter::Off || is_installed() {
+        return None;
+    }
+    let sink = LogSink::new();
+    let level = sink.max_level();
+    Some((Arc::new(sink), level))
+}
+
+#[cfg(not(feature = "log"))]
+fn log_sink() -> Option<(Arc<dyn Sink>, LevelFilter)> {
+    None
+}
+
+/// A global `tracing` dispatcher; its level is tracing's own global
+/// maximum (`LevelFilter::current()`).
+#[cfg(feature = "tracing")]
+fn tracing_sink() -> Option<(Arc<dyn Sink>, LevelFilter)> {
+    use tracing_core::LevelFilter as T;
+    if !tracing_core::dispatcher::has_been_set() {
+        return None;
+    }
+    let level = match T::current() {
+        T::OFF => LevelFilter::Off,
+        T::ERROR => LevelFilter::Error,
+        T::WARN => LevelFilter::Warn,
+        T::INFO => LevelFilter::Info,
+        T::DEBUG => LevelFilter::Debug,
+        _ => LevelFilter::Trace,
+    };
+    let sink = crate::bridge::tracing::TracingSink::new();
+    Some((Arc::new(sink), level))
+}
+
+#[cfg(not(feature = "tracing"))]
+fn tracing_sink() -> Option<(Arc<dyn Sink>, LevelFilter)> {
+    None
+}
