@@ -70,7 +70,7 @@
 //!   that asks for one gets one warning and a fallback (see
 //!   [`guide::features`]).
 //! - Off by default: `log` and `tracing` (the bridges), `otlp`
-//!   (OpenTelemetry export).
+//!   (OpenTelemetry export), `otlp-tls` (`otlp` to `https://` endpoints).
 //! - The static gate: `max_level_*`, `release_max_level_*`, `checks_off`,
 //!   `telemetry_off` and their `release_` twins, for the final binary only.
 //!
