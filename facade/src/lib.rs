@@ -143,6 +143,7 @@ mod runtime;
 mod runtime_site;
 mod sample;
 mod scope_names;
+mod scope_stack;
 pub mod sink;
 mod site_record;
 mod static_gate;
@@ -150,6 +151,8 @@ mod stats;
 pub mod telemetry;
 mod templates;
 pub mod testing;
+#[cfg(any(feature = "json", feature = "otlp"))]
+mod trace_ids;
 mod value;
 
 #[doc(hidden)]

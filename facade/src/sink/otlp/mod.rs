@@ -6,8 +6,6 @@ mod exporter;
 mod http;
 mod tls;
 
-use std::collections::hash_map::RandomState;
-use std::hash::BuildHasher;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -521,8 +519,10 @@ fn exe_name() -> String {
 }
 
 /// A random per-process prefix for trace and span ids.
+/// The process's id salt: every sink, and the JSON lines, give a scope
+/// the same ids.
 fn salt() -> u64 {
-    RandomState::new().hash_one((std::process::id(), std::time::SystemTime::now()))
+    crate::trace_ids::salt()
 }
 
 /// [`OtlpStats`] from the exporter's counters and its queue's.
@@ -750,10 +750,11 @@ mod tests {
         assert_eq!(name(vec![]), text(&exe));
     }
 
-    /// Each sink draws its own id salt, so two processes' ids differ.
+    /// Every sink of the process uses its one salt, so a scope has the
+    /// same ids in every sink (and in JSON lines).
     #[test]
-    fn each_salt_is_new() {
-        assert_ne!(salt(), salt());
+    fn the_salt_is_the_processs() {
+        assert_eq!(salt(), salt());
     }
 
     /// `endpoint()` and `Debug` name the collector (base path included).
