@@ -185,7 +185,8 @@ fn an_https_endpoint_exports_through_tls() {
 }
 
 /// A CA file that does not exist, or holds no certificate, fails the build
-/// with an error naming the file: no exporter that can never send.
+/// with an error naming the file, and so does a host that is no DNS name
+/// or IP address: no exporter that can never send.
 #[test]
 fn an_unusable_ca_file_fails_the_build() {
     let dir = temp_dir("bad-file");
@@ -199,6 +200,9 @@ fn an_unusable_ca_file_fails_the_build() {
         assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
         assert!(e.to_string().contains(&*file.to_string_lossy()), "{e}");
     }
+    // A host no certificate can name: said at build, not per request.
+    let e = OtlpSink::builder("https://a..b:4318").build().unwrap_err();
+    assert!(e.to_string().contains("TLS: \"a..b\""), "{e}");
 }
 
 /// Runs this binary's `child` test with `vars` and returns its stderr.

@@ -393,6 +393,7 @@ impl OtlpSinkBuilder {
 fn with_tls(e: &mut Endpoint, ca: Option<&Path>) -> Result<(), String> {
     if e.https {
         e.tls = Some(tls::config(ca)?);
+        tls::check_host(&e.host)?;
     }
     Ok(())
 }

@@ -65,6 +65,20 @@ pub(crate) fn config(_ca: Option<&Path>) -> Result<Config, String> {
         .into())
 }
 
+/// Whether `host` can be checked against a certificate (a DNS name or an
+/// IP address): said when the sink is built, not at every request.
+#[cfg(feature = "otlp-tls")]
+pub(crate) fn check_host(host: &str) -> Result<(), String> {
+    rustls::pki_types::ServerName::try_from(host)
+        .map(drop)
+        .map_err(|e| format!("TLS: {host:?}: {e}"))
+}
+
+#[cfg(not(feature = "otlp-tls"))]
+pub(crate) fn check_host(_host: &str) -> Result<(), String> {
+    Ok(())
+}
+
 /// A byte stream to the collector: plain TCP or TLS over it.
 pub(crate) trait Stream: Read + Write {}
 impl<S: Read + Write> Stream for S {}
