@@ -158,6 +158,18 @@ mod tests {
         );
     }
 
+    /// The exporter's variables elide does not read stay in the snapshot,
+    /// so the exporter can name them in its warning.
+    #[test]
+    fn unread_exporter_variables_are_kept_to_be_warned_about() {
+        let s = snap(&[
+            ("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "grpc"),
+            ("OTEL_UNRELATED", "x"),
+        ]);
+        assert!(s.get("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL").is_some());
+        assert!(s.get("OTEL_UNRELATED").is_none());
+    }
+
     /// A blank variable counts as unset.
     #[test]
     fn blank_otel_variables_are_unset() {

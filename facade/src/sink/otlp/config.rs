@@ -101,6 +101,28 @@ pub(crate) const SIGNALS: [(&str, &str); 3] = [
     ("/v1/metrics", "METRICS"),
 ];
 
+/// The exporter variables of the OpenTelemetry specification that elide
+/// does not read (name after `OTEL_EXPORTER_OTLP_`, alone and per signal;
+/// those read alone are not listed alone), with what is used instead.
+const NOT_READ: [(&str, &str); 3] = [
+    (
+        "CLIENT_KEY",
+        "no client certificate is sent (no mutual TLS)",
+    ),
+    (
+        "CLIENT_CERTIFICATE",
+        "no client certificate is sent (no mutual TLS)",
+    ),
+    (
+        "INSECURE",
+        "the endpoint's scheme decides (http:// or https://)",
+    ),
+];
+
+/// Per-signal variables of the specification elide does not read: the
+/// base one applies to every signal.
+const NOT_READ_PER_SIGNAL: [&str; 3] = ["HEADERS", "COMPRESSION", "PROTOCOL"];
+
 /// The `OTEL_*` settings beyond endpoint, headers and resource, read
 /// through `get` (a variable's non-blank value) by
 /// [`read_otel`]: pure, so whichever environment table holds them can
@@ -171,6 +193,30 @@ pub(crate) fn read_otel(get: &dyn Fn(&str) -> Option<String>, warn: &dyn Fn(&str
             false
         }
     };
+    for (suffix, instead) in NOT_READ {
+        let per_signal = SIGNALS
+            .iter()
+            .map(|(_, sig)| format!("OTEL_EXPORTER_OTLP_{sig}_{suffix}"));
+        let all = std::iter::once(format!("OTEL_EXPORTER_OTLP_{suffix}")).chain(per_signal);
+        for name in all {
+            if let Some(v) = get(&name) {
+                warn(&format!(
+                    "{name}={v:?} is not read by elide's exporter; {instead}"
+                ));
+            }
+        }
+    }
+    for suffix in NOT_READ_PER_SIGNAL {
+        for (_, sig) in SIGNALS {
+            let name = format!("OTEL_EXPORTER_OTLP_{sig}_{suffix}");
+            if let Some(v) = get(&name) {
+                warn(&format!(
+                    "{name}={v:?} is not read by elide's exporter; \
+                     OTEL_EXPORTER_OTLP_{suffix} applies to every signal"
+                ));
+            }
+        }
+    }
     let signal_certificates = SIGNALS
         .iter()
         .filter_map(|(path, sig)| {
@@ -310,6 +356,29 @@ mod tests {
         assert_eq!(
             warnings.into_inner(),
             ["OTEL_EXPORTER_OTLP_TRACES_TIMEOUT=\"soon\" is not a number of milliseconds; the default is used"]
+        );
+        // The specification's variables elide does not read: one warning
+        // each, naming it, its value and what applies instead.
+        let unread = [
+            ("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "grpc"),
+            ("OTEL_EXPORTER_OTLP_CLIENT_KEY", "/k.pem"),
+        ];
+        let get = |k: &str| {
+            unread
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        };
+        let warnings = std::cell::RefCell::new(Vec::new());
+        read_otel(&get, &|w| warnings.borrow_mut().push(w.to_owned()));
+        assert_eq!(
+            warnings.into_inner(),
+            [
+                "OTEL_EXPORTER_OTLP_CLIENT_KEY=\"/k.pem\" is not read by elide's exporter; \
+                 no client certificate is sent (no mutual TLS)",
+                "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL=\"grpc\" is not read by elide's exporter; \
+                 OTEL_EXPORTER_OTLP_PROTOCOL applies to every signal",
+            ]
         );
         let none = read_otel(&|_| None, &|w| panic!("{w}"));
         assert_eq!(none, OtelExtra::default());
