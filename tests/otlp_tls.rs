@@ -10,6 +10,8 @@
 //! `child` test, with `ELIDE_TLS_CHILD` set), so that the `OTEL_*`
 //! variables are read at its start as a user's program reads them.
 
+#![cfg(feature = "otlp-tls")]
+
 mod otlp_receiver;
 
 use std::io::{BufRead, BufReader, Write};
