@@ -93,9 +93,13 @@ impl EnvSnapshot {
     /// A snapshot of the given variables, with an empty working directory.
     pub(crate) fn from_vars(vars: impl IntoIterator<Item = (String, OsString)>) -> EnvSnapshot {
         let mut snap = EnvSnapshot::default();
-        let wanted = vars
-            .into_iter()
-            .filter(|(k, _)| KEYS.iter().any(|key| key.matches(k)) || is_near_miss(k));
+        let wanted = vars.into_iter().filter(|(k, _)| {
+            KEYS.iter().any(|key| key.matches(k))
+                    || is_near_miss(k)
+                    // The exporter's variables it does not read, kept to
+                    // be warned about by name.
+                    || k.starts_with("OTEL_EXPORTER_OTLP_")
+        });
         for (k, v) in wanted {
             // A repeated name: the last value wins, as in a map.
             match snap.find(&k) {

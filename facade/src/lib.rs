@@ -70,7 +70,7 @@
 //!   that asks for one gets one warning and a fallback (see
 //!   [`guide::features`]).
 //! - Off by default: `log` and `tracing` (the bridges), `otlp`
-//!   (OpenTelemetry export).
+//!   (OpenTelemetry export), `otlp-tls` (`otlp` to `https://` endpoints).
 //! - The static gate: `max_level_*`, `release_max_level_*`, `checks_off`,
 //!   `telemetry_off` and their `release_` twins, for the final binary only.
 //!
@@ -147,6 +147,7 @@ mod runtime;
 mod runtime_site;
 mod sample;
 mod scope_names;
+mod scope_stack;
 pub mod sink;
 mod site_record;
 pub mod span;
@@ -156,6 +157,8 @@ mod stats;
 pub mod telemetry;
 mod templates;
 pub mod testing;
+#[cfg(any(feature = "json", feature = "otlp"))]
+mod trace_ids;
 mod value;
 
 #[doc(hidden)]

@@ -38,6 +38,10 @@ pub struct Record<'a> {
     /// The innermost span the record was emitted in: read from the
     /// emitting thread on first ask, or fixed for a rebuilt record.
     span: OnceCell<Option<Arc<SpanData>>>,
+    /// The scope the record was emitted in, (scope id, trace id), fixed
+    /// for a record rebuilt on another thread; unfixed, the current
+    /// thread's innermost scope (see [`scope_ids`](Record::scope_ids)).
+    scope: Option<Option<(u64, u64)>>,
 }
 
 impl<'a> Record<'a> {
@@ -61,6 +65,7 @@ impl<'a> Record<'a> {
             thread_name: None,
             raw: None,
             span: OnceCell::new(),
+            scope: None,
         }
     }
 
@@ -186,6 +191,23 @@ impl<'a> Record<'a> {
     pub(crate) fn with_thread_name_opt(mut self, name: Option<&'a str>) -> Record<'a> {
         self.thread_name = name;
         self
+    }
+    /// Fixes the scope the record was emitted in, (scope id, trace id) or
+    /// none, for a record rebuilt on another thread.
+    pub(crate) fn with_scope(mut self, ids: Option<(u64, u64)>) -> Record<'a> {
+        self.scope = Some(ids);
+        self
+    }
+    /// The innermost timed scope open where the record was emitted, as
+    /// (scope id, trace id): the one fixed with `with_scope`, else, for a
+    /// record on its caller's thread, that thread's current scope (none
+    /// for a record rebuilt elsewhere without it).
+    pub(crate) fn scope_ids(&self) -> Option<(u64, u64)> {
+        match (self.scope, self.thread) {
+            (Some(fixed), _) => fixed,
+            (None, 0) => crate::scope_stack::current(),
+            (None, _) => None,
+        }
     }
     /// The thread number fixed with [`with_thread`](Record::with_thread),
     /// 0 if none.

@@ -357,10 +357,14 @@ fn receiver_down_then_back_what_is_missing_is_counted() {
 
 #[test]
 fn malformed_endpoint_is_an_error_not_a_panic() {
-    let e = OtlpSink::builder("https://collector:4318")
-        .build()
-        .unwrap_err();
-    assert!(e.to_string().contains("https"), "{e}");
+    // Without TLS compiled in, https names the feature that brings it.
+    #[cfg(not(feature = "otlp-tls"))]
+    {
+        let e = OtlpSink::builder("https://collector:4318")
+            .build()
+            .unwrap_err();
+        assert!(e.to_string().contains("`otlp-tls`"), "{e}");
+    }
     let e = OtlpSink::builder("collector").build().unwrap_err();
     assert!(e.to_string().contains("collector"), "{e}");
     // Nothing listens on a closed port: the sink still builds, and
@@ -471,4 +475,170 @@ fn a_stalled_collector_is_reported_once_and_a_flush_says_what_it_left() {
         !left.is_empty() && left.iter().all(|n| *n > 0),
         "{left:?}: {stderr}"
     );
+}
+
+/// Log records and telemetry events emitted inside a scope carry the trace
+/// and span ids of the span the receiver gets for that scope (the
+/// innermost one open on the emitting thread, on its thread even though
+/// the exporter converts them elsewhere); outside any scope, none. JSON
+/// lines (`Format::Json`, `telemetry::JsonSink`) carry the same ids, in
+/// hex, as `trace_id` and `span_id`.
+#[test]
+fn records_inside_scopes_carry_their_spans_ids() {
+    let _g = serial();
+    let rx = Receiver::start(0, Arc::default());
+    let sink = Arc::new(OtlpSink::builder(&rx.endpoint()).build().unwrap());
+    let dir = std::env::temp_dir().join(format!("elide-otlp-ids-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (logs_file, events_file) = (dir.join("logs.jsonl"), dir.join("events.jsonl"));
+    let json_logs = elide::sink::FileSink::open(&logs_file)
+        .unwrap()
+        .with_format(elide::format::Format::Json);
+    let json_events = elide::telemetry::JsonSink::create(&events_file).unwrap();
+    elide::set_sinks([
+        sink.clone() as Arc<dyn Sink>,
+        Arc::new(json_logs),
+        Arc::new(json_events),
+    ]);
+    elide::set_level(LevelFilter::Info);
+    elide::set_telemetry(true);
+    elide::info!("outside");
+    {
+        let _outer = elide::scope!("ids.outer");
+        elide::info!("in outer");
+        {
+            let _inner = elide::scope!("ids.inner");
+            elide::warn!(n = 1, "in inner");
+            elide::telemetry!("ids.event", n = 2);
+        }
+        elide::info!("in outer again");
+        // Another thread has its own scopes: none here.
+        std::thread::spawn(|| elide::info!("on a thread without scopes"))
+            .join()
+            .unwrap();
+    }
+    elide::flush();
+    elide::set_sinks([]);
+    let got = rx.got.lock().unwrap();
+    let span = |name: &str| {
+        let s = got.spans.iter().find(|s| s.name == name).unwrap();
+        (s.trace_id.clone(), s.span_id.clone())
+    };
+    let (outer, inner) = (span("ids.outer"), span("ids.inner"));
+    assert_eq!(outer.0, inner.0, "one trace");
+    let ids_of = |what: &str| {
+        let (_, l) = got
+            .logs
+            .iter()
+            .find(|(_, l)| {
+                l.event_name == what
+                    || matches!(
+                        l.body.as_ref().and_then(|b| b.value.as_ref()),
+                        Some(any_value::Value::StringValue(s)) if s == what
+                    )
+            })
+            .unwrap_or_else(|| panic!("{what} did not arrive"));
+        (l.trace_id.clone(), l.span_id.clone())
+    };
+    let none = (Vec::new(), Vec::new());
+    assert_eq!(ids_of("outside"), none);
+    assert_eq!(ids_of("in outer"), outer);
+    assert_eq!(ids_of("in inner"), inner);
+    assert_eq!(ids_of("ids.event"), inner);
+    assert_eq!(ids_of("in outer again"), outer);
+    assert_eq!(ids_of("on a thread without scopes"), none);
+    // JSON: the same ids in hex.
+    let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let lines = |f: &std::path::Path| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(f)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let json_ids = |l: &serde_json::Value| {
+        (
+            l["trace_id"].as_str().map(str::to_owned),
+            l["span_id"].as_str().map(str::to_owned),
+        )
+    };
+    let some_hex = |(t, s): &(Vec<u8>, Vec<u8>)| (Some(hex(t)), Some(hex(s)));
+    let logs = lines(&logs_file);
+    let log = |msg: &str| logs.iter().find(|l| l["msg"] == msg).unwrap();
+    assert_eq!(json_ids(log("outside")), (None, None));
+    assert_eq!(json_ids(log("in outer")), some_hex(&outer));
+    assert_eq!(json_ids(log("in inner")), some_hex(&inner));
+    let events = lines(&events_file);
+    let event = events.iter().find(|e| e["event"] == "ids.event").unwrap();
+    assert_eq!(json_ids(event), some_hex(&inner));
+    drop(got);
+    drop(sink);
+    rx.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A scope handed to another thread (`current_handle` / `ScopeGuard::handle`
+/// and `telemetry::in_scope`): what is opened there is its child, in its
+/// trace, and what is emitted there carries its ids; after `in_scope`, the
+/// thread has no scope again.
+#[test]
+fn a_scope_handed_to_another_thread_parents_what_is_opened_there() {
+    let _g = serial();
+    let rx = Receiver::start(0, Arc::default());
+    let sink = Arc::new(OtlpSink::builder(&rx.endpoint()).build().unwrap());
+    install(&sink);
+    {
+        let parent = elide::scope!("handoff.parent");
+        let handle = parent.as_ref().map(|g| g.handle());
+        assert_eq!(handle, elide::telemetry::current_handle());
+        std::thread::spawn(move || {
+            elide::telemetry::in_scope(handle, || {
+                elide::info!("handed");
+                let _child = elide::scope!("handoff.child");
+                elide::info!("in the child");
+            });
+            elide::info!("after in_scope");
+            let _own = elide::scope!("handoff.own");
+        })
+        .join()
+        .unwrap();
+    }
+    elide::flush();
+    elide::set_sinks([]);
+    let got = rx.got.lock().unwrap();
+    let span = |name: &str| got.spans.iter().find(|s| s.name == name).unwrap();
+    let (parent, child, own) = (
+        span("handoff.parent"),
+        span("handoff.child"),
+        span("handoff.own"),
+    );
+    assert_eq!(child.parent_span_id, parent.span_id);
+    assert_eq!(child.trace_id, parent.trace_id);
+    assert!(own.parent_span_id.is_empty(), "a trace of its own");
+    assert_ne!(own.trace_id, parent.trace_id);
+    let ids_of = |msg: &str| {
+        let (_, l) = got
+            .logs
+            .iter()
+            .find(|(_, l)| {
+                matches!(
+                    l.body.as_ref().and_then(|b| b.value.as_ref()),
+                    Some(any_value::Value::StringValue(s)) if s == msg
+                )
+            })
+            .unwrap();
+        (l.trace_id.clone(), l.span_id.clone())
+    };
+    assert_eq!(
+        ids_of("handed"),
+        (parent.trace_id.clone(), parent.span_id.clone())
+    );
+    assert_eq!(
+        ids_of("in the child"),
+        (child.trace_id.clone(), child.span_id.clone())
+    );
+    assert_eq!(ids_of("after in_scope"), (Vec::new(), Vec::new()));
+    drop(got);
+    drop(sink);
+    rx.stop();
 }

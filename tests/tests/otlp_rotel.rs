@@ -157,8 +157,10 @@ fn stage(n: u64) {
 }
 
 /// 10,000 records, scopes and counters through rotel: every record with
-/// its severity, body and typed attributes; spans with their parents;
-/// counters as cumulative sums equal to `elide::counters()`; the resource.
+/// its severity, body and typed attributes; spans with their parents; a
+/// record inside a scope with that span's trace and span ids (the others
+/// with none); counters as cumulative sums equal to `elide::counters()`;
+/// the resource.
 #[test]
 fn records_scopes_and_counters_arrive_through_rotel_intact() {
     let Some(bin) = rotel() else { return };
@@ -186,9 +188,12 @@ fn records_scopes_and_counters_arrive_through_rotel_intact() {
     }
     {
         let _s = elide::scope!("rotel.task", uid = "task.000001");
+        // Record N, the one inside a scope.
+        elide::warn!(seq = N, ratio = N as f64 / 2.0, ok = false, "slow {N}");
         stage(1);
         stage(2);
     }
+    const ALL: u64 = N + 1;
     for _ in 0..5 {
         elide::counter!("rotel.test.hits");
     }
@@ -197,15 +202,18 @@ fn records_scopes_and_counters_arrive_through_rotel_intact() {
     let s = sink.stats();
     assert_eq!(
         (s.logs, s.spans, s.failed, s.dropped),
-        (N, 3, 0, 0),
+        (ALL, 3, 0, 0),
         "{s:?}"
     );
     let got = rx.got.clone();
     wait_for(&got, "every record, span and counter", |g| {
-        g.logs.len() as u64 == N && g.spans.len() == 3 && g.counters.contains_key("rotel.test.hits")
+        g.logs.len() as u64 == ALL
+            && g.spans.len() == 3
+            && g.counters.contains_key("rotel.test.hits")
     });
     let g = got.lock().unwrap();
-    let mut seen = vec![false; N as usize];
+    let root = g.spans.iter().find(|s| s.name == "rotel.task").unwrap();
+    let mut seen = vec![false; ALL as usize];
     for (_, l) in &g.logs {
         let i = match attr(&l.attributes, "seq") {
             Some(any_value::Value::IntValue(i)) => *i as u64,
@@ -213,6 +221,15 @@ fn records_scopes_and_counters_arrive_through_rotel_intact() {
         };
         assert!(!seen[i as usize], "record {i} twice");
         seen[i as usize] = true;
+        if i == N {
+            assert_eq!(
+                (&l.trace_id, &l.span_id),
+                (&root.trace_id, &root.span_id),
+                "the record inside rotel.task"
+            );
+        } else {
+            assert!(l.trace_id.is_empty() && l.span_id.is_empty(), "{i}");
+        }
         let body = match l.body.as_ref().and_then(|b| b.value.as_ref()) {
             Some(any_value::Value::StringValue(b)) => b.clone(),
             other => panic!("body {other:?}"),
@@ -235,7 +252,6 @@ fn records_scopes_and_counters_arrive_through_rotel_intact() {
         }
     }
     assert!(seen.iter().all(|s| *s));
-    let root = g.spans.iter().find(|s| s.name == "rotel.task").unwrap();
     assert!(root.parent_span_id.is_empty());
     for s in g.spans.iter().filter(|s| s.name == "rotel.stage") {
         assert_eq!(

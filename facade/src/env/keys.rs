@@ -349,7 +349,7 @@ pub(crate) static OTEL_ENDPOINT: Key<String> = Key {
     parse: text,
     doc: Doc {
         meaning: "where the `otlp` target of `LOG_TGT` sends (cargo feature `otlp`)",
-        values: "`http://host[:port][/prefix]`",
+        values: "`http://host[:port][/prefix]`, or `https://..` (cargo feature `otlp-tls`)",
         default: "`http://localhost:4318`",
     },
 };
@@ -405,6 +405,121 @@ pub(crate) static OTEL_RESOURCE_ATTRIBUTES: Key<String> = Key {
     },
 };
 
+/// An exact `OTEL_*` variable whose value the OTLP exporter's own reader
+/// parses (and warns about, naming variable, value and fallback): here for
+/// the snapshot to keep it, [`describe`](crate::describe) to show it and
+/// the guide's table.
+const fn otel(
+    name: &'static str,
+    meaning: &'static str,
+    values: &'static str,
+    default: &'static str,
+) -> Key<String> {
+    Key {
+        name,
+        scope: Scope::Exact,
+        parse: text,
+        doc: Doc {
+            meaning,
+            values,
+            default,
+        },
+    }
+}
+
+/// `OTEL_EXPORTER_OTLP_<SIGNAL>_ENDPOINT`: one signal's own URL.
+pub(crate) static OTEL_LOGS_ENDPOINT: Key<String> = otel(
+    "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+    "where log records and events go, as it is (no `/v1/logs` appended)",
+    "`http[s]://host[:port][/path]`; a malformed one is warned about",
+    "`OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/logs`",
+);
+/// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`.
+pub(crate) static OTEL_TRACES_ENDPOINT: Key<String> = otel(
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "where spans (timed scopes) go, as it is",
+    "as `OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`",
+    "`OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`",
+);
+/// `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`.
+pub(crate) static OTEL_METRICS_ENDPOINT: Key<String> = otel(
+    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    "where counters go, as it is",
+    "as `OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`",
+    "`OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/metrics`",
+);
+/// `OTEL_EXPORTER_OTLP_TIMEOUT`: each request's timeout.
+pub(crate) static OTEL_TIMEOUT: Key<String> = otel(
+    "OTEL_EXPORTER_OTLP_TIMEOUT",
+    "the timeout of one OTLP request (connect, send, answer)",
+    "milliseconds; another value is warned about",
+    "5000",
+);
+/// `OTEL_EXPORTER_OTLP_LOGS_TIMEOUT`.
+pub(crate) static OTEL_LOGS_TIMEOUT: Key<String> = otel(
+    "OTEL_EXPORTER_OTLP_LOGS_TIMEOUT",
+    "the timeout of one request of log records",
+    "milliseconds",
+    "`OTEL_EXPORTER_OTLP_TIMEOUT`",
+);
+/// `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`.
+pub(crate) static OTEL_TRACES_TIMEOUT: Key<String> = otel(
+    "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+    "the timeout of one request of spans",
+    "milliseconds",
+    "`OTEL_EXPORTER_OTLP_TIMEOUT`",
+);
+/// `OTEL_EXPORTER_OTLP_METRICS_TIMEOUT`.
+pub(crate) static OTEL_METRICS_TIMEOUT: Key<String> = otel(
+    "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT",
+    "the timeout of one request of counters",
+    "milliseconds",
+    "`OTEL_EXPORTER_OTLP_TIMEOUT`",
+);
+/// `OTEL_EXPORTER_OTLP_COMPRESSION`: gzip the bodies.
+pub(crate) static OTEL_COMPRESSION: Key<String> = otel(
+    "OTEL_EXPORTER_OTLP_COMPRESSION",
+    "compression of OTLP request bodies",
+    "`gzip` or `none`; another value is warned about",
+    "`none`",
+);
+/// `OTEL_EXPORTER_OTLP_CERTIFICATE`: the CA of `https://` endpoints.
+pub(crate) static OTEL_CERTIFICATE: Key<String> = otel(
+    "OTEL_EXPORTER_OTLP_CERTIFICATE",
+    "the CA certificates an `https://` collector's certificate is checked against, \
+     instead of the system's roots (cargo feature `otlp-tls`)",
+    "a PEM file; unreadable, no exporter is installed, with a warning",
+    "the system's root certificates",
+);
+/// `OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE`.
+pub(crate) static OTEL_LOGS_CERTIFICATE: Key<String> = otel(
+    "OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE",
+    "the CA file of an `https://` `OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`",
+    "a PEM file",
+    "`OTEL_EXPORTER_OTLP_CERTIFICATE`",
+);
+/// `OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE`.
+pub(crate) static OTEL_TRACES_CERTIFICATE: Key<String> = otel(
+    "OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE",
+    "the CA file of an `https://` `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`",
+    "a PEM file",
+    "`OTEL_EXPORTER_OTLP_CERTIFICATE`",
+);
+/// `OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE`.
+pub(crate) static OTEL_METRICS_CERTIFICATE: Key<String> = otel(
+    "OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE",
+    "the CA file of an `https://` `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`",
+    "a PEM file",
+    "`OTEL_EXPORTER_OTLP_CERTIFICATE`",
+);
+/// `OTEL_SDK_DISABLED`: no exporter at all.
+pub(crate) static OTEL_SDK_DISABLED: Key<String> = otel(
+    "OTEL_SDK_DISABLED",
+    "`true`: the `otlp` target installs no exporter (one note says so)",
+    "`true` or `false`; another value is warned about",
+    "`false`",
+);
+
 /// `NO_COLOR`: no colours on the console (<https://no-color.org>).
 pub(crate) static NO_COLOR: Key<String> = Key {
     name: "NO_COLOR",
@@ -430,7 +545,7 @@ pub(crate) static CLICOLOR_FORCE: Key<String> = Key {
 };
 
 /// Every key elide reads, in the guide's order.
-pub(crate) static KEYS: [&dyn AnyKey; 19] = [
+pub(crate) static KEYS: [&dyn AnyKey; 32] = [
     &LOG_LVL,
     &VERBOSE,
     &DEBUG,
@@ -448,6 +563,19 @@ pub(crate) static KEYS: [&dyn AnyKey; 19] = [
     &OTEL_HEADERS,
     &OTEL_SERVICE_NAME,
     &OTEL_RESOURCE_ATTRIBUTES,
+    &OTEL_LOGS_ENDPOINT,
+    &OTEL_TRACES_ENDPOINT,
+    &OTEL_METRICS_ENDPOINT,
+    &OTEL_TIMEOUT,
+    &OTEL_LOGS_TIMEOUT,
+    &OTEL_TRACES_TIMEOUT,
+    &OTEL_METRICS_TIMEOUT,
+    &OTEL_COMPRESSION,
+    &OTEL_CERTIFICATE,
+    &OTEL_LOGS_CERTIFICATE,
+    &OTEL_TRACES_CERTIFICATE,
+    &OTEL_METRICS_CERTIFICATE,
+    &OTEL_SDK_DISABLED,
     &NO_COLOR,
     &CLICOLOR_FORCE,
 ];

@@ -88,12 +88,10 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     json_str(record.level().as_str(), out);
     out.push_str(",\"target\":");
     json_str(record.target(), out);
-    let _ = write!(
-        out,
-        ",\"pid\":{},\"tid\":{},\"msg\":\"",
-        pid(),
-        record.thread_id()
-    );
+    let _ = write!(out, ",\"pid\":{},\"tid\":{}", pid(), record.thread_id());
+    // The span it was emitted in, with the ids OTLP gives it.
+    crate::trace_ids::push_json(record.scope_ids(), out);
+    out.push_str(",\"msg\":\"");
     let _ = JsonEscaped(out).write_fmt(*record.args());
     out.push_str("\",\"fields\":");
     json_fields(record.fields(), out);

@@ -96,6 +96,80 @@ mod tests {
         assert_eq!(v.service_name.as_deref(), Some("checkout"));
     }
 
+    /// Every `OTEL_*` variable of the key table (the guide's table) reaches
+    /// the exporter's settings through the environment snapshot, the path
+    /// a program takes: none is dropped on the way.
+    #[test]
+    fn every_otel_variable_of_the_table_reaches_the_exporter() {
+        use crate::env::keys::KEYS;
+        use crate::sink::otlp::OtelExtra;
+        use std::time::Duration;
+        let set = [
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://base:1"),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "k=v"),
+            ("OTEL_SERVICE_NAME", "svc"),
+            ("OTEL_RESOURCE_ATTRIBUTES", "a=b"),
+            ("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "http://l:2/logs"),
+            ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://t:3/traces"),
+            ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://m:4/metrics"),
+            ("OTEL_EXPORTER_OTLP_TIMEOUT", "1500"),
+            ("OTEL_EXPORTER_OTLP_LOGS_TIMEOUT", "100"),
+            ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "200"),
+            ("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", "300"),
+            ("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip"),
+            ("OTEL_EXPORTER_OTLP_CERTIFICATE", "/ca.pem"),
+            ("OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE", "/l.pem"),
+            ("OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE", "/t.pem"),
+            ("OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE", "/m.pem"),
+            ("OTEL_SDK_DISABLED", "true"),
+        ];
+        for k in KEYS.iter().filter(|k| k.name().starts_with("OTEL_")) {
+            assert!(
+                set.iter().any(|(n, _)| *n == k.name()),
+                "{} is not checked here",
+                k.name()
+            );
+        }
+        let v = vars(&snap(&set));
+        assert_eq!(v.endpoint.as_deref(), Some("http://base:1"));
+        assert_eq!(v.headers.map(|h| h.1).as_deref(), Some("k=v"));
+        assert_eq!(v.resource_attributes.map(|h| h.1).as_deref(), Some("a=b"));
+        assert_eq!(v.service_name.as_deref(), Some("svc"));
+        let ms = |n| Some(Duration::from_millis(n));
+        assert_eq!(
+            v.extra,
+            OtelExtra {
+                disabled: true,
+                timeout: ms(1500),
+                signals: vec![
+                    ("/v1/logs", Some("http://l:2/logs".into()), ms(100)),
+                    ("/v1/traces", Some("http://t:3/traces".into()), ms(200)),
+                    ("/v1/metrics", Some("http://m:4/metrics".into()), ms(300)),
+                ],
+                gzip: true,
+                certificate: Some("/ca.pem".into()),
+                signal_certificates: vec![
+                    ("/v1/logs", "/l.pem".into()),
+                    ("/v1/traces", "/t.pem".into()),
+                    ("/v1/metrics", "/m.pem".into()),
+                ],
+            }
+        );
+    }
+
+    /// The exporter's variables elide does not read stay in the snapshot,
+    /// so the exporter can name them in its warning.
+    #[test]
+    fn unread_exporter_variables_are_kept_to_be_warned_about() {
+        let s = snap(&[
+            ("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "grpc"),
+            ("OTEL_UNRELATED", "x"),
+        ]);
+        assert!(s.get("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL").is_some());
+        assert!(s.get("OTEL_UNRELATED").is_none());
+    }
+
     /// A blank variable counts as unset.
     #[test]
     fn blank_otel_variables_are_unset() {

@@ -86,6 +86,9 @@ pub(crate) struct Captured {
     meta: &'static Metadata,
     level: Level,
     time: SystemTime,
+    /// The scope it was emitted in, (scope id, trace id); ids start at 1,
+    /// so (0, 0) is none (8 bytes less than an `Option`).
+    scope: (u64, u64),
     thread: u64,
     /// Length of the thread's name, kept at the end of the text (0: none).
     thread_name: u32,
@@ -135,6 +138,8 @@ impl Captured {
             meta: record.metadata(),
             level: record.level(),
             time: record.time(),
+            // Read here, on the caller's thread: the writer has no scopes.
+            scope: record.scope_ids().unwrap_or((0, 0)),
             thread: record.thread_id(),
             thread_name,
             message,
@@ -203,6 +208,7 @@ impl Captured {
                 .with_time(self.time)
                 .with_thread(self.thread)
                 .with_span(self.span.clone())
+                .with_scope((self.scope.0 != 0).then_some(self.scope))
                 .with_thread_name_opt(
                     (self.thread_name > 0).then(|| &text[text.len() - self.thread_name as usize..]),
                 ),
@@ -319,7 +325,9 @@ mod tests {
     #[test]
     fn sizes_stay_small() {
         assert!(std::mem::size_of::<Slot>() <= 24);
-        assert!(std::mem::size_of::<Captured>() <= 112);
+        // 16 of them the scope the record was emitted in (its span's ids
+        // for a wrapped OTLP exporter), 8 its span chain.
+        assert!(std::mem::size_of::<Captured>() <= 128);
     }
 
     /// What a queued record counts against an async sink's byte budget

@@ -83,10 +83,16 @@ impl JsonSink {
         json_str(&thread, out);
         let _ = write!(
             out,
-            ",\"tid\":{},\"pid\":{},\"fields\":",
+            ",\"tid\":{},\"pid\":{}",
             record.thread_id(),
             crate::process::pid()
         );
+        // The scope it was emitted in (none for a scope's own events,
+        // which carry their ids as fields).
+        if !is_scope_event(record) {
+            crate::trace_ids::push_json(record.scope_ids(), out);
+        }
+        out.push_str(",\"fields\":");
         json_fields(record.fields(), out);
         crate::format::span_chain::write_json(record, out);
         out.push_str("}\n");
@@ -125,6 +131,11 @@ impl Drop for JsonSink {
     fn drop(&mut self) {
         self.flush();
     }
+}
+
+/// A scope's own start or stop event: its ids are its fields.
+fn is_scope_event(record: &Record<'_>) -> bool {
+    record.field(crate::scope_names::SCOPE_FIELD).is_some()
 }
 
 #[cfg(test)]

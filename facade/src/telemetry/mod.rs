@@ -25,6 +25,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+mod handoff;
 mod sampler;
 pub(crate) mod scope;
 
@@ -37,6 +38,7 @@ pub use crate::sink::JsonSink;
 #[cfg(feature = "prof")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub use crate::sink::ProfSink;
+pub use handoff::{current_handle, in_scope, ScopeHandle};
 pub use sampler::{start_counter_sampler, CounterSampler, COUNTER_EVENT, COUNTER_TARGET};
 pub use scope::{
     current_scope, NoScope, Scope, ScopeGuard, Timed, DURATION_FIELD, PARENT_FIELD, SCOPE_FIELD,

@@ -21,7 +21,6 @@
 //! The scope is built only on the cold path of an enabled site: when
 //! telemetry is off the guard is `None` and no clock is read.
 
-use std::cell::RefCell;
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -34,6 +33,7 @@ use crate::callsite::Callsite;
 use crate::dispatch::dispatch;
 use crate::metadata::Metadata;
 use crate::record::Record;
+use crate::scope_stack::{current, pop, push};
 use crate::sink::OwnedValue;
 use crate::value::{Field, Value};
 
@@ -43,46 +43,20 @@ pub use crate::scope_names::{
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-thread_local! {
-    /// The scopes current on this thread, innermost last: (id, trace).
-    static STACK: RefCell<Vec<(u64, u64)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The innermost current scope on this thread: (id, trace).
-fn current() -> Option<(u64, u64)> {
-    STACK
-        .try_with(|s| s.try_borrow().ok().and_then(|s| s.last().copied()))
-        .ok()
-        .flatten()
-}
-
-fn push(id: u64, trace: u64) {
-    let _ = STACK.try_with(|s| {
-        if let Ok(mut s) = s.try_borrow_mut() {
-            s.push((id, trace));
-        }
-    });
-}
-
-/// Removes `id` from this thread's stack: normally the top; a guard dropped
-/// out of order (moved, or forgotten) is removed wherever it is.
-fn pop(id: u64) {
-    let _ = STACK.try_with(|s| {
-        if let Ok(mut s) = s.try_borrow_mut() {
-            match s.last() {
-                Some((top, _)) if *top == id => {
-                    s.pop();
-                }
-                _ => s.retain(|(i, _)| *i != id),
-            }
-        }
-    });
-}
-
 /// The id of the innermost scope open on this thread (the one a new scope
 /// would take as parent), if any.
 pub fn current_scope() -> Option<u64> {
     current().map(|(id, _)| id)
+}
+
+/// Makes the scope `(id, trace)` current on this thread until the
+/// returned value is dropped: a scope handed over from another thread.
+pub(crate) fn enter_ids(id: u64, trace: u64) -> Entered {
+    push(id, trace);
+    Entered {
+        id,
+        _not_send: PhantomData,
+    }
 }
 
 /// An open timed scope, not tied to a thread: it emits its stop event when

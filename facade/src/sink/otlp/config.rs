@@ -8,20 +8,22 @@ use super::http::Endpoint;
 /// The default OTLP/HTTP endpoint.
 pub const DEFAULT_ENDPOINT: &str = "http://localhost:4318";
 
-/// Parses `http://host[:port][/prefix]` (port 80 if absent; an IPv6 host
-/// in brackets). Anything else (`https://`, no scheme, a bad port) is an
-/// error naming the problem.
+/// Parses `http://host[:port][/prefix]` or `https://..` (port 80 or 443
+/// if absent; an IPv6 host in brackets). Anything else (no scheme, a bad
+/// port) is an error naming the problem. An `https://` endpoint still
+/// needs its TLS configuration ([`tls::config`](super::tls::config)).
 pub(crate) fn parse_endpoint(url: &str) -> Result<Endpoint, String> {
     let url = url.trim();
-    let rest = if let Some(r) = url.strip_prefix("http://") {
-        r
-    } else if url.starts_with("https://") {
-        return Err("https is not supported (no TLS in elide's exporter): send to a local collector over http://".into());
+    let (rest, https) = if let Some(r) = url.strip_prefix("http://") {
+        (r, false)
+    } else if let Some(r) = url.strip_prefix("https://") {
+        (r, true)
     } else if let Some(r) = url.strip_prefix("otlp://") {
-        r
+        (r, false)
     } else {
-        return Err("expected http://host[:port]".into());
+        return Err("expected http://host[:port] or https://host[:port]".into());
     };
+    let default_port = if https { 443 } else { 80 };
     let (authority, path) = match rest.find('/') {
         Some(i) => (&rest[..i], rest[i..].trim_end_matches('/')),
         None => (rest, ""),
@@ -31,7 +33,7 @@ pub(crate) fn parse_endpoint(url: &str) -> Result<Endpoint, String> {
         // An IPv6 literal, `[addr]` or `[addr]:port`: its colons are not
         // the port's.
         Some(v6) => match v6.split_once(']') {
-            Some((host, "")) => (host, 80),
+            Some((host, "")) => (host, default_port),
             Some((host, rest)) => match rest.strip_prefix(':') {
                 Some(p) => (host, port(p)?),
                 None => return Err(format!("bad port {rest:?}")),
@@ -40,7 +42,7 @@ pub(crate) fn parse_endpoint(url: &str) -> Result<Endpoint, String> {
         },
         None => match authority.rsplit_once(':') {
             Some((host, p)) => (host, port(p)?),
-            None => (authority, 80),
+            None => (authority, default_port),
         },
     };
     if host.is_empty() || host.contains(|c: char| c.is_whitespace() || c == '@') {
@@ -51,6 +53,8 @@ pub(crate) fn parse_endpoint(url: &str) -> Result<Endpoint, String> {
         port,
         base: path.to_owned(),
         headers: Vec::new(),
+        https,
+        tls: None,
     })
 }
 
@@ -97,6 +101,28 @@ pub(crate) const SIGNALS: [(&str, &str); 3] = [
     ("/v1/metrics", "METRICS"),
 ];
 
+/// The exporter variables of the OpenTelemetry specification that elide
+/// does not read (name after `OTEL_EXPORTER_OTLP_`, alone and per signal;
+/// those read alone are not listed alone), with what is used instead.
+const NOT_READ: [(&str, &str); 3] = [
+    (
+        "CLIENT_KEY",
+        "no client certificate is sent (no mutual TLS)",
+    ),
+    (
+        "CLIENT_CERTIFICATE",
+        "no client certificate is sent (no mutual TLS)",
+    ),
+    (
+        "INSECURE",
+        "the endpoint's scheme decides (http:// or https://)",
+    ),
+];
+
+/// Per-signal variables of the specification elide does not read: the
+/// base one applies to every signal.
+const NOT_READ_PER_SIGNAL: [&str; 3] = ["HEADERS", "COMPRESSION", "PROTOCOL"];
+
 /// The `OTEL_*` settings beyond endpoint, headers and resource, read
 /// through `get` (a variable's non-blank value) by
 /// [`read_otel`]: pure, so whichever environment table holds them can
@@ -112,6 +138,10 @@ pub(crate) struct OtelExtra {
     pub(crate) signals: Vec<(&'static str, Option<String>, Option<Duration>)>,
     /// `OTEL_EXPORTER_OTLP_COMPRESSION=gzip`.
     pub(crate) gzip: bool,
+    /// `OTEL_EXPORTER_OTLP_CERTIFICATE`: the CA file for `https://`.
+    pub(crate) certificate: Option<String>,
+    /// Per signal path: `OTEL_EXPORTER_OTLP_<SIGNAL>_CERTIFICATE`.
+    pub(crate) signal_certificates: Vec<(&'static str, String)>,
 }
 
 /// Reads [`OtelExtra`]: `get(name)` is the variable's value if set and
@@ -163,7 +193,42 @@ pub(crate) fn read_otel(get: &dyn Fn(&str) -> Option<String>, warn: &dyn Fn(&str
             false
         }
     };
+    for (suffix, instead) in NOT_READ {
+        let per_signal = SIGNALS
+            .iter()
+            .map(|(_, sig)| format!("OTEL_EXPORTER_OTLP_{sig}_{suffix}"));
+        let all = std::iter::once(format!("OTEL_EXPORTER_OTLP_{suffix}")).chain(per_signal);
+        for name in all {
+            if let Some(v) = get(&name) {
+                warn(&format!(
+                    "{name}={v:?} is not read by elide's exporter; {instead}"
+                ));
+            }
+        }
+    }
+    for suffix in NOT_READ_PER_SIGNAL {
+        for (_, sig) in SIGNALS {
+            let name = format!("OTEL_EXPORTER_OTLP_{sig}_{suffix}");
+            if let Some(v) = get(&name) {
+                warn(&format!(
+                    "{name}={v:?} is not read by elide's exporter; \
+                     OTEL_EXPORTER_OTLP_{suffix} applies to every signal"
+                ));
+            }
+        }
+    }
+    let signal_certificates = SIGNALS
+        .iter()
+        .filter_map(|(path, sig)| {
+            Some((
+                *path,
+                get(&format!("OTEL_EXPORTER_OTLP_{sig}_CERTIFICATE"))?,
+            ))
+        })
+        .collect();
     OtelExtra {
+        certificate: get("OTEL_EXPORTER_OTLP_CERTIFICATE"),
+        signal_certificates,
         gzip,
         disabled,
         timeout: timeout("OTEL_EXPORTER_OTLP_TIMEOUT"),
@@ -203,9 +268,9 @@ mod tests {
         );
         let e = parse_endpoint("otlp://localhost:9").unwrap();
         assert_eq!(e.port, 9);
-        assert!(parse_endpoint("https://x:4318")
-            .unwrap_err()
-            .contains("https"));
+        let e = parse_endpoint("https://x/otlp").unwrap();
+        assert_eq!((e.https, e.port), (true, 443));
+        assert_eq!(e.url("/v1/logs"), "https://x:443/otlp/v1/logs");
         assert!(parse_endpoint("localhost:4318").is_err());
         assert!(parse_endpoint("http://:4318").is_err());
         assert!(parse_endpoint("http://h:99999")
@@ -291,6 +356,29 @@ mod tests {
         assert_eq!(
             warnings.into_inner(),
             ["OTEL_EXPORTER_OTLP_TRACES_TIMEOUT=\"soon\" is not a number of milliseconds; the default is used"]
+        );
+        // The specification's variables elide does not read: one warning
+        // each, naming it, its value and what applies instead.
+        let unread = [
+            ("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "grpc"),
+            ("OTEL_EXPORTER_OTLP_CLIENT_KEY", "/k.pem"),
+        ];
+        let get = |k: &str| {
+            unread
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        };
+        let warnings = std::cell::RefCell::new(Vec::new());
+        read_otel(&get, &|w| warnings.borrow_mut().push(w.to_owned()));
+        assert_eq!(
+            warnings.into_inner(),
+            [
+                "OTEL_EXPORTER_OTLP_CLIENT_KEY=\"/k.pem\" is not read by elide's exporter; \
+                 no client certificate is sent (no mutual TLS)",
+                "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL=\"grpc\" is not read by elide's exporter; \
+                 OTEL_EXPORTER_OTLP_PROTOCOL applies to every signal",
+            ]
         );
         let none = read_otel(&|_| None, &|w| panic!("{w}"));
         assert_eq!(none, OtelExtra::default());

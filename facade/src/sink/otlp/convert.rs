@@ -14,6 +14,7 @@ use crate::record::Record;
 use crate::scope_names::{
     DURATION_FIELD, PARENT_FIELD, SCOPE_FIELD, START_SUFFIX, STOP_SUFFIX, TRACE_FIELD,
 };
+use crate::trace_ids;
 use crate::value::{Value, Visit};
 use crate::Level;
 
@@ -187,14 +188,10 @@ pub(crate) struct Ids {
 
 impl Ids {
     fn span(self, id: u64) -> Vec<u8> {
-        // Never all zero (invalid in OTLP): id >= 1 and the mix is a bijection.
-        (id ^ self.salt).max(1).to_be_bytes().to_vec()
+        trace_ids::span_id(self.salt, id).to_vec()
     }
     fn trace(self, root: u64) -> Vec<u8> {
-        let mut t = Vec::with_capacity(16);
-        t.extend_from_slice(&self.salt.to_be_bytes());
-        t.extend_from_slice(&root.to_be_bytes());
-        t
+        trace_ids::trace_id(self.salt, root).to_vec()
     }
 }
 
@@ -239,6 +236,11 @@ pub(crate) fn convert(r: &Record<'_>, ids: Ids) -> Item {
         Kind::Telemetry => m.name().to_owned(),
         _ => String::new(),
     };
+    // The span it was emitted in: the ids its span is exported with.
+    let (trace_id, span_id) = match r.scope_ids() {
+        Some((id, trace)) => (ids.trace(trace), ids.span(id)),
+        None => (Vec::new(), Vec::new()),
+    };
     Item::Log(
         m.target(),
         LogRecord {
@@ -257,6 +259,8 @@ pub(crate) fn convert(r: &Record<'_>, ids: Ids) -> Item {
                 a
             },
             event_name,
+            trace_id,
+            span_id,
             ..Default::default()
         },
     )

@@ -1,15 +1,17 @@
 //! A minimal blocking HTTP/1.1 client for OTLP/HTTP: one `POST` per
-//! connection (`Connection: close`), plain TCP only.
+//! connection (`Connection: close`), over plain TCP or, for `https://`
+//! endpoints, TLS ([`tls`](super::tls), feature `otlp-tls`).
 //!
 //! Why not an HTTP crate: an exporter needs exactly one request shape, and
 //! the usual clients bring an async runtime or TLS stack that `elide` users
-//! who never export would still have to build under the `otlp` feature.
-//! No TLS: `https://` endpoints are refused when the sink is configured
-//! (send to a local collector, which forwards securely).
+//! who never export would still have to build under the `otlp` feature;
+//! TLS is a stream under the same request, built only under `otlp-tls`.
 
 use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
+
+use super::tls;
 
 /// Where and how to post: host, port, headers.
 #[derive(Clone, Debug)]
@@ -19,6 +21,11 @@ pub(crate) struct Endpoint {
     /// Path prefix (no trailing `/`), before `/v1/logs` etc.
     pub(crate) base: String,
     pub(crate) headers: Vec<(String, String)>,
+    /// An `https://` URL: requests go over TLS with [`tls`](Self::tls).
+    pub(crate) https: bool,
+    /// The TLS configuration of an `https://` endpoint, made when the
+    /// sink is built (so a bad CA file is an error then, not per request).
+    pub(crate) tls: Option<tls::Config>,
 }
 
 /// Outcome of one request.
@@ -44,7 +51,8 @@ struct Answer {
 impl Endpoint {
     /// The URL of a signal path, for messages.
     pub(crate) fn url(&self, path: &str) -> String {
-        format!("http://{}{}{path}", self.authority(), self.base)
+        let scheme = if self.https { "https" } else { "http" };
+        format!("{scheme}://{}{}{path}", self.authority(), self.base)
     }
 
     /// `host:port`, an IPv6 host in brackets (URLs and the `Host` header).
@@ -88,7 +96,12 @@ impl Endpoint {
             {
                 Sent::Retry(format!("no answer within {timeout:?}"), None)
             }
-            Err(e) => Sent::Retry(e.to_string(), None),
+            Err(e) => match tls::refusal(&e) {
+                // A certificate the trusted roots do not vouch for stays
+                // so: one clear failure, not retries until the deadline.
+                Some(why) => Sent::Refused(why),
+                None => Sent::Retry(e.to_string(), None),
+            },
         }
     }
 
@@ -103,10 +116,19 @@ impl Endpoint {
             .to_socket_addrs()?
             .next()
             .ok_or_else(|| io::Error::other(format!("{} resolves to no address", self.host)))?;
-        let mut s = TcpStream::connect_timeout(&addr, timeout)?;
-        s.set_read_timeout(Some(timeout))?;
-        s.set_write_timeout(Some(timeout))?;
-        s.set_nodelay(true)?;
+        let tcp = TcpStream::connect_timeout(&addr, timeout)?;
+        tcp.set_read_timeout(Some(timeout))?;
+        tcp.set_write_timeout(Some(timeout))?;
+        tcp.set_nodelay(true)?;
+        let mut s: Box<dyn tls::Stream> = match (&self.tls, self.https) {
+            (Some(config), true) => tls::wrap(config, &self.host, tcp)?,
+            (None, true) => {
+                return Err(io::Error::other(
+                    "https endpoint without a TLS configuration",
+                ))
+            }
+            (_, false) => Box::new(tcp),
+        };
         let mut head = format!(
             "POST {}{path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-protobuf\r\n\
              Content-Length: {}\r\nConnection: close\r\n",
@@ -301,6 +323,8 @@ mod tests {
             port,
             base: String::new(),
             headers: Vec::new(),
+            https: false,
+            tls: None,
         };
         match ep.post("/v1/logs", b"x", TIMEOUT) {
             Sent::Retry(why, _) => assert!(why.contains("malformed HTTP response"), "{why}"),
@@ -359,6 +383,8 @@ mod tests {
             port,
             base: String::new(),
             headers: Vec::new(),
+            https: false,
+            tls: None,
         };
         assert!(matches!(ep.post("/v1/logs", b"x", TIMEOUT), Sent::Ok));
         assert_eq!(rx.recv_timeout(PATIENCE).unwrap(), Ok(0));

@@ -4,10 +4,10 @@ mod config;
 mod convert;
 mod exporter;
 mod http;
+mod tls;
 
-use std::collections::hash_map::RandomState;
-use std::hash::BuildHasher;
 use std::io;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -16,6 +16,8 @@ use std::time::Duration;
 use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
 
 pub(crate) use config::read_otel;
+#[cfg(test)]
+pub(crate) use config::OtelExtra;
 pub use config::DEFAULT_ENDPOINT;
 
 use crate::record::Record;
@@ -58,9 +60,10 @@ use http::Endpoint;
 /// which what is unsent counts as dropped. So every accepted record ends
 /// up exactly once in `logs + spans`, `failed` or `dropped` (scope start
 /// events are folded into their span and not counted), and one line at
-/// exit says so when anything was lost. Only `http://` endpoints: there is
-/// no TLS (use a local collector to forward securely); gRPC is not
-/// supported. The guide's telemetry chapter has the details.
+/// exit says so when anything was lost. `https://` endpoints need the
+/// cargo feature `otlp-tls` (rustls; the system's root certificates, or a
+/// CA file through [`certificate`](OtlpSinkBuilder::certificate)); gRPC is
+/// not supported. The guide's telemetry chapter has the details.
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -128,11 +131,17 @@ pub struct OtlpSinkBuilder {
     /// `OTEL_SDK_DISABLED=true`: [`build_or_warn`](Self::build_or_warn)
     /// builds nothing.
     disabled: bool,
+    /// The CA certificates (PEM) an `https://` endpoint is checked
+    /// against, instead of the system's roots.
+    certificate: Option<PathBuf>,
+    /// Per signal path: the CA file of its own `https://` endpoint.
+    signal_certificates: Vec<(&'static str, PathBuf)>,
 }
 
 impl OtlpSink {
-    /// A builder for the collector at `endpoint` (`http://host:port`, with
-    /// an optional path prefix; `/v1/logs`, `/v1/traces` and `/v1/metrics`
+    /// A builder for the collector at `endpoint` (`http://host:port` or,
+    /// with the feature `otlp-tls`, `https://host:port`, with an optional
+    /// path prefix; `/v1/logs`, `/v1/traces` and `/v1/metrics`
     /// are appended).
     pub fn builder(endpoint: &str) -> OtlpSinkBuilder {
         OtlpSinkBuilder {
@@ -154,6 +163,8 @@ impl OtlpSink {
             overflow: Overflow::Block,
             level: LevelFilter::Trace,
             disabled: false,
+            certificate: None,
+            signal_certificates: Vec::new(),
         }
     }
 
@@ -211,6 +222,16 @@ impl OtlpSinkBuilder {
         if let Ok(e) = &mut self.endpoint {
             e.headers.push((name.to_owned(), value.to_owned()));
         }
+        self
+    }
+    /// Checks an `https://` endpoint's certificate against the CA
+    /// certificates of this PEM file instead of the system's root
+    /// certificates (`OTEL_EXPORTER_OTLP_CERTIFICATE` for
+    /// [`builder_from_env`](OtlpSink::builder_from_env)); an unreadable
+    /// file or one without a certificate makes [`build`](Self::build) fail.
+    /// Unused for `http://`. `https://` needs the cargo feature `otlp-tls`.
+    pub fn certificate(mut self, pem_file: impl AsRef<Path>) -> Self {
+        self.certificate = Some(pem_file.as_ref().to_owned());
         self
     }
     /// Sets `service.name`.
@@ -289,13 +310,27 @@ impl OtlpSinkBuilder {
 
     /// Starts the exporter. A malformed endpoint is an `InvalidInput` error
     /// naming it.
-    pub fn build(self) -> io::Result<OtlpSink> {
-        let endpoint = self.endpoint.map_err(|why| {
+    pub fn build(mut self) -> io::Result<OtlpSink> {
+        let url = self.url.clone();
+        let invalid = |url: &str, why: String| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,
-                format!("OTLP endpoint {:?}: {why}", self.url),
+                format!("OTLP endpoint {url:?}: {why}"),
             )
-        })?;
+        };
+        let mut endpoint = self.endpoint.map_err(|why| invalid(&url, why))?;
+        let base_ca = self.certificate.as_deref();
+        with_tls(&mut endpoint, base_ca).map_err(|why| invalid(&url, why))?;
+        for (path, own, _) in &mut self.settings.signals {
+            let Some(e) = own else { continue };
+            let ca = self
+                .signal_certificates
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, ca)| ca.as_path())
+                .or(base_ca);
+            with_tls(e, ca).map_err(|why| invalid(&e.url(""), why))?;
+        }
         let resource = resource(self.service_name, self.resource);
         let exporter = Arc::new(Exporter::new(endpoint, resource, self.settings.clone()));
         let (tx, rx) = mpsc::channel();
@@ -354,6 +389,15 @@ impl OtlpSinkBuilder {
     }
 }
 
+/// The TLS configuration of an `https://` endpoint (none for `http://`).
+fn with_tls(e: &mut Endpoint, ca: Option<&Path>) -> Result<(), String> {
+    if e.https {
+        e.tls = Some(tls::config(ca)?);
+        tls::check_host(&e.host)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn warn(msg: &str) {
     let _ = crate::process::write_stderr(format!("elide: {msg}\n").as_bytes());
 }
@@ -403,6 +447,14 @@ pub(crate) fn builder_from_vars(
     }
     let extra = vars.extra;
     b.disabled = extra.disabled;
+    if let Some(ca) = extra.certificate {
+        b = b.certificate(ca);
+    }
+    b.signal_certificates = extra
+        .signal_certificates
+        .into_iter()
+        .map(|(path, ca)| (path, PathBuf::from(ca)))
+        .collect();
     b.settings.gzip = extra.gzip;
     if let Some(t) = extra.timeout {
         b = b.request_timeout(t);
@@ -468,8 +520,10 @@ fn exe_name() -> String {
 }
 
 /// A random per-process prefix for trace and span ids.
+/// The process's id salt: every sink, and the JSON lines, give a scope
+/// the same ids.
 fn salt() -> u64 {
-    RandomState::new().hash_one((std::process::id(), std::time::SystemTime::now()))
+    crate::trace_ids::salt()
 }
 
 /// [`OtlpStats`] from the exporter's counters and its queue's.
@@ -697,10 +751,11 @@ mod tests {
         assert_eq!(name(vec![]), text(&exe));
     }
 
-    /// Each sink draws its own id salt, so two processes' ids differ.
+    /// Every sink of the process uses its one salt, so a scope has the
+    /// same ids in every sink (and in JSON lines).
     #[test]
-    fn each_salt_is_new() {
-        assert_ne!(salt(), salt());
+    fn the_salt_is_the_processs() {
+        assert_eq!(salt(), salt());
     }
 
     /// `endpoint()` and `Debug` name the collector (base path included).
@@ -715,6 +770,18 @@ mod tests {
         let dbg = format!("{s:?}");
         assert!(dbg.starts_with("OtlpSink") && dbg.contains(&url), "{dbg}");
         within("dropping the sink", move || drop(s));
+    }
+
+    /// Without the `otlp-tls` feature an `https://` endpoint is refused
+    /// when the sink is built, the error naming the feature to turn on.
+    #[cfg(not(feature = "otlp-tls"))]
+    #[test]
+    fn https_without_the_tls_feature_names_the_feature() {
+        let e = OtlpSink::builder("https://collector:4318")
+            .build()
+            .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert!(e.to_string().contains("`otlp-tls`"), "{e}");
     }
 
     fn sink(stub: &Stub) -> OtlpSinkBuilder {
