@@ -45,10 +45,10 @@ use crate::format::Format;
 use crate::metadata::Metadata;
 use crate::raw::{MessageFormat, RawArg, RawFloat, RawMessage};
 use crate::record::Record;
-use crate::sink::captured::{relifetime, Verbatim};
 use crate::sink::r#async::{on_writer, Overflow, DROPPED_META};
 use crate::sink::ring::Ring;
 use crate::sink::whole_lines::WholeLines;
+use crate::sink::Sink;
 use crate::value::{Field, Value};
 use crate::Level;
 
@@ -77,6 +77,9 @@ const THREAD: u64 = 1 << 57;
 /// block, word 2 is its time, word 3 its length in words.
 const BIG: u64 = 1 << 58;
 const BIG_LEN: u64 = 4;
+/// The thread's name follows the fixed words, as a text item (only for a
+/// wrapped sink, which may print it; the line formats use the number).
+const NAME: u64 = 1 << 59;
 
 // Item tags (low byte of an item's first word; texts keep their length in
 // bits 8..40). Tags 0..=16 are the `RawArg` kinds in declaration order.
@@ -91,6 +94,10 @@ const T_HEAP_DEBUG: u64 = 22;
 pub(crate) struct RingShared {
     id: u64,
     name: String,
+    /// Whether records carry the thread's name (a wrapped sink's output).
+    names: bool,
+    /// Whether a panic of the wrapped sink was reported on stderr.
+    panic_reported: AtomicBool,
     pub(crate) dropped: AtomicU64,
     written: AtomicU64,
     failed: AtomicU64,
@@ -172,7 +179,7 @@ thread_local! {
 impl RingQueue {
     /// Starts the writer thread over `out`; rings of `ring_bytes` each.
     pub(crate) fn start(
-        out: Box<dyn Write + Send>,
+        out: Output,
         name: String,
         format: Format,
         policy: Overflow,
@@ -183,6 +190,8 @@ impl RingQueue {
         let shared = Arc::new(RingShared {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             name,
+            names: matches!(out, Output::Sink(_)),
+            panic_reported: AtomicBool::new(false),
             dropped: AtomicU64::new(0),
             written: AtomicU64::new(0),
             failed: AtomicU64::new(0),
@@ -209,7 +218,13 @@ impl RingQueue {
         let for_writer = shared.clone();
         let make_writer = move || RingWriter {
             shared: for_writer,
-            out: Contained(out),
+            out: match out {
+                Output::Bytes(out) => Target::Lines(Contained(out)),
+                Output::Sink(inner) => Target::Sink {
+                    inner,
+                    unflushed: false,
+                },
+            },
             format,
             batch: String::new(),
             batch_lines: 0,
@@ -283,6 +298,34 @@ impl RingQueue {
     /// The caller must be `ring`'s only producer.
     #[inline]
     unsafe fn push(&self, ring: &Ring, record: &Record<'_>, own_thread: bool) {
+        if self.shared.names {
+            // SAFETY: forwarded from the caller.
+            return unsafe { self.push_named(ring, record, own_thread) };
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { self.push_as(ring, record, own_thread, None) }
+    }
+
+    /// `push` with the thread's name, for a wrapped sink.
+    #[cold]
+    #[inline(never)]
+    unsafe fn push_named(&self, ring: &Ring, record: &Record<'_>, own_thread: bool) {
+        record.with_thread_name_str(|name| {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.push_as(ring, record, own_thread, name) }
+        });
+    }
+
+    /// # Safety
+    /// The caller must be `ring`'s only producer.
+    #[inline]
+    unsafe fn push_as(
+        &self,
+        ring: &Ring,
+        record: &Record<'_>,
+        own_thread: bool,
+        name: Option<&str>,
+    ) {
         let shared = &*self.shared;
         if !shared.writer_alive.load(Ordering::Relaxed) {
             shared.dropped.fetch_add(1, Ordering::Relaxed);
@@ -297,14 +340,19 @@ impl RingQueue {
         match record.raw() {
             Some(raw) if plain_fields(record.fields()) => {
                 let args = raw.args();
-                let len = 4 + thread.is_some() as usize + items_len(args) + fields_len(record);
+                let len = 4
+                    + thread.is_some() as usize
+                    + name_len(name)
+                    + items_len(args)
+                    + fields_len(record);
                 let heap = heap_len(args.iter().map(|a| match a {
                     RawArg::Str(s) => s.len(),
                     _ => 0,
-                })) + fields_heap(record);
-                let head = header(len, record, args.len(), RAW, thread);
+                })) + fields_heap(record)
+                    + heap_len(name.map(str::len).into_iter());
+                let head = header(len, record, args.len(), RAW, thread, name);
                 let enc = |w: &mut [u64]| {
-                    let mut at = start(w, head, record.metadata(), time, thread);
+                    let mut at = start(w, head, record.metadata(), time, thread, name);
                     w[3] = raw.format() as *const MessageFormat as usize as u64;
                     for a in args {
                         at = put_arg(w, at, a);
@@ -315,7 +363,7 @@ impl RingQueue {
                 unsafe { self.push_with(ring, len, heap, enc) }
             }
             // SAFETY: forwarded from the caller.
-            _ => unsafe { self.push_rendered(ring, record, time, thread) },
+            _ => unsafe { self.push_rendered(ring, record, time, thread, name) },
         }
     }
 
@@ -328,6 +376,7 @@ impl RingQueue {
         record: &Record<'_>,
         time: u64,
         thread: Option<u64>,
+        name: Option<&str>,
     ) {
         let mut text = String::new();
         let message = match record.args().as_str() {
@@ -361,22 +410,28 @@ impl RingQueue {
             .zip(&ranges)
             .map(|((_, v), &(a, b))| 2 + value_arg(v).map_or(text_words(b - a), |x| arg_len(&x)))
             .sum();
-        let len = 4 + usize::from(thread.is_some()) + message.len() + fields_len;
+        let len = 4 + usize::from(thread.is_some()) + name_len(name) + message.len() + fields_len;
         let message_heap = match message {
             Item::Text(a, b) => b - a,
             Item::Static(_) => 0,
         };
         let heap = heap_len(
-            std::iter::once(message_heap).chain(record.fields().iter().zip(&ranges).map(
-                |((_, v), &(a, b))| match v {
-                    Value::Str(s) => s.len(),
-                    _ => b - a,
-                },
-            )),
+            std::iter::once(message_heap)
+                .chain(name.map(str::len))
+                .chain(
+                    record
+                        .fields()
+                        .iter()
+                        .zip(&ranges)
+                        .map(|((_, v), &(a, b))| match v {
+                            Value::Str(s) => s.len(),
+                            _ => b - a,
+                        }),
+                ),
         );
-        let head = header(len, record, 0, 0, thread);
+        let head = header(len, record, 0, 0, thread, name);
         let enc = |w: &mut [u64]| {
-            let at = start(w, head, record.metadata(), time, thread);
+            let at = start(w, head, record.metadata(), time, thread, name);
             w[3] = 0;
             let mut at = message.put(w, at, &text);
             for ((k, v), &(a, b)) in record.fields().iter().zip(&ranges) {
@@ -506,6 +561,12 @@ impl RingQueue {
         }
     }
 
+    /// Whether a panic of the wrapped sink was reported.
+    #[cfg(test)]
+    pub(crate) fn panic_reported(&self) -> bool {
+        self.shared.panic_reported.load(Ordering::Relaxed)
+    }
+
     /// Records published and not yet written.
     pub(crate) fn left(&self) -> u64 {
         self.shared.queued() + self.shared.in_hand.load(Ordering::Relaxed)
@@ -595,6 +656,38 @@ fn lane(l: &Lanes, shared: &Arc<RingShared>) -> *const Ring {
 }
 
 impl RingShared {
+    /// Hands a rebuilt record to the wrapped sink and counts it written,
+    /// or failed if the sink panicked.
+    fn deliver(&self, inner: &dyn Sink, record: &Record<'_>) {
+        let what = "emit (the record is counted as failed)";
+        let count = match self.call_inner(what, || inner.emit(record)) {
+            Some(()) => &self.written,
+            None => &self.failed,
+        };
+        count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Calls into the wrapped sink, containing a panic: `None` if it
+    /// panicked, which is counted in [`stats`](crate::stats) and reported
+    /// on stderr the first time (`what`: the call, and what follows from
+    /// it). Every call of the writer into the wrapped sink goes through
+    /// here, so no panic of it ends the writer thread.
+    fn call_inner<T>(&self, what: &str, f: impl FnOnce() -> T) -> Option<T> {
+        let out = contained(f);
+        if out.is_none() {
+            crate::stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
+            if !self.panic_reported.swap(true, Ordering::Relaxed) {
+                let _ = writeln!(
+                    io::stderr(),
+                    "elide: {}: the wrapped sink panicked in {what}; the writer goes on \
+                     (further panics are counted in elide::stats())",
+                    self.name
+                );
+            }
+        }
+        out
+    }
+
     fn register(&self, ring: Arc<Ring>) {
         lock(&self.rings).push(ring);
         self.rings_changed.store(true, Ordering::Release);
@@ -701,16 +794,31 @@ fn plain_fields(fields: &[Field<'_>]) -> bool {
 }
 
 #[inline]
-fn header(len: usize, record: &Record<'_>, nargs: usize, flags: u64, thread: Option<u64>) -> u64 {
+fn header(
+    len: usize,
+    record: &Record<'_>,
+    nargs: usize,
+    flags: u64,
+    thread: Option<u64>,
+    name: Option<&str>,
+) -> u64 {
     len as u64
         | u64::from(record.level().as_u8()) << 32
         | (nargs as u64 & 0xffff) << 40
         | flags
         | if thread.is_some() { THREAD } else { 0 }
+        | if name.is_some() { NAME } else { 0 }
 }
 
-/// Writes the fixed words; returns where the items start (word 3 is the
-/// decoder, written by the caller, or the message's first word).
+/// Words of the thread's name item, if it is carried.
+#[inline]
+fn name_len(name: Option<&str>) -> usize {
+    name.map_or(0, |n| text_words(n.len()))
+}
+
+/// Writes the fixed words (and the thread's name, if carried); returns
+/// where the items start (word 3 is the decoder, written by the caller, or
+/// the message's first word).
 #[inline]
 fn start(
     w: &mut [u64],
@@ -718,16 +826,21 @@ fn start(
     meta: &'static Metadata,
     time: u64,
     thread: Option<u64>,
+    name: Option<&str>,
 ) -> usize {
     w[0] = head;
     w[1] = meta as *const Metadata as usize as u64;
     w[2] = time;
-    match thread {
+    let at = match thread {
         Some(t) => {
             w[4] = t;
             5
         }
         None => 4,
+    };
+    match name {
+        Some(n) => put_text(w, at, 16, n),
+        None => at,
     }
 }
 
@@ -886,9 +999,28 @@ impl Item {
 
 // ---- the writer -----------------------------------------------------------
 
+/// Where the writer puts records.
+pub(crate) enum Output {
+    /// Formatted lines, written in batches, flushed once per batch.
+    Bytes(Box<dyn Write + Send>),
+    /// A wrapped sink: each record is rebuilt and emitted; flushed when a
+    /// flush is requested and when the writer stops.
+    Sink(Arc<dyn Sink>),
+}
+
+/// The writer's side of an [`Output`].
+enum Target {
+    Lines(Contained),
+    Sink {
+        inner: Arc<dyn Sink>,
+        /// Records emitted since the wrapped sink was last flushed.
+        unflushed: bool,
+    },
+}
+
 struct RingWriter {
     shared: Arc<RingShared>,
-    out: Contained,
+    out: Target,
     format: Format,
     batch: String,
     batch_lines: u64,
@@ -930,6 +1062,9 @@ impl RingWriter {
             // A flush is answered once a round found nothing left: a full
             // batch may have left records published before the request.
             if requested > done && taken < self.max_batch {
+                if !discarding {
+                    self.flush_sink(true);
+                }
                 *lock(&shared.flushed) = requested;
                 shared.flushed_cv.notify_all();
             }
@@ -956,6 +1091,20 @@ impl RingWriter {
         }
         if !shared.discarding.load(Ordering::Acquire) {
             self.commit();
+            self.flush_sink(false);
+        }
+    }
+
+    /// Flushes a wrapped sink: on request (`always`), or when the writer
+    /// stops if it was given anything since its last flush. Between
+    /// flushes the wrapped sink's own buffering applies.
+    fn flush_sink(&mut self, always: bool) {
+        if let Target::Sink { inner, unflushed } = &mut self.out {
+            if always || *unflushed {
+                *unflushed = false;
+                let inner = &**inner;
+                self.shared.call_inner("flush", || inner.flush());
+            }
         }
     }
 
@@ -980,28 +1129,31 @@ impl RingWriter {
             };
             let len = rec.len();
             if self.shared.discarding.load(Ordering::Relaxed) {
-                // Formatted only to free its long texts, then dropped.
-                let mark = self.batch.len();
-                self.format_record(rec, ring.thread);
-                self.batch.truncate(mark);
+                // Read only to free its long texts, then dropped.
+                self.format_record(rec, ring.thread, false);
                 ring.pop(len);
                 self.shared.dropped.fetch_add(1, Ordering::Relaxed);
                 taken += 1;
                 continue;
             }
-            self.shared.in_hand.fetch_add(1, Ordering::Relaxed);
-            self.format_record(rec, ring.thread);
+            self.format_record(rec, ring.thread, true);
             ring.pop(len);
-            self.batch_lines += 1;
             taken += 1;
-            if self.batch.len() >= CHUNK {
-                self.write_batch();
+            if let Target::Lines(_) = self.out {
+                // In the batch now, out of the ring: in hand until written.
+                self.shared.in_hand.fetch_add(1, Ordering::Relaxed);
+                self.batch_lines += 1;
+                if self.batch.len() >= CHUNK {
+                    self.write_batch();
+                }
             }
         }
         taken
     }
 
-    fn format_record(&mut self, w: &[u64], ring_thread: u64) {
+    /// Rebuilds the record in `w` and, if `deliver`, formats it into the
+    /// batch or hands it to the wrapped sink (counted written or failed).
+    fn format_record(&mut self, w: &[u64], ring_thread: u64, deliver: bool) {
         let head = w[0];
         if head & BIG != 0 {
             let len = w[3] as usize;
@@ -1013,7 +1165,7 @@ impl RingWriter {
                     len,
                 ))
             };
-            self.format_record(&block, ring_thread);
+            self.format_record(&block, ring_thread, deliver);
             self.shared.heap_bytes.fetch_sub(len * 8, Ordering::Relaxed);
             return;
         }
@@ -1031,6 +1183,17 @@ impl RingWriter {
             _ => (w[4], 5),
         };
         let mut owned: Vec<Box<str>> = Vec::new();
+        let name = match head & NAME {
+            0 => None,
+            _ => {
+                let (a, next) = read_item(w, at, &mut owned);
+                at = next;
+                match a {
+                    RawArg::Str(s) => Some(s),
+                    _ => None,
+                }
+            }
+        };
         let mut args: Vec<RawArg<'_>> = relifetime(std::mem::take(&mut self.args));
         let decoder = if head & RAW != 0 {
             for _ in 0..nargs {
@@ -1087,6 +1250,8 @@ impl RingWriter {
         }
         let format = self.format;
         let batch = &mut self.batch;
+        let out = &mut self.out;
+        let shared = &*self.shared;
         // The raw view goes along, so the line writer formats a data
         // format's pieces directly.
         let raw = decoder.map(|f| RawMessage::new(f, &args));
@@ -1094,12 +1259,20 @@ impl RingWriter {
             let record = Record::new(meta, level, m, &fields)
                 .with_time(time)
                 .with_thread(thread)
+                .with_thread_name_opt(name)
                 .with_raw(raw);
-            format.write(&record, batch);
+            match out {
+                Target::Lines(_) => format.write(&record, batch),
+                Target::Sink { inner, unflushed } => {
+                    *unflushed = true;
+                    shared.deliver(&**inner, &record);
+                }
+            }
         };
-        match decoder {
-            Some(format) => format.with_arguments(&args, &mut write),
-            None => match args.first() {
+        match (deliver, decoder) {
+            (false, _) => {}
+            (true, Some(format)) => format.with_arguments(&args, &mut write),
+            (true, None) => match args.first() {
                 Some(RawArg::Str(s)) => write(format_args!("{s}")),
                 _ => write(format_args!("")),
             },
@@ -1153,12 +1326,15 @@ impl RingWriter {
     /// later record (see `whole_lines`); a torn record counts as failed
     /// until completed.
     fn write_batch(&mut self) {
+        let Target::Lines(out) = &mut self.out else {
+            return;
+        };
         if self.batch.is_empty() {
             return;
         }
-        let t =
-            self.lines
-                .write_records(&mut self.out, &self.batch, self.batch_lines, &self.notices);
+        let t = self
+            .lines
+            .write_records(out, &self.batch, self.batch_lines, &self.notices);
         if t.revived > 0 {
             self.shared.failed.fetch_sub(t.revived, Ordering::Relaxed);
             self.shared.in_hand.fetch_add(t.revived, Ordering::Relaxed);
@@ -1172,27 +1348,40 @@ impl RingWriter {
         self.batch_lines = 0;
     }
 
-    /// Ends a batch: announces new drops, writes, and flushes once.
+    /// Ends a batch: announces new drops, writes, and flushes once (a
+    /// wrapped sink only on request: see `flush_sink`).
     fn commit(&mut self) {
         let dropped = self.shared.dropped.load(Ordering::Relaxed);
         if dropped > self.reported_drops {
             let n = dropped - self.reported_drops;
             self.reported_drops = dropped;
             let fields = [("dropped", Value::U64(n))];
-            self.notices.push(self.batch.len());
-            self.format.write(
-                &Record::new(
-                    &DROPPED_META,
-                    Level::Warn,
-                    format_args!("{n} records dropped"),
-                    &fields,
-                ),
-                &mut self.batch,
-            );
+            let notice = |args| Record::new(&DROPPED_META, Level::Warn, args, &fields);
+            match &mut self.out {
+                Target::Lines(_) => {
+                    self.notices.push(self.batch.len());
+                    self.format.write(
+                        &notice(format_args!("{n} records dropped")),
+                        &mut self.batch,
+                    );
+                }
+                Target::Sink { inner, unflushed } => {
+                    let inner = &**inner;
+                    let level = self.shared.call_inner("max_level", || inner.max_level());
+                    if level.is_some_and(|level| Level::Warn <= level) {
+                        *unflushed = true;
+                        let args = format_args!("{n} records dropped");
+                        self.shared.call_inner("emit", || inner.emit(&notice(args)));
+                    }
+                }
+            }
         }
         self.write_batch();
+        let Target::Lines(out) = &mut self.out else {
+            return;
+        };
         let lines = self.unflushed_lines;
-        match self.out.flush() {
+        match out.flush() {
             Ok(()) => {
                 self.shared.written.fetch_add(lines, Ordering::Relaxed);
                 self.shared.in_hand.fetch_sub(lines, Ordering::Relaxed);
@@ -1334,6 +1523,39 @@ fn arg_value<'a>(a: &RawArg<'a>) -> Value<'a> {
         // Field values are only ever encoded from the kinds above.
         _ => Value::Str(""),
     }
+}
+
+/// Already rendered text that displays (and debug-prints) as itself.
+struct Verbatim<'a>(&'a str);
+
+impl std::fmt::Display for Verbatim<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::fmt::Debug for Verbatim<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// Empties a list and lets it hold items of another lifetime, keeping its
+/// allocation (the collect runs in place: same size and alignment).
+fn relifetime<'b, T: Relifetime<'b>>(mut v: Vec<T>) -> Vec<T::As> {
+    v.clear();
+    v.into_iter().map(|_| unreachable!("emptied")).collect()
+}
+
+/// The same type at another lifetime.
+trait Relifetime<'b> {
+    type As;
+}
+impl<'b> Relifetime<'b> for Field<'_> {
+    type As = Field<'b>;
+}
+impl<'b> Relifetime<'b> for RawArg<'_> {
+    type As = RawArg<'b>;
 }
 
 #[cfg(test)]
@@ -1503,7 +1725,7 @@ mod tests {
 
     fn queue_with(out: &Out, policy: Overflow, ring_bytes: usize, max_bytes: usize) -> RingQueue {
         RingQueue::start(
-            Box::new(out.clone()),
+            Output::Bytes(Box::new(out.clone())),
             "rings test".into(),
             Format::Radical,
             policy,
@@ -1516,7 +1738,7 @@ mod tests {
     /// A queue whose writer takes at most `max_batch` records a round.
     fn queue_batched(out: &Out, max_batch: usize) -> RingQueue {
         RingQueue::start(
-            Box::new(out.clone()),
+            Output::Bytes(Box::new(out.clone())),
             "rings test".into(),
             Format::Radical,
             Overflow::Block,

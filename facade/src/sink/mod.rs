@@ -4,8 +4,6 @@
 mod r#async;
 #[cfg(feature = "async")]
 mod async_rings;
-#[cfg(feature = "async")]
-mod captured;
 pub(crate) mod console;
 #[cfg(feature = "file")]
 mod durable;
@@ -63,8 +61,11 @@ pub use prof::ProfSink;
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub use r#async::{
     AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES,
-    DEFAULT_PREALLOCATED, DEFAULT_THREAD_BUFFER,
+    DEFAULT_THREAD_BUFFER,
 };
+#[cfg(feature = "async")]
+#[allow(deprecated)]
+pub use r#async::DEFAULT_PREALLOCATED;
 
 use crate::record::Record;
 
