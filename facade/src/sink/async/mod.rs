@@ -37,7 +37,7 @@
 //!
 //! # Where formatting happens
 //! On the writer. The caller copies its record into its thread's buffer
-//! (see `async_rings.rs`): typed words where the site offers a raw view of
+//! (`queue` and `lanes`; the word layout is `codec`'s): typed words where the site offers a raw view of
 //! its arguments, else the message rendered as text; `Display`/`Debug`
 //! fields are rendered on the caller (they borrow its data), typed fields
 //! copied, the time and thread number read, and, for a wrapped sink, the
@@ -55,8 +55,25 @@
 //! sink gets its records one by one and is flushed only when a flush is
 //! requested, and when the writer stops.
 //!
+//! # Files
+//! `queue` (the callers' side: push, flush, close), `lanes` (each thread's
+//! ring), `ring` (one single-producer ring), `codec` (records as words:
+//! most of the unsafe code), `shared` (state of callers and writer),
+//! `wake` (when the writer sleeps and who wakes it), `writer` (the writer
+//! loop and its two outputs).
+//!
 //! Statics owned here: `ON_WRITER` (set on writer threads) and the
 //! metadata of the writer's own "records dropped" line.
+
+mod codec;
+#[cfg(test)]
+mod engine_tests;
+mod lanes;
+mod queue;
+mod ring;
+mod shared;
+mod wake;
+mod writer;
 
 use std::cell::Cell;
 use std::io::{self, Write};
@@ -68,9 +85,10 @@ use std::time::Duration;
 use crate::format::Format;
 use crate::metadata::{Kind, Metadata};
 use crate::record::Record;
-use crate::sink::async_rings::{Output, RingQueue};
 use crate::sink::{DurableFile, Sink};
 use crate::{Level, LevelFilter};
+use queue::RingQueue;
+use writer::Output;
 
 /// What a caller does when the queue is full.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
