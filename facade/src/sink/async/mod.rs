@@ -287,8 +287,11 @@ impl AsyncSinkBuilder {
         self
     }
 
-    /// Sets the queue capacity in records (at least 1; default
-    /// [`DEFAULT_CAPACITY`]).
+    /// Sets the capacity in records (at least 1; default
+    /// [`DEFAULT_CAPACITY`]): it bounds each thread's buffer at 64 bytes a
+    /// record (see [`thread_buffer`](Self::thread_buffer), at least 64 KiB
+    /// whatever the capacity) and the records the writer takes into one
+    /// batch.
     pub fn capacity(mut self, capacity: usize) -> AsyncSinkBuilder {
         self.capacity = capacity.max(1);
         self
