@@ -60,8 +60,8 @@
 //!
 //! ## Cargo features
 //!
-//! - On by default: `async` (the asynchronous sinks, their writer threads
-//!   and `crossbeam-channel`; `LOG_MODE=async`/`durable`), `prof` (the
+//! - On by default: `async` (the asynchronous sinks and their writer
+//!   threads; `LOG_MODE=async`/`durable`), `prof` (the
 //!   `.prof` telemetry file, `telemetry::enable`, `PROFILE`'s start-up
 //!   file), `file` (the file sinks and the file targets of `LOG_TGT`),
 //!   `json` (the JSON line layout, `LOG_FMT=json`) and `rust-log`

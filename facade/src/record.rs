@@ -194,6 +194,15 @@ impl<'a> Record<'a> {
     }
     /// Fixes the scope the record was emitted in, (scope id, trace id) or
     /// none, for a record rebuilt on another thread.
+    /// [`with_scope`](Record::with_scope) when `ids` is some; else the
+    /// record is left as it is.
+    pub(crate) fn with_scope_if(self, ids: Option<(u64, u64)>) -> Record<'a> {
+        match ids {
+            Some(_) => self.with_scope(ids),
+            None => self,
+        }
+    }
+
     pub(crate) fn with_scope(mut self, ids: Option<(u64, u64)>) -> Record<'a> {
         self.scope = Some(ids);
         self

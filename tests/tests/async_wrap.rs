@@ -323,9 +323,13 @@ fn a_wrapped_sink_panicking_in_max_level_does_not_end_the_writer() {
     );
     install(sink.clone());
     let panics = elide::stats().sink_panics;
-    // Drops, so the writer has some to announce.
-    for seq in 0..50u64 {
-        elide::info!(seq, "flood");
+    // Drops, so the writer has some to announce: the caller fills its
+    // buffer faster than the writer (1 ms a record) drains it.
+    let pad = "p".repeat(200);
+    let mut seq = 0u64;
+    while sink.stats().dropped == 0 {
+        elide::info!(seq, pad, "flood");
+        seq += 1;
     }
     elide::flush();
     assert!(sink.stats().dropped > 0, "{:?}", sink.stats());

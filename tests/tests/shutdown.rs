@@ -338,20 +338,19 @@ fn records_from_threads_running_at_exit_are_counted() {
 /// An output that hangs for good: `flush` gives up after the shutdown
 /// timeout and says on stderr how many records are not yet written (the
 /// one in the writer's hands and those queued), and the process still
-/// exits. Under `Drop` with a full queue, even the flush request cannot be
-/// queued; that is reported the same way.
+/// exits; the same for a wrapped sink stuck in `emit`.
 #[test]
 fn a_flush_that_gives_up_says_how_many_records_are_left() {
-    for (form, left) in [("bytes", 5), ("wrapped", 3)] {
+    for form in ["bytes", "wrapped"] {
+        let left = 5;
         let out = run_with_deadline(
             child().arg("stuck-flush").arg(form),
             Duration::from_secs(30),
         );
         assert!(out.status.success(), "{form}: {out:?}");
         let stdout = String::from_utf8_lossy(&out.stdout);
-        let dropped = if form == "wrapped" { 2 } else { 0 };
         assert!(
-            stdout.contains(&format!("flush returned; dropped={dropped}")),
+            stdout.contains("flush returned; dropped=0"),
             "{form}: {stdout}"
         );
         let stderr = String::from_utf8_lossy(&out.stderr);

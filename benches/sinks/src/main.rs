@@ -94,14 +94,10 @@ fn elide_sync(dir: &Path, n: usize) -> Row {
     }
 }
 
-fn elide_async(dir: &Path, n: usize, prealloc: Option<usize>) -> Row {
+fn elide_async(dir: &Path, n: usize) -> Row {
     let path = fresh(dir, "elide-async.log");
-    let mut sink = AsyncSink::builder(DurableFile::open(&path).expect("open log"));
-    let mut name = "elide AsyncSink + DurableFile (group commit), defaults".to_owned();
-    if let Some(p) = prealloc {
-        sink = sink.preallocated(p);
-        name = format!("elide AsyncSink + DurableFile (group commit), with_preallocated({p})");
-    }
+    let sink = AsyncSink::builder(DurableFile::open(&path).expect("open log"));
+    let name = "elide AsyncSink + DurableFile (group commit), defaults".to_owned();
     let sink = Arc::new(sink.build());
     elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
     // What a program's `init()` guard does at exit: flush, no time limit.
@@ -256,8 +252,7 @@ fn main() {
     let mut rows = vec![
         timer_overhead(lines),
         elide_sync(&dir, sync_lines),
-        elide_async(&dir, lines, None),
-        elide_async(&dir, lines, Some(lines.max(1))),
+        elide_async(&dir, lines),
         tracing_appender_row(&dir, lines),
     ];
     print(&mut rows);

@@ -2,10 +2,6 @@
 
 #[cfg(feature = "async")]
 mod r#async;
-#[cfg(feature = "async")]
-mod async_rings;
-#[cfg(feature = "async")]
-mod captured;
 pub(crate) mod console;
 #[cfg(feature = "file")]
 mod durable;
@@ -26,8 +22,6 @@ pub(crate) mod otlp;
 mod prof;
 #[cfg(feature = "prof")]
 pub(crate) mod profiles;
-#[cfg(feature = "async")]
-mod ring;
 // Plain `cfg(test)`, so mutation testing knows it for test code.
 #[cfg(test)]
 #[cfg_attr(
@@ -60,10 +54,13 @@ pub use otlp::{OtlpSink, OtlpSinkBuilder, OtlpStats, DEFAULT_ENDPOINT as OTLP_DE
 #[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub use prof::ProfSink;
 #[cfg(feature = "async")]
+#[allow(deprecated)]
+pub use r#async::DEFAULT_PREALLOCATED;
+#[cfg(feature = "async")]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub use r#async::{
     AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES,
-    DEFAULT_PREALLOCATED, DEFAULT_THREAD_BUFFER,
+    DEFAULT_THREAD_BUFFER,
 };
 
 use crate::record::Record;

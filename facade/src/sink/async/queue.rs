@@ -1,0 +1,510 @@
+//! The callers' side of an [`AsyncSink`](super::AsyncSink): one
+//! single-producer ring per logging thread ([`Ring`], found through
+//! `lanes`), records encoded by `codec`, drained in timestamp order by the
+//! thread of `writer`, which formats and group-commits or hands records to
+//! a wrapped sink. Starting the writer, flush, close and shutdown are here.
+//!
+//! # What the caller copies
+//! A record whose message came with a raw view
+//! ([`RawMessage`](crate::raw::RawMessage): every argument an integer,
+//! float, `bool`, `char` or string) is copied as typed words: the site's
+//! metadata pointer, the level, the time (the cheap clock,
+//! [`crate::clock`]), the decoder pointer, each argument. Nothing is
+//! formatted on the caller. Any other message is rendered on the caller
+//! into the ring as text, and `Display`/`Debug` fields too (they borrow the
+//! caller's data); typed fields are copied. Strings longer than
+//! `MAX_INLINE` bytes are moved to the heap and the ring holds the pointer.
+//!
+//! # Guarantees
+//! - `Block`: a full ring makes its thread wait for the writer; nothing is
+//!   lost (a record larger than half a ring goes in a heap block of its
+//!   own). `Drop`: the record is counted in `dropped` and the writer
+//!   announces it in the output.
+//! - A thread that exits hands its ring back to the sink, still registered
+//!   (the writer drains it): the next thread that logs takes it over,
+//!   records and all, so memory follows the threads alive at once, not
+//!   the threads that ever logged, whatever the writer does. Empty rings
+//!   of exited threads are kept for reuse only within `max_bytes`; the
+//!   writer frees the rest. A record emitted while the thread's locals
+//!   are being torn down goes to a shared ring under a lock.
+//! - `flush` waits until everything published before it is written and
+//!   flushed (or the shutdown timeout passes).
+//! - A forked child has no writer: [`AsyncSink`](super::AsyncSink) counts
+//!   its records as dropped before they reach here.
+//!
+//! Statics owned here: `NEXT_ID` (sink identities, never reused).
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use super::codec::*;
+use super::lanes::{lane, LANES};
+use super::ring::Ring;
+use super::shared::{lock, RingShared};
+use super::wake::backoff;
+use super::writer::{Output, RingWriter};
+use super::{on_writer, Overflow};
+use crate::format::Format;
+use crate::raw::{MessageFormat, RawArg};
+use crate::record::Record;
+use crate::value::Value;
+
+/// Sink identities, so a thread's ring of a dropped sink is never mistaken
+/// for a new sink's at the same address.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// The callers' side, owned by the [`AsyncSink`](super::AsyncSink).
+pub(crate) struct RingQueue {
+    pub(super) shared: Arc<RingShared>,
+}
+
+impl RingQueue {
+    /// Starts the writer thread over `out`; rings of `ring_bytes` each.
+    pub(crate) fn start(
+        out: Output,
+        name: String,
+        format: Format,
+        policy: Overflow,
+        ring_bytes: usize,
+        max_batch: usize,
+        max_bytes: usize,
+    ) -> RingQueue {
+        let shared = Arc::new(RingShared {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            name,
+            names: matches!(out, Output::Sink(_)),
+            panic_reported: AtomicBool::new(false),
+            dropped: AtomicU64::new(0),
+            written: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            in_hand: AtomicU64::new(0),
+            rings: Mutex::new(Vec::new()),
+            rings_changed: AtomicBool::new(false),
+            spare: Mutex::new(Vec::new()),
+            spare_len: AtomicUsize::new(0),
+            orphan: Mutex::new(None),
+            ring_words: ring_bytes / 8,
+            policy,
+            writer: Mutex::new(None),
+            writer_alive: AtomicBool::new(true),
+            sleeping: AtomicBool::new(false),
+            shutdown: AtomicBool::new(false),
+            flush_requested: AtomicU64::new(0),
+            flushed: Mutex::new(0),
+            flushed_cv: Condvar::new(),
+            heap_bytes: AtomicUsize::new(0),
+            max_bytes,
+            discarding: AtomicBool::new(false),
+        });
+        crate::clock::recalibrate();
+        let for_writer = shared.clone();
+        let make_writer = move || RingWriter::new(for_writer, out, format, max_batch);
+        let spawned = std::thread::Builder::new()
+            .name("elide-writer".to_owned())
+            // Made there: its lists hold borrowed values, so it never
+            // crosses threads.
+            .spawn(move || make_writer().run());
+        match spawned {
+            Ok(h) => *lock(&shared.writer) = Some(h.thread().clone()),
+            Err(e) => {
+                shared.writer_alive.store(false, Ordering::Relaxed);
+                crate::report_write_error(&format!("{} (writer thread)", shared.name), &e);
+            }
+        }
+        RingQueue { shared }
+    }
+
+    pub(crate) fn shared(&self) -> &RingShared {
+        &self.shared
+    }
+
+    /// Copies `record` into this thread's ring (see the module docs).
+    #[inline]
+    pub(crate) fn emit(&self, record: &Record<'_>) {
+        let shared = &*self.shared;
+        let ring = LANES.try_with(|l| {
+            if l.last_id.get() == shared.id {
+                l.last.get()
+            } else {
+                lane(l, &self.shared)
+            }
+        });
+        match ring {
+            // SAFETY: the pointer is kept alive by the thread's `Lanes`,
+            // and this thread is the ring's only producer.
+            Ok(ring) => unsafe { self.push(&*ring, record, (*ring).taken_over.get()) },
+            Err(_) => self.emit_orphan(record),
+        }
+    }
+
+    #[cold]
+    fn emit_orphan(&self, record: &Record<'_>) {
+        let Some(mut orphan) = crate::process::lock(&self.shared.orphan) else {
+            self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        let ring = orphan
+            .get_or_insert_with(|| {
+                let ring = Arc::new(Ring::new(self.shared.ring_words, 0));
+                self.shared.register(ring.clone());
+                ring
+            })
+            .clone();
+        // SAFETY: the lock makes this thread the ring's only producer.
+        unsafe { self.push(&ring, record, true) };
+    }
+
+    /// Encodes `record` into `ring`, waiting for room under `Block`.
+    ///
+    /// # Safety
+    /// The caller must be `ring`'s only producer.
+    #[inline]
+    unsafe fn push(&self, ring: &Ring, record: &Record<'_>, own_thread: bool) {
+        if self.shared.names {
+            // SAFETY: forwarded from the caller.
+            return unsafe { self.push_named(ring, record, own_thread) };
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { self.push_as(ring, record, own_thread, None) }
+    }
+
+    /// `push` with the thread's name, for a wrapped sink.
+    #[cold]
+    #[inline(never)]
+    unsafe fn push_named(&self, ring: &Ring, record: &Record<'_>, own_thread: bool) {
+        record.with_thread_name_str(|name| {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.push_as(ring, record, own_thread, name) }
+        });
+    }
+
+    /// # Safety
+    /// The caller must be `ring`'s only producer.
+    #[inline]
+    unsafe fn push_as(
+        &self,
+        ring: &Ring,
+        record: &Record<'_>,
+        own_thread: bool,
+        name: Option<&str>,
+    ) {
+        let shared = &*self.shared;
+        if !shared.writer_alive.load(Ordering::Relaxed) {
+            shared.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let time = record.time_ns_or(crate::clock::now_ns);
+        let thread = if own_thread || record.thread_override() != 0 {
+            Some(record.thread_id())
+        } else {
+            None
+        };
+        let extras = Extras {
+            span: record.span_owned(),
+            // Only a wrapped sink (an OTLP exporter) reads the scope.
+            scope: if shared.names {
+                record.scope_ids()
+            } else {
+                None
+            },
+        };
+        match record.raw() {
+            Some(raw) if plain_fields(record.fields()) => {
+                let args = raw.args();
+                let len = 4
+                    + thread.is_some() as usize
+                    + name_len(name)
+                    + items_len(args)
+                    + fields_len(record)
+                    + extras.len();
+                let heap = heap_len(args.iter().map(|a| match a {
+                    RawArg::Str(s) => s.len(),
+                    _ => 0,
+                })) + fields_heap(record)
+                    + heap_len(name.map(str::len).into_iter());
+                let head = header(len, record, args.len(), RAW, thread, name);
+                let enc = |w: &mut [u64]| {
+                    let mut at = start(w, head, record.metadata(), time, thread, name);
+                    w[3] = raw.format() as *const MessageFormat as usize as u64;
+                    for a in args {
+                        at = put_arg(w, at, a);
+                    }
+                    let at = put_fields(w, at, record.fields());
+                    extras.put(w, at);
+                };
+                // SAFETY: forwarded from the caller.
+                unsafe { self.push_with(ring, len, heap, enc) }
+            }
+            // SAFETY: forwarded from the caller.
+            _ => unsafe { self.push_rendered(ring, record, time, thread, name, &extras) },
+        }
+    }
+
+    /// A record whose message or fields must be rendered on the caller.
+    #[cold]
+    #[inline(never)]
+    unsafe fn push_rendered(
+        &self,
+        ring: &Ring,
+        record: &Record<'_>,
+        time: u64,
+        thread: Option<u64>,
+        name: Option<&str>,
+        extras: &Extras,
+    ) {
+        let mut text = String::new();
+        let message = match record.args().as_str() {
+            Some(s) => Item::Static(s),
+            None => {
+                record.write_message(&mut text);
+                Item::Text(0, text.len())
+            }
+        };
+        // Each field's rendered text, `text[a..b]` (empty for typed ones).
+        let mut ranges = Vec::with_capacity(record.fields().len());
+        // The values' `Debug`/`Display` run in here: a panic is theirs.
+        crate::contain::formatting_values(|| {
+            for (_, v) in record.fields() {
+                let a = text.len();
+                match v {
+                    Value::Display(d) => {
+                        let _ = write!(text, "{d}");
+                    }
+                    Value::Debug(d) => {
+                        let _ = write!(text, "{d:?}");
+                    }
+                    _ => {}
+                }
+                ranges.push((a, text.len()));
+            }
+        });
+        let fields_len: usize = record
+            .fields()
+            .iter()
+            .zip(&ranges)
+            .map(|((_, v), &(a, b))| 2 + value_arg(v).map_or(text_words(b - a), |x| arg_len(&x)))
+            .sum();
+        let len = 4
+            + usize::from(thread.is_some())
+            + name_len(name)
+            + message.len()
+            + fields_len
+            + extras.len();
+        let message_heap = match message {
+            Item::Text(a, b) => b - a,
+            Item::Static(_) => 0,
+        };
+        let heap = heap_len(
+            std::iter::once(message_heap)
+                .chain(name.map(str::len))
+                .chain(
+                    record
+                        .fields()
+                        .iter()
+                        .zip(&ranges)
+                        .map(|((_, v), &(a, b))| match v {
+                            Value::Str(s) => s.len(),
+                            _ => b - a,
+                        }),
+                ),
+        );
+        let head = header(len, record, 0, 0, thread, name);
+        let enc = |w: &mut [u64]| {
+            let at = start(w, head, record.metadata(), time, thread, name);
+            w[3] = 0;
+            let mut at = message.put(w, at, &text);
+            for ((k, v), &(a, b)) in record.fields().iter().zip(&ranges) {
+                at = put_key(w, at, k);
+                at = match (value_arg(v), v) {
+                    (Some(x), _) => put_arg(w, at, &x),
+                    (None, Value::Display(_)) => put_text(w, at, T_DISPLAY, &text[a..b]),
+                    (None, _) => put_text(w, at, T_DEBUG, &text[a..b]),
+                };
+            }
+            extras.put(w, at);
+        };
+        // SAFETY: forwarded from the caller.
+        unsafe { self.push_with(ring, len, heap, enc) }
+    }
+
+    /// Publishes a record of `len` words, holding `heap` bytes of long
+    /// texts, waiting or dropping when the ring or the byte budget is full.
+    #[inline]
+    unsafe fn push_with(&self, ring: &Ring, len: usize, heap: usize, enc: impl Fn(&mut [u64])) {
+        if len > ring.words() / 2 {
+            // SAFETY: forwarded from the caller.
+            return unsafe { self.push_big(ring, len, heap, &enc) };
+        }
+        if heap > 0 && !self.reserve_heap(heap) {
+            return;
+        }
+        // SAFETY: forwarded from the caller.
+        if unsafe { ring.try_push(len, &enc) } {
+            if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
+                self.shared.wake();
+            }
+            return;
+        }
+        if !self.wait_for_room(ring, len, &enc) {
+            self.shared.heap_bytes.fetch_sub(heap, Ordering::Relaxed);
+        }
+    }
+
+    /// Takes `heap` bytes of the budget (a record always fits when no long
+    /// text is queued): at once, or under `Block` once the writer has freed
+    /// them; under `Drop` a record over the budget is dropped and counted.
+    #[cold]
+    #[inline(never)]
+    fn reserve_heap(&self, heap: usize) -> bool {
+        let shared = &*self.shared;
+        let mut tries = 0u32;
+        loop {
+            let now = shared.heap_bytes.load(Ordering::Relaxed);
+            if now == 0 || now + heap <= shared.max_bytes {
+                if shared
+                    .heap_bytes
+                    .compare_exchange_weak(now, now + heap, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    return true;
+                }
+                continue;
+            }
+            if shared.policy == Overflow::Drop
+                || on_writer()
+                || !shared.writer_alive.load(Ordering::Relaxed)
+            {
+                shared.dropped.fetch_add(1, Ordering::Relaxed);
+                return false;
+            }
+            shared.wake();
+            tries += 1;
+            backoff(tries);
+        }
+    }
+
+    /// Whether the record was pushed (else it was dropped and counted).
+    #[cold]
+    #[inline(never)]
+    fn wait_for_room(&self, ring: &Ring, len: usize, enc: &dyn Fn(&mut [u64])) -> bool {
+        let shared = &*self.shared;
+        if shared.policy == Overflow::Drop || on_writer() {
+            shared.dropped.fetch_add(1, Ordering::Relaxed);
+            return false;
+        }
+        let mut tries = 0u32;
+        loop {
+            shared.wake();
+            // SAFETY: the caller of `push` is the only producer.
+            if unsafe { ring.try_push(len, enc) } {
+                return true;
+            }
+            if !shared.writer_alive.load(Ordering::Relaxed) {
+                shared.dropped.fetch_add(1, Ordering::Relaxed);
+                return false;
+            }
+            tries += 1;
+            backoff(tries);
+        }
+    }
+
+    /// A record too large for the ring (over half of it): encoded into a
+    /// heap block of its own, whose bytes count against the byte budget,
+    /// and queued in order as a small record pointing at it, so `Block`
+    /// delivers it whole and `Drop` drops it only when the budget is spent.
+    #[cold]
+    #[inline(never)]
+    unsafe fn push_big(&self, ring: &Ring, len: usize, heap: usize, enc: &dyn Fn(&mut [u64])) {
+        let bytes = heap + len * 8;
+        if !self.reserve_heap(bytes) {
+            return;
+        }
+        // Encoded only once the pointer has a place: a block made for a
+        // record that is then dropped would leak its long texts.
+        let stub = |w: &mut [u64]| {
+            let mut block = vec![0u64; len].into_boxed_slice();
+            enc(&mut block);
+            w[0] = BIG_LEN | BIG;
+            w[2] = block[2];
+            w[3] = len as u64;
+            w[1] = Box::into_raw(block) as *mut u64 as usize as u64;
+        };
+        // SAFETY: forwarded from the caller.
+        if unsafe { ring.try_push(BIG_LEN as usize, stub) } {
+            if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
+                self.shared.wake();
+            }
+            return;
+        }
+        if !self.wait_for_room(ring, BIG_LEN as usize, &stub) {
+            self.shared.heap_bytes.fetch_sub(bytes, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a panic of the wrapped sink was reported.
+    #[cfg(test)]
+    pub(crate) fn panic_reported(&self) -> bool {
+        self.shared.panic_reported.load(Ordering::Relaxed)
+    }
+
+    /// Records published and not yet written.
+    pub(crate) fn left(&self) -> u64 {
+        self.shared.queued() + self.shared.in_hand.load(Ordering::Relaxed)
+    }
+
+    /// Waits until everything published before the call is written and
+    /// flushed; false if `timeout` passed first.
+    pub(crate) fn flush(&self, timeout: Option<Duration>) -> bool {
+        let shared = &*self.shared;
+        if !shared.writer_alive.load(Ordering::Acquire) {
+            return true;
+        }
+        let ticket = shared.flush_requested.fetch_add(1, Ordering::AcqRel) + 1;
+        shared.wake_now();
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut done = lock(&shared.flushed);
+        while *done < ticket && shared.writer_alive.load(Ordering::Acquire) {
+            let wait = match deadline {
+                Some(d) => match d.checked_duration_since(Instant::now()) {
+                    Some(w) => w,
+                    None => return false,
+                },
+                // Wakes now and then to notice a writer that died.
+                None => Duration::from_millis(100),
+            };
+            done = shared
+                .flushed_cv
+                .wait_timeout(done, wait)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        true
+    }
+
+    /// The exit flush: writes everything published before the call, then
+    /// has the writer drop (and count) whatever comes after instead of
+    /// writing it; returns once that is done too (or `timeout` passed).
+    pub(crate) fn close(&self, timeout: Option<Duration>) -> bool {
+        let flushed = self.flush(timeout);
+        self.shared.discarding.store(true, Ordering::SeqCst);
+        flushed && self.flush(timeout)
+    }
+
+    /// Bytes of long texts held by queued records.
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        self.shared.heap_bytes.load(Ordering::Relaxed) as u64
+    }
+
+    /// The byte budget of long texts.
+    pub(crate) fn max_bytes(&self) -> u64 {
+        self.shared.max_bytes as u64
+    }
+
+    /// Stops the writer once it has drained everything.
+    pub(crate) fn shut_down(&self) {
+        self.shared.shutdown.store(true, Ordering::Release);
+        self.shared.wake_now();
+    }
+}
