@@ -116,5 +116,8 @@ pub(crate) fn of_target_site(cs: &'static Callsite, level: Level) -> Option<Rout
 /// a test capture, which wants every level.
 #[inline]
 pub(crate) fn above_every_namespace(level: Level) -> bool {
-    level.as_u8() > crate::interest::max_level_cached() && !dispatch::capturing_here()
+    // A global load first: the thread-local read only while some thread
+    // is in a capture.
+    level.as_u8() > crate::interest::max_level_cached()
+        && !(dispatch::captures_anywhere() && dispatch::capturing_here())
 }

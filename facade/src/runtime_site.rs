@@ -40,6 +40,11 @@ thread_local! {
     /// The targets this thread used last, most recent first.
     static RECENT_SITES: [Cell<Option<&'static Callsite>>; RECENT] =
         const { [const { Cell::new(None) }; RECENT] };
+    /// The `'static` target text this thread used last, by address, and its
+    /// site: a bridged record from the same macro finds it without
+    /// comparing the text.
+    static LAST_STATIC: Cell<Option<(*const u8, usize, &'static Callsite)>> =
+        const { Cell::new(None) };
 }
 
 fn table() -> &'static RwLock<HashMap<&'static str, &'static Callsite>> {
@@ -87,6 +92,36 @@ pub fn site(target: &str) -> &'static Callsite {
         Some(cs) => cs,
         None => site_slow(target),
     }
+}
+
+/// [`site`] for a target text that lives for the whole program: the last
+/// such text is recognised by its address (static text is never freed, so
+/// an address and length seen before hold the same text).
+#[cfg_attr(not(feature = "log"), allow(dead_code))]
+pub(crate) fn site_static(target: &'static str) -> &'static Callsite {
+    let key = (target.as_ptr(), target.len());
+    let last = LAST_STATIC.try_with(Cell::get).ok().flatten();
+    match last {
+        Some((p, n, cs)) if (p, n) == key => cs,
+        _ => {
+            let cs = site(target);
+            // Only an exact site: an overflow site stands for many texts.
+            if !is_overflow(cs.metadata()) {
+                let _ = LAST_STATIC.try_with(|l| l.set(Some((key.0, key.1, cs))));
+            }
+            cs
+        }
+    }
+}
+
+/// Whether `meta` (a run-time site's metadata, or a placed copy of it) is
+/// the shared overflow site's: its target text is the overflow site's own,
+/// compared by address (a site for the same text typed by a user has its
+/// own copy of it).
+fn is_overflow(meta: &Metadata) -> bool {
+    let t = meta.target();
+    t.len() == OVERFLOW_TARGET.len()
+        && std::ptr::eq(t.as_ptr(), overflow_site().metadata().target().as_ptr())
 }
 
 /// Puts `cs` first in `slots`, shifting the others back (the last falls
@@ -151,9 +186,10 @@ pub fn enabled_for(target: &str, level: Level) -> bool {
 /// decision is cached per target, so a record that is off costs a lookup
 /// (a short per-thread list compared by content, then a map under a read
 /// lock) and one load. A level above what any namespace and sink allows is
-/// turned away before the lookup, by one load, a compare and a
-/// thread-local read (whether this thread is in a test capture, which wants
-/// every level): 13 instructions in the hot-loop benchmark.
+/// turned away before the lookup, inlined into the caller: one load and
+/// a compare (and, while some thread is in a test capture, which wants
+/// every level, a thread-local read): 9 instructions in the hot-loop
+/// benchmark.
 /// Each distinct target is kept for the life of the process (up to
 /// [`MAX_TARGETS`]; further ones share the site [`OVERFLOW_TARGET`] and
 /// carry their own as a `target` field).
@@ -173,11 +209,19 @@ pub fn enabled_for(target: &str, level: Level) -> bool {
 /// elide::emit(&target, Level::Debug, &[], format_args!("not emitted"));
 /// assert_eq!(mem.messages(), ["loaded 3 plugins"]);
 /// ```
+#[inline]
 pub fn emit(target: &str, level: Level, fields: &[Field<'_>], args: fmt::Arguments<'_>) {
-    // Above every namespace's level: no lookup at all.
+    // Above every namespace's level: no lookup at all. Inlined into the
+    // caller, so an off record costs the check and no call.
     if route::above_every_namespace(level) {
         return;
     }
+    emit_on(target, level, fields, args)
+}
+
+/// [`emit`] past its level check: the lookup, out of the caller's line.
+#[inline(never)]
+fn emit_on(target: &str, level: Level, fields: &[Field<'_>], args: fmt::Arguments<'_>) {
     let cs = site(target);
     if let Some(to) = route::of_target_site(cs, level) {
         emit_at(cs.metadata(), to, target, level, fields, args);
@@ -197,7 +241,9 @@ pub(crate) fn emit_at(
     fields: &[Field<'_>],
     args: fmt::Arguments<'_>,
 ) {
-    if meta.target() == target {
+    // Every site but the overflow one is its target's own (`site` found it
+    // by that text), so only the overflow site compares the text.
+    if !is_overflow(meta) || meta.target() == target {
         dispatch::dispatch_to(route, &Record::new(meta, level, args, fields));
     } else {
         // An overflow target: say which one it was.

@@ -19,6 +19,7 @@ mod generate;
 mod icount;
 mod ir;
 mod report;
+mod shapes;
 // The benchmarks' shared subprocess helpers; this one uses only
 // `valgrind_available`.
 #[path = "../../subprocess.rs"]
@@ -39,6 +40,9 @@ usage: elide-bench-buildcost [--n 500,2000] [--runs 3] [--out DIR] [--jobs 2] [-
   --out DIR     scratch crates go to DIR/work, the CSV to DIR/buildcost.csv
                 (default: <workspace>/target/buildcost)
   --jobs J      cargo -jJ for every build (default 2)
+  --shapes      like for like: the four site shapes (same arguments and fields,
+                log with `kv`), IR lines and functions per site and the dev
+                build after a touch, per library, N = the first --n
   --fixed-only  only the fixed .text of `init()` + one `error!`, elide with
                 its default features and console-only (no default features)";
 
@@ -48,6 +52,7 @@ struct Options {
     out: PathBuf,
     jobs: u32,
     fixed_only: bool,
+    shapes: bool,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -58,6 +63,7 @@ fn parse_args() -> Result<Options, String> {
         out: root.join("target/buildcost"),
         jobs: 2,
         fixed_only: false,
+        shapes: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -88,6 +94,7 @@ fn parse_args() -> Result<Options, String> {
             }
             "--out" => o.out = std::path::absolute(value("--out")?).map_err(|e| e.to_string())?,
             "--fixed-only" => o.fixed_only = true,
+            "--shapes" => o.shapes = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
@@ -114,7 +121,9 @@ fn main() {
         }
     };
     let start = Instant::now();
-    let outcome = if o.fixed_only {
+    let outcome = if o.shapes {
+        like_for_like(&o)
+    } else if o.fixed_only {
         fixed_only(&o)
     } else {
         compare(&o)
@@ -193,8 +202,13 @@ fn read_image(path: &Path) -> Result<elf::Image, String> {
 
 /// LLVM IR of the library crate in a dev build.
 fn ir_lines(cargo: &Cargo, c: &Crate) -> Result<ir::IrLines, String> {
-    let deps = c.dir.join("target/debug/deps");
-    let prefix = format!("{}-", c.package());
+    ir_lines_in(cargo, &c.dir, &c.package())
+}
+
+/// LLVM IR of the library crate `package` in `dir`, dev build.
+fn ir_lines_in(cargo: &Cargo, dir: &Path, package: &str) -> Result<ir::IrLines, String> {
+    let deps = dir.join("target/debug/deps");
+    let prefix = format!("{package}-");
     let ll_files = || -> Vec<PathBuf> {
         std::fs::read_dir(&deps)
             .into_iter()
@@ -210,7 +224,7 @@ fn ir_lines(cargo: &Cargo, c: &Crate) -> Result<ir::IrLines, String> {
     for stale in ll_files() {
         let _ = std::fs::remove_file(stale);
     }
-    touch(&c.lib_rs()).map_err(|e| e.to_string())?;
+    touch(&dir.join("src/lib.rs")).map_err(|e| e.to_string())?;
     // The flags of `cargo llvm-lines`: the IR as rustc hands it to LLVM,
     // before any pass (at opt-level 0 the always-inliner would run).
     let flags = [
@@ -219,7 +233,7 @@ fn ir_lines(cargo: &Cargo, c: &Crate) -> Result<ir::IrLines, String> {
         "-Cno-prepopulate-passes",
         "-Cpasses=name-anon-globals",
     ];
-    cargo.time(&c.dir, &["rustc", "--lib"], &flags)?;
+    cargo.time(dir, &["rustc", "--lib"], &flags)?;
     let files = ll_files();
     if files.is_empty() {
         return Err(format!("no {prefix}*.ll in {}", deps.display()));
@@ -271,6 +285,67 @@ fn compiler_instructions(cargo: &Cargo, c: &Crate) -> Result<u64, String> {
         ],
     )?;
     icount::instructions(&out)
+}
+
+/// `--shapes`: per shape and library, IR instruction lines and functions
+/// per site over the no-logging crate, and the dev build after a touch.
+fn like_for_like(o: &Options) -> Result<(), String> {
+    let cargo = Cargo::new(o.jobs);
+    let p = Paths::new(o)?;
+    let n = o.ns[0];
+    let libs = [Lib::None, Lib::Log, Lib::Tracing, Lib::Elide];
+    println!(
+        "| site (N = {n}) | lib | IR lines / site | functions / site | dev build after touch (s) | IR ÷ log | build ÷ log |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|");
+    for shape in &shapes::SHAPES {
+        let mut rows = Vec::new();
+        for lib in libs {
+            let dir = shapes::dir(&p.work, lib, n);
+            std::fs::create_dir_all(dir.join("src")).map_err(|e| e.to_string())?;
+            let write = |name: &str, text: String| {
+                std::fs::write(dir.join(name), text).map_err(|e| format!("{name}: {e}"))
+            };
+            write("Cargo.toml", shapes::manifest(lib, n, &p.facade))?;
+            write("src/lib.rs", shapes::library_source(shape, lib, n))?;
+            if !dir.join("Cargo.lock").exists() && p.seed_lock.exists() {
+                std::fs::copy(&p.seed_lock, dir.join("Cargo.lock")).map_err(|e| e.to_string())?;
+            }
+            progress(&format!("{} {}: dev build", shape.label, lib.name()));
+            cargo.time(&dir, &["build", "--lib"], &[])?;
+            let mut times = Vec::new();
+            for _ in 0..o.runs {
+                touch(&dir.join("src/lib.rs")).map_err(|e| e.to_string())?;
+                times.push(cargo.time(&dir, &["build", "--lib"], &[])?.as_secs_f64());
+            }
+            let ir = ir_lines_in(&cargo, &dir, &shapes::package(lib, n))?;
+            rows.push((lib, ir, median(times)));
+        }
+        let (_, none, _) = rows[0];
+        let per = |ir: &ir::IrLines| {
+            (
+                (ir.instructions as f64 - none.instructions as f64) / n as f64,
+                (ir.functions as f64 - none.functions as f64) / n as f64,
+            )
+        };
+        let (log_ir, _) = per(&rows[1].1);
+        let log_time = rows[1].2;
+        for (lib, ir, time) in &rows[1..] {
+            let (lines, functions) = per(ir);
+            println!(
+                "| `{}` | {} | {lines:.1} | {functions:.2} | {time:.2} | {:.2}x | {:.2}x |",
+                shape.label,
+                lib.name(),
+                lines / log_ir,
+                time / log_time
+            );
+        }
+        println!(
+            "| (same crate without sites) | none | {} lines, {} functions in all | | {:.2} | | |",
+            none.instructions, none.functions, rows[0].2
+        );
+    }
+    Ok(())
 }
 
 fn graph(cargo: &Cargo, dir: &Path) -> Result<deps::Graph, String> {

@@ -35,7 +35,7 @@ use crate::interest;
 use crate::record::Record;
 use crate::route::of_target_site as enabled_at;
 use crate::runtime::{self, Shutdown};
-use crate::runtime_site::{emit_at, site};
+use crate::runtime_site::{emit_at, site, site_static};
 use crate::sink::Sink;
 use crate::value::{Field, Value};
 use crate::{Level, LevelFilter};
@@ -134,7 +134,13 @@ impl ::log::Log for Logger {
             return;
         }
         let level = from_log(record.level());
-        let cs = site(record.target());
+        let target = record.target();
+        // `log`'s macros give the module path as the target unless told
+        // otherwise: then the target text is `'static` and known by address.
+        let cs = match record.module_path_static() {
+            Some(m) if std::ptr::eq(m, target) => site_static(m),
+            _ => site(target),
+        };
         let Some(route) = enabled_at(cs, level) else {
             return;
         };
