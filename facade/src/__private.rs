@@ -25,7 +25,9 @@ pub use crate::static_gate::{
     STATIC_TELEMETRY_RELEASE, STATIC_TRACE_DEBUG, STATIC_TRACE_RELEASE, STATIC_WARN_DEBUG,
     STATIC_WARN_RELEASE,
 };
-pub use crate::telemetry::scope::{open_scope, scope_bind, scope_guard, timed, timed_as};
+pub use crate::telemetry::scope::{
+    open_scope, scope_bind, scope_guard, timed, timed_as, NoScope, Timed,
+};
 pub use crate::value::{present_fields, with_present_fields, FieldValue, ToValue, NO_FIELD};
 #[doc(inline)]
 pub use crate::{__elide_record as record, __elide_site as site};

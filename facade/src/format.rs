@@ -33,7 +33,7 @@ pub(crate) use debug_text::otlp_string;
 pub(crate) use digits::push_epoch_7;
 pub use escape::Escaped;
 #[cfg(feature = "json")]
-#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
+#[allow(deprecated)]
 pub use json::{json_fields, json_str, json_value};
 pub use radical::{set_name_style, NameStyle};
 
@@ -128,8 +128,8 @@ pub(crate) fn with_line_buffer(f: impl FnOnce(&mut String)) {
     }
 }
 
-/// Seconds since the Unix epoch, as a float.
-pub fn epoch_secs(t: SystemTime) -> f64 {
+/// Seconds since the Unix epoch, as a float (negative before 1970).
+pub(crate) fn epoch_secs(t: SystemTime) -> f64 {
     match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_secs_f64(),
         Err(e) => -e.duration().as_secs_f64(),
@@ -266,6 +266,16 @@ impl Visit for Plain<'_> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn epoch_seconds_are_signed_seconds_since_1970() {
+        use std::time::Duration;
+        assert_eq!(epoch_secs(UNIX_EPOCH), 0.0);
+        assert_eq!(epoch_secs(UNIX_EPOCH + Duration::from_millis(1500)), 1.5);
+        assert_eq!(epoch_secs(UNIX_EPOCH - Duration::from_millis(2250)), -2.25);
+        let t = UNIX_EPOCH + Duration::new(1_796_066_819, 926_123_456);
+        assert_eq!(epoch_secs(t), 1_796_066_819.0 + 0.926_123_456);
+    }
+
     /// Each kind of value as a `key=value` value and as a JSON value:
     /// numbers and bools bare, text quoted and escaped (in `key=value` only
     /// when it needs it).
@@ -306,7 +316,7 @@ mod tests {
             #[cfg(feature = "json")]
             {
                 let mut out = String::new();
-                json::json_value(v, &mut out);
+                json::value(v, &mut out);
                 assert_eq!(out, *_json, "{v:?}");
             }
         }

@@ -224,7 +224,7 @@ pub use elide_macros::check_ne;
 /// one relaxed load. Under the `checks_off` / `release_checks_off` features
 /// it is the constant `false`, so a block guarded by it is compiled out, as
 /// Python's `if __debug__:` is under `-O`. For any namespace at run time,
-/// see [`debug_mode_for`](crate::debug_mode_for).
+/// see [`debug_for`](crate::debug_for).
 ///
 /// ```
 /// # fn queue_is_sorted() -> bool { true }

@@ -276,7 +276,7 @@ fn counter_sampler_publishes_totals() {
     let lines = read_prof(sink.path());
     let samples: Vec<&Vec<String>> = lines
         .iter()
-        .filter(|l| l[1] == telemetry::COUNTER_EVENT)
+        .filter(|l| l[1] == telemetry::CounterSampler::EVENT)
         .collect();
     for l in &samples {
         // One component on every row: the profile's.
@@ -307,12 +307,12 @@ fn sampler_is_silent_when_telemetry_is_off_for_it() {
     let sink = Arc::new(ProfSink::create(&dir, "quiet").unwrap());
     elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
     elide::set_telemetry(true);
-    elide::set_telemetry_for(telemetry::COUNTER_TARGET, false);
+    elide::set_telemetry_for(telemetry::CounterSampler::TARGET, false);
     counter!("prof.quiet");
     telemetry::start_counter_sampler(Duration::from_millis(1))
         .unwrap()
         .stop();
-    elide::set_telemetry_for(telemetry::COUNTER_TARGET, true);
+    elide::set_telemetry_for(telemetry::CounterSampler::TARGET, true);
     sink.close().unwrap();
     let lines = read_prof(sink.path());
     assert_eq!(lines.len(), 3, "header, sync_abs, END: {lines:?}");
@@ -324,7 +324,7 @@ fn sampled(sink: &MemorySink, uid: &str) -> Vec<OwnedValue> {
     sink.records()
         .into_iter()
         .filter(|r| {
-            r.name == telemetry::COUNTER_EVENT
+            r.name == telemetry::CounterSampler::EVENT
                 && r.field("uid") == Some(&OwnedValue::Str(uid.into()))
         })
         .map(|r| r.field("value").cloned().expect("a value field"))

@@ -81,15 +81,15 @@ pub(crate) fn write_json(record: &Record<'_>, out: &mut String) {
             out.push(',');
         }
         out.push_str("{\"name\":");
-        super::json_str(span.name(), out);
+        super::json::string(span.name(), out);
         out.push_str(",\"fields\":{");
         for (j, (k, v)) in span.fields().iter().enumerate() {
             if j > 0 {
                 out.push(',');
             }
-            super::json_str(k, out);
+            super::json::string(k, out);
             out.push(':');
-            super::json_value(&v.as_value(), out);
+            super::json::value(&v.as_value(), out);
         }
         out.push_str("}}");
     }

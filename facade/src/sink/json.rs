@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::format::push_epoch_7;
-use crate::format::{json_fields, json_str};
+use crate::format::Format;
 use crate::record::Record;
 use crate::sink::Sink;
 use crate::LevelFilter;
@@ -74,13 +74,13 @@ impl JsonSink {
         out.push_str("{\"time\":");
         push_epoch_7(record.time(), out);
         out.push_str(",\"event\":");
-        json_str(record.metadata().name(), out);
+        Format::json_str(record.metadata().name(), out);
         out.push_str(",\"target\":");
-        json_str(record.target(), out);
+        Format::json_str(record.target(), out);
         out.push_str(",\"thread\":");
         let mut thread = String::new();
         record.write_thread_label(&mut thread);
-        json_str(&thread, out);
+        Format::json_str(&thread, out);
         let _ = write!(
             out,
             ",\"tid\":{},\"pid\":{}",
@@ -93,7 +93,7 @@ impl JsonSink {
             crate::trace_ids::push_json(record.scope_ids(), out);
         }
         out.push_str(",\"fields\":");
-        json_fields(record.fields(), out);
+        Format::json_fields(record.fields(), out);
         crate::format::span_chain::write_json(record, out);
         out.push_str("}\n");
     }

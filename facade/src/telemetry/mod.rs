@@ -38,12 +38,11 @@ pub use crate::sink::JsonSink;
 #[cfg(feature = "prof")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub use crate::sink::ProfSink;
-pub use handoff::{current_handle, in_scope, ScopeHandle};
-pub use sampler::{start_counter_sampler, CounterSampler, COUNTER_EVENT, COUNTER_TARGET};
-pub use scope::{
-    current_scope, NoScope, Scope, ScopeGuard, Timed, DURATION_FIELD, PARENT_FIELD, SCOPE_FIELD,
-    START_SUFFIX, STOP_SUFFIX, TRACE_FIELD,
-};
+pub use handoff::ScopeHandle;
+#[allow(deprecated)]
+pub use handoff::{current_handle, in_scope};
+pub use sampler::{start_counter_sampler, CounterSampler};
+pub use scope::{current_scope, Scope, ScopeGuard};
 
 #[cfg(feature = "prof")]
 use std::{io, path::Path, sync::Arc};

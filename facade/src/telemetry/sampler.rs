@@ -15,12 +15,8 @@ use crate::record::Record;
 use crate::value::Value;
 use crate::Level;
 
-/// Event name of the sampler's records.
-pub const COUNTER_EVENT: &str = "counter";
-
-/// Namespace of the sampler's records: telemetry must be on for it
-/// (`set_telemetry(true)`, or `set_telemetry_for("elide::counters", true)`).
-pub const COUNTER_TARGET: &str = "elide::counters";
+const COUNTER_EVENT: &str = "counter";
+const COUNTER_TARGET: &str = "elide::counters";
 
 static SITE: Callsite = Callsite::new(Metadata::new(
     Kind::Telemetry,
@@ -42,8 +38,8 @@ pub struct CounterSampler {
 }
 
 /// Starts a thread (`elide-counters`) that every `interval` emits one
-/// telemetry event per counter name: event [`COUNTER_EVENT`], target
-/// [`COUNTER_TARGET`], fields `uid` = the counter's name and `value` = its
+/// telemetry event per counter name: event [`CounterSampler::EVENT`], target
+/// [`CounterSampler::TARGET`], fields `uid` = the counter's name and `value` = its
 /// total (`u64`), as in [`counters`](crate::counters). In a `.prof` file
 /// this reads `<t>,counter,elide::counters,elide-counters,<name>,,value=<total>`.
 ///
@@ -118,6 +114,13 @@ fn publish() {
 }
 
 impl CounterSampler {
+    /// Event name of the sampler's records: `counter`.
+    pub const EVENT: &'static str = COUNTER_EVENT;
+    /// Namespace of the sampler's records: `elide::counters`. Telemetry
+    /// must be on for it (`set_telemetry(true)`, or
+    /// `set_telemetry_for("elide::counters", true)`).
+    pub const TARGET: &'static str = COUNTER_TARGET;
+
     /// Publishes a final round and stops the thread (same as dropping).
     pub fn stop(self) {}
 }
