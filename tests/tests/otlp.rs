@@ -494,7 +494,7 @@ fn records_inside_scopes_carry_their_spans_ids() {
     let json_logs = elide::sink::FileSink::open(&logs_file)
         .unwrap()
         .with_format(elide::format::Format::Json);
-    let json_events = elide::telemetry::JsonSink::create(&events_file).unwrap();
+    let json_events = elide::telemetry::JsonSink::open(&events_file).unwrap();
     elide::set_sinks([
         sink.clone() as Arc<dyn Sink>,
         Arc::new(json_logs),

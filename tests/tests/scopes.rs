@@ -44,7 +44,7 @@ fn prof_ticks(field: &str) -> u128 {
 fn nested_scopes_write_start_stop_pairs_to_the_prof_file() {
     let _g = serial();
     let dir = elide_tests::Scratch::path("scopes");
-    let prof = Arc::new(elide::telemetry::ProfSink::create(&dir, "scopes").unwrap());
+    let prof = Arc::new(elide::telemetry::ProfSink::open(&dir, "scopes").unwrap());
     elide::set_sinks([prof.clone() as Arc<dyn Sink>]);
     elide::set_telemetry(true);
 

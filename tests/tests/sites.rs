@@ -485,7 +485,7 @@ struct RawSeen(Mutex<Vec<(String, bool)>>);
 
 impl Sink for RawSeen {
     fn emit(&self, r: &elide::Record<'_>) {
-        let raw = r.raw().map(|raw| {
+        let raw = elide::__private::record_raw(r).map(|raw| {
             let mut text = String::new();
             raw.with_arguments(&mut |a| text = a.to_string());
             text

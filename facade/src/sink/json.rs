@@ -40,13 +40,13 @@ impl JsonSink {
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("elide-doc-json-{}", std::process::id()));
     /// use std::sync::Arc;
-    /// let sink = elide::telemetry::JsonSink::create(dir.join("events.jsonl"))?;
+    /// let sink = elide::sink::JsonSink::open(dir.join("events.jsonl"))?;
     /// elide::add_sink(Arc::new(sink));
     /// elide::set_telemetry(true);
     /// # std::fs::remove_dir_all(&dir).ok();
     /// # Ok::<(), std::io::Error>(())
     /// ```
-    pub fn create(path: impl AsRef<Path>) -> io::Result<JsonSink> {
+    pub fn open(path: impl AsRef<Path>) -> io::Result<JsonSink> {
         let path = path.as_ref().to_path_buf();
         let file = crate::sink::open_append(&path)?;
         Ok(JsonSink {
@@ -144,7 +144,7 @@ mod tests {
 
     #[test]
     fn a_failing_telemetry_file_is_counted_as_a_write_error() {
-        let Ok(sink) = JsonSink::create("/dev/full") else {
+        let Ok(sink) = JsonSink::open("/dev/full") else {
             return; // no /dev/full here
         };
         crate::sink::assert_counts_a_write_error(&sink);

@@ -32,11 +32,13 @@ pub(crate) mod scope;
 #[cfg(feature = "prof")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub use crate::sink::profiles::close;
+// The telemetry sinks live in `sink` with the others; these paths stay for
+// code written against them.
 #[cfg(feature = "json")]
-#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
+#[doc(hidden)]
 pub use crate::sink::JsonSink;
 #[cfg(feature = "prof")]
-#[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
+#[doc(hidden)]
 pub use crate::sink::ProfSink;
 pub use handoff::ScopeHandle;
 #[allow(deprecated)]
@@ -72,7 +74,7 @@ pub fn enable(dir: impl AsRef<Path>) -> io::Result<Arc<ProfSink>> {
 #[cfg(feature = "prof")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub fn enable_prof(dir: impl AsRef<Path>, name: &str) -> io::Result<Arc<ProfSink>> {
-    let sink = ProfSink::create(dir, name)?;
+    let sink = ProfSink::open(dir, name)?;
     let sink = Arc::new(match crate::control::profile_name_and_host() {
         (_, Some(host)) => sink.with_host(&host),
         _ => sink,

@@ -394,7 +394,7 @@ impl AsyncSink {
 
     /// A builder whose writer thread hands every record to `inner`, so any
     /// sink (a [`FileSink`](crate::sink::FileSink), a
-    /// [`ProfSink`](crate::telemetry::ProfSink), your own) gets the queue,
+    /// [`ProfSink`](crate::sink::ProfSink), your own) gets the queue,
     /// the overflow policy and the accounting of this type.
     ///
     /// The writer rebuilds each record from what the caller copied: the
