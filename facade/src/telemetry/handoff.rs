@@ -74,13 +74,6 @@ impl ScopeHandle {
     }
 }
 
-impl From<Option<ScopeHandle>> for ScopeHandle {
-    /// `None` is the empty handle.
-    fn from(handle: Option<ScopeHandle>) -> ScopeHandle {
-        handle.unwrap_or_default()
-    }
-}
-
 impl Scope {
     /// This scope's handle, for [`ScopeHandle::in_scope`] on another
     /// thread or task.
@@ -112,5 +105,25 @@ pub fn current_handle() -> Option<ScopeHandle> {
 #[doc(hidden)]
 #[deprecated(note = "use `handle.in_scope(f)`")]
 pub fn in_scope<R>(handle: impl Into<Option<ScopeHandle>>, f: impl FnOnce() -> R) -> R {
-    ScopeHandle::from(handle.into()).in_scope(f)
+    handle.into().unwrap_or_default().in_scope(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ScopeHandle;
+
+    /// Out of any scope the current handle is the empty one: it has no
+    /// ids, and entering it runs the closure with nothing made current.
+    #[test]
+    fn the_empty_handle_runs_its_closure_and_enters_nothing() {
+        let handle = ScopeHandle::current();
+        assert!(handle.is_none());
+        assert_eq!((handle.id(), handle.trace()), (None, None));
+        assert_eq!(handle, ScopeHandle::none());
+        let got = handle.in_scope(|| {
+            assert!(ScopeHandle::current().is_none());
+            7
+        });
+        assert_eq!(got, 7);
+    }
 }
