@@ -12,7 +12,6 @@
 //! process-wide RADICAL name style (`radical.rs`).
 
 use std::fmt::{self, Write};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::process::pid;
 use crate::record::Record;
@@ -125,14 +124,6 @@ pub(crate) fn with_line_buffer(f: impl FnOnce(&mut String)) {
     });
     if let Some(f) = f {
         f(&mut String::new());
-    }
-}
-
-/// Seconds since the Unix epoch, as a float (negative before 1970).
-pub(crate) fn epoch_secs(t: SystemTime) -> f64 {
-    match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => d.as_secs_f64(),
-        Err(e) => -e.duration().as_secs_f64(),
     }
 }
 
@@ -265,16 +256,6 @@ impl Visit for Plain<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn epoch_seconds_are_signed_seconds_since_1970() {
-        use std::time::Duration;
-        assert_eq!(epoch_secs(UNIX_EPOCH), 0.0);
-        assert_eq!(epoch_secs(UNIX_EPOCH + Duration::from_millis(1500)), 1.5);
-        assert_eq!(epoch_secs(UNIX_EPOCH - Duration::from_millis(2250)), -2.25);
-        let t = UNIX_EPOCH + Duration::new(1_796_066_819, 926_123_456);
-        assert_eq!(epoch_secs(t), 1_796_066_819.0 + 0.926_123_456);
-    }
 
     /// Each kind of value as a `key=value` value and as a JSON value:
     /// numbers and bools bare, text quoted and escaped (in `key=value` only

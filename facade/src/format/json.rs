@@ -1,9 +1,10 @@
 //! JSON lines: one object per record, always valid JSON.
 
 use std::fmt::{self, Write};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::escape::JsonEscaped;
-use super::{epoch_secs, pid};
+use super::pid;
 use crate::record::Record;
 use crate::value::{Field, Value, Visit};
 
@@ -159,4 +160,27 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     out.push_str(",\"file\":");
     string(meta.file(), out);
     let _ = write!(out, ",\"line\":{}}}", meta.line());
+}
+
+/// Seconds since the Unix epoch, as a float (negative before 1970).
+fn epoch_secs(t: SystemTime) -> f64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_secs_f64(),
+        Err(e) => -e.duration().as_secs_f64(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn epoch_seconds_are_signed_seconds_since_1970() {
+        use std::time::Duration;
+        assert_eq!(epoch_secs(UNIX_EPOCH), 0.0);
+        assert_eq!(epoch_secs(UNIX_EPOCH + Duration::from_millis(1500)), 1.5);
+        assert_eq!(epoch_secs(UNIX_EPOCH - Duration::from_millis(2250)), -2.25);
+        let t = UNIX_EPOCH + Duration::new(1_796_066_819, 926_123_456);
+        assert_eq!(epoch_secs(t), 1_796_066_819.0 + 0.926_123_456);
+    }
 }
