@@ -15,17 +15,14 @@ use crate::record::Record;
 use crate::value::Value;
 use crate::Level;
 
-const COUNTER_EVENT: &str = "counter";
-const COUNTER_TARGET: &str = "elide::counters";
-
 static SITE: Callsite = Callsite::new(Metadata::new(
     Kind::Telemetry,
     Level::Info,
-    COUNTER_TARGET,
+    CounterSampler::TARGET,
     module_path!(),
     file!(),
     line!(),
-    COUNTER_EVENT,
+    CounterSampler::EVENT,
 ));
 
 /// Handle of a running counter sampler; stopping it (or dropping it)
@@ -97,7 +94,7 @@ fn run(interval: Duration, stop: &(Mutex<bool>, Condvar)) {
 }
 
 /// Emits one event per counter name, if telemetry is on for
-/// [`COUNTER_TARGET`] and a sink wants telemetry.
+/// [`CounterSampler::TARGET`] and a sink wants telemetry.
 fn publish() {
     if crate::runtime::configured(&SITE) < 1 {
         return;
@@ -107,7 +104,7 @@ fn publish() {
         dispatch(&Record::new(
             SITE.metadata(),
             Level::Info,
-            format_args!("{}", COUNTER_EVENT),
+            format_args!("{}", CounterSampler::EVENT),
             &fields,
         ));
     }
@@ -115,11 +112,11 @@ fn publish() {
 
 impl CounterSampler {
     /// Event name of the sampler's records: `counter`.
-    pub const EVENT: &'static str = COUNTER_EVENT;
+    pub const EVENT: &'static str = "counter";
     /// Namespace of the sampler's records: `elide::counters`. Telemetry
     /// must be on for it (`set_telemetry(true)`, or
     /// `set_telemetry_for("elide::counters", true)`).
-    pub const TARGET: &'static str = COUNTER_TARGET;
+    pub const TARGET: &'static str = "elide::counters";
 
     /// Publishes a final round and stops the thread (same as dropping).
     pub fn stop(self) {}

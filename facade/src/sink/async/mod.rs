@@ -102,10 +102,6 @@ pub enum Overflow {
 
 /// Default queue capacity, in records ([`AsyncSink::DEFAULT_CAPACITY`]).
 pub(crate) const DEFAULT_CAPACITY: usize = 65_536;
-/// Default bound on the bytes in flight ([`AsyncSink::DEFAULT_MAX_BYTES`]).
-const DEFAULT_MAX_BYTES: usize = 64 * 1024 * 1024;
-/// Default size of each thread's buffer ([`AsyncSink::DEFAULT_THREAD_BUFFER`]).
-const DEFAULT_THREAD_BUFFER: usize = 1 << 20;
 
 /// The smallest thread buffer: room for the records of most sites (one
 /// larger than half a buffer is queued in a heap block of its own).
@@ -261,8 +257,8 @@ impl AsyncSinkBuilder {
             telemetry: false,
             policy: Overflow::Block,
             capacity: DEFAULT_CAPACITY,
-            max_bytes: DEFAULT_MAX_BYTES,
-            thread_buffer: DEFAULT_THREAD_BUFFER,
+            max_bytes: AsyncSink::DEFAULT_MAX_BYTES,
+            thread_buffer: AsyncSink::DEFAULT_THREAD_BUFFER,
             shutdown_timeout: None,
         }
     }
@@ -373,11 +369,11 @@ impl AsyncSink {
     pub const DEFAULT_CAPACITY: usize = DEFAULT_CAPACITY;
     /// Default bound on the bytes of records in flight (queued, not yet
     /// taken by the writer): 64 MiB. See [`AsyncSinkBuilder::max_bytes`].
-    pub const DEFAULT_MAX_BYTES: usize = DEFAULT_MAX_BYTES;
+    pub const DEFAULT_MAX_BYTES: usize = 64 * 1024 * 1024;
     /// Default size of each logging thread's buffer in an `AsyncSink` with
     /// its own writer (1 MiB: about 14,000 two-integer records). See
     /// [`AsyncSinkBuilder::thread_buffer`].
-    pub const DEFAULT_THREAD_BUFFER: usize = DEFAULT_THREAD_BUFFER;
+    pub const DEFAULT_THREAD_BUFFER: usize = 1 << 20;
 
     /// A builder over `writer`: RADICAL format, all levels,
     /// [`Overflow::Block`], [`AsyncSink::DEFAULT_CAPACITY`] records, no shutdown
@@ -892,8 +888,12 @@ mod tests {
 
     #[test]
     fn the_documented_defaults() {
-        assert_eq!(DEFAULT_MAX_BYTES, 64 << 20, "64 MiB in flight");
-        assert_eq!(DEFAULT_THREAD_BUFFER, 1 << 20, "1 MiB per thread");
+        assert_eq!(AsyncSink::DEFAULT_MAX_BYTES, 64 << 20, "64 MiB in flight");
+        assert_eq!(
+            AsyncSink::DEFAULT_THREAD_BUFFER,
+            1 << 20,
+            "1 MiB per thread"
+        );
     }
 
     /// What the writer was given, readable after the sink is flushed.
