@@ -39,9 +39,10 @@ impl ScopeHandle {
         ScopeHandle { id: 0, trace: 0 }
     }
 
-    /// The handle of the innermost scope open on this thread, or
-    /// [`ScopeHandle::none()`] (to hand the current scope on without
-    /// holding its guard).
+    /// The handle of the innermost scope open on this thread (the one a
+    /// new scope would take as parent), or [`ScopeHandle::none()`]: to hand
+    /// the current scope on without holding its guard, or to read its
+    /// [`id`](ScopeHandle::id).
     pub fn current() -> ScopeHandle {
         current()
             .map(|(id, trace)| ScopeHandle { id, trace })

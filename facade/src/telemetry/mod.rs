@@ -44,7 +44,7 @@ pub use handoff::ScopeHandle;
 #[allow(deprecated)]
 pub use handoff::{current_handle, in_scope};
 pub use sampler::{start_counter_sampler, CounterSampler};
-pub use scope::{current_scope, Scope, ScopeGuard};
+pub use scope::{Scope, ScopeGuard};
 
 #[cfg(feature = "prof")]
 use std::{io, path::Path, sync::Arc};

@@ -43,12 +43,6 @@ use crate::scope_names::{
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// The id of the innermost scope open on this thread (the one a new scope
-/// would take as parent), if any.
-pub fn current_scope() -> Option<u64> {
-    current().map(|(id, _)| id)
-}
-
 /// Makes the scope `(id, trace)` current on this thread until the
 /// returned value is dropped: a scope handed over from another thread.
 pub(crate) fn enter_ids(id: u64, trace: u64) -> Entered {
