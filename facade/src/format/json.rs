@@ -127,14 +127,19 @@ impl Visit for Json<'_> {
 
 /// Fields as one JSON object, values typed as in [`value`].
 pub(crate) fn fields_object(fields: &[Field<'_>], out: &mut String) {
+    object(fields.iter().map(|(k, v)| (*k, *v)), out)
+}
+
+/// `(key, value)` pairs as one JSON object, values typed as in [`value`].
+pub(crate) fn object<'v>(fields: impl Iterator<Item = (&'v str, Value<'v>)>, out: &mut String) {
     out.push('{');
-    for (i, (k, v)) in fields.iter().enumerate() {
+    for (i, (k, v)) in fields.enumerate() {
         if i > 0 {
             out.push(',');
         }
         string(k, out);
         out.push(':');
-        value(v, out);
+        value(&v, out);
     }
     out.push('}');
 }

@@ -82,16 +82,10 @@ pub(crate) fn write_json(record: &Record<'_>, out: &mut String) {
         }
         out.push_str("{\"name\":");
         super::json::string(span.name(), out);
-        out.push_str(",\"fields\":{");
-        for (j, (k, v)) in span.fields().iter().enumerate() {
-            if j > 0 {
-                out.push(',');
-            }
-            super::json::string(k, out);
-            out.push(':');
-            super::json::value(&v.as_value(), out);
-        }
-        out.push_str("}}");
+        out.push_str(",\"fields\":");
+        let fields = span.fields().iter().map(|(k, v)| (*k, v.as_value()));
+        super::json::object(fields, out);
+        out.push('}');
     }
     out.push(']');
 }
