@@ -2,7 +2,7 @@
 //! `tracing` + `opentelemetry-appender-tracing` + `opentelemetry_sdk`'s
 //! batch log processor + `opentelemetry-otlp` (HTTP/protobuf), both sending
 //! `info!("task {} done in {} us", id, us)` to the same OTLP/HTTP receiver
-//! on loopback (`tests/otlp_receiver.rs`, run by this process; it decodes
+//! on loopback (`tests/tests/otlp_receiver/mod.rs`, run by this process; it decodes
 //! every request with the official protocol types).
 //!
 //! Rows, for each library, each measurement in a child process of its own
@@ -21,12 +21,13 @@
 //!   size of one encoded record (elide adds thread and code attributes).
 //!
 //! `cargo run --release --manifest-path benches/otlp/Cargo.toml -- [--calls N]
-//! [--rounds R] [--records N] [--bursts K] [--no-callgrind]`
+//! [--rounds R] [--records N] [--bursts K] [--no-callgrind]`; `-- --serve`
+//! runs only the receiver (for profiling one child by hand).
 
 mod child;
 mod exporters;
 #[allow(dead_code)] // the benchmark reads only the log records
-#[path = "../../../tests/otlp_receiver.rs"]
+#[path = "../../../tests/tests/otlp_receiver/mod.rs"]
 mod otlp_receiver;
 #[path = "../../subprocess.rs"]
 mod subprocess;
@@ -58,6 +59,9 @@ fn main() {
     if args.first().map(String::as_str) == Some("--child") {
         child::run(&args[1..]);
         return;
+    }
+    if args.first().map(String::as_str) == Some("--serve") {
+        serve();
     }
     let opts = parse(&args);
     if cfg!(debug_assertions) {
@@ -150,6 +154,23 @@ fn main() {
     for (name, [a, b], ratio) in rows {
         let r = ratio.map_or("-".into(), |r| format!("{r:.2}"));
         println!("| {name} | {a} | {b} | {r} |");
+    }
+}
+
+/// `--serve`: only the receiver, for profiling a child by hand
+/// (`valgrind --tool=callgrind elide-bench-otlp --child burst elide URL N 1`):
+/// prints its endpoint, then every 2 s how many records it took.
+fn serve() -> ! {
+    let got: Arc<Mutex<Received>> = Arc::default();
+    let rx = Receiver::start(0, got.clone());
+    println!("{}", rx.endpoint());
+    loop {
+        std::thread::sleep(Duration::from_secs(2));
+        let g = std::mem::take(&mut *got.lock().unwrap());
+        if !g.logs.is_empty() {
+            let bytes: usize = g.logs.iter().map(|(_, l)| l.encoded_len()).sum();
+            println!("{} records, {} bytes each", g.logs.len(), bytes / g.logs.len());
+        }
     }
 }
 
