@@ -58,6 +58,7 @@ fn records_from_four_threads_all_arrive_intact() {
     let sink = Arc::new(
         OtlpSink::builder(&rx.endpoint())
             .service_name("elide-otlp-test")
+            .thread_attributes(true)
             .build()
             .unwrap(),
     );
@@ -127,6 +128,10 @@ fn records_from_four_threads_all_arrive_intact() {
             assert_eq!(text(&l.attributes, "uid"), format!("task.{i:06}"));
         }
         assert_eq!(text(&l.attributes, "thread.name"), format!("w{t}"));
+        assert!(
+            l.attributes.iter().all(|a| !a.key.starts_with("code.")),
+            "code attributes only when asked for"
+        );
         assert!(before <= l.time_unix_nano && l.time_unix_nano <= after);
         // The caller's clock: per thread, times follow the order of calls.
         let w = t as usize;

@@ -33,8 +33,11 @@ use http::Endpoint;
 ///
 /// - Log records become OTLP `LogRecord`s: severity number and text, the
 ///   message as body, typed fields as attributes (integers stay integers),
-///   `thread.id`, `thread.name`, `code.*`, the caller's timestamp, and the
-///   record's target as instrumentation scope.
+///   the caller's timestamp, and the record's target as instrumentation
+///   scope (sent once per request for its records, as is the resource).
+///   `thread.*` and `code.*` attributes only when asked for
+///   ([`thread_attributes`](OtlpSinkBuilder::thread_attributes),
+///   [`code_attributes`](OtlpSinkBuilder::code_attributes)).
 /// - Telemetry events become log records whose `event_name` is the event.
 /// - Timed scopes ([`scope!`](crate::scope), [`#[timed]`](crate::timed))
 ///   become spans: trace and span ids from the scope ids (with a random
