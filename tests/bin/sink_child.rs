@@ -498,6 +498,10 @@ fn main() {
         // parent sets the collector), then the guard drops and main
         // returns; prints the longest call.
         "otlp-env" => otlp_env(arg(2).parse().unwrap_or(10_000)),
+        // `otlp-api N URL`: the same through the API: a sink built for URL
+        // and installed, N records, then the sink removed and dropped.
+        #[cfg(feature = "otlp")]
+        "otlp-api" => otlp_api(arg(2).parse().unwrap_or(10_000), arg(3)),
         // Floods 6 KB records from 4 threads under Drop: `flood N [max_bytes]`.
         "flood" => flood(
             arg(2).parse().unwrap_or(20_000),
@@ -696,6 +700,32 @@ fn otlp_env(n: u64) {
         println!("installed={url}");
     }
     drop(guard);
+}
+
+/// `otlp-api N URL`: an OTLP sink built through the API for URL (its
+/// defaults) and installed as the only sink, N records from main, the
+/// longest call printed; then the sink is taken out and dropped, which
+/// bounds the end and writes the summary line (from its `stats()`).
+#[cfg(feature = "otlp")]
+fn otlp_api(n: u64, url: &str) {
+    let sink = Arc::new(
+        elide::sink::OtlpSink::builder(url)
+            .build()
+            .expect("a valid endpoint"),
+    );
+    install(sink.clone());
+    let mut longest = std::time::Duration::ZERO;
+    for seq in 0..n {
+        let t = std::time::Instant::now();
+        elide::info!(seq, "record {seq}");
+        longest = longest.max(t.elapsed());
+    }
+    println!("emitted={n} longest_call_us={}", longest.as_micros());
+    for (url, _) in elide::sink::OtlpSink::installed_stats() {
+        println!("installed={url}");
+    }
+    elide::set_sinks([]);
+    drop(sink);
 }
 
 /// `otlp-stalled`: an OTLP sink whose collector takes connections and

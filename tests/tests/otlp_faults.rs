@@ -1,9 +1,11 @@
 //! The OTLP exporter against collectors in trouble, served here on
 //! loopback: none at all, one that never answers, one that answers 503 or
 //! 429 with `Retry-After`, 400, 413, garbage, or takes 5 s per request.
-//! Each case is a child process (`sink_child otlp-env N`) set up through
-//! `SINK_CHILD_LOG_TGT=otlp` (`LOG_TGT=otlp` in the child's namespace), so the guard's drop and the exit handler run
-//! as in an application. Per case: the child ends within the shutdown
+//! Each case runs twice, each time in a child process: `sink_child otlp-env
+//! N` set up through `SINK_CHILD_LOG_TGT=otlp` (`LOG_TGT=otlp` in the
+//! child's namespace), so the guard's drop and the exit handler run as in
+//! an application; and `sink_child otlp-api N URL`, a sink built and
+//! installed through the API, then removed and dropped. Per case: the child ends within the shutdown
 //! timeout (5 s default) plus a generous margin, and the one summary line
 //! accounts for every record: exported + failed + dropped = emitted. The
 //! longest caller call is printed (not asserted: this machine is shared).
@@ -107,17 +109,28 @@ struct Run {
     stderr: String,
 }
 
-fn run(url: &str) -> Run {
+/// How the child sets its exporter up.
+#[derive(Clone, Copy, Debug)]
+enum Setup {
+    /// `LOG_TGT=otlp`: the guard's drop and the exit handler end it.
+    Env,
+    /// `OtlpSink::builder(..).build()`, installed, then removed and dropped.
+    Api,
+}
+
+fn run(url: &str, setup: Setup) -> Run {
     let t = Instant::now();
-    let out = run_with_deadline(
-        Command::new(env!("CARGO_BIN_EXE_sink_child"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sink_child"));
+    match setup {
+        Setup::Env => c
             .args(["otlp-env", &EMITTED.to_string()])
             // The child's own namespace (its executable's name).
             .env("SINK_CHILD_LOG_TGT", "otlp")
             .env("SINK_CHILD_LOG_LVL", "info")
             .env("OTEL_EXPORTER_OTLP_ENDPOINT", url),
-        DEADLINE,
-    );
+        Setup::Api => c.args(["otlp-api", &EMITTED.to_string(), url]),
+    };
+    let out = run_with_deadline(&mut c, DEADLINE);
     let took = t.elapsed();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -132,13 +145,16 @@ fn run(url: &str) -> Run {
         .filter_map(|w| w.strip_prefix("installed="))
         .collect();
     assert_eq!(installed, [url], "the env-built sink is found: {stdout}");
+    // The summary: at exit for the env-built sink, when it is dropped for
+    // the API's.
     let lines: Vec<&str> = stderr
         .lines()
-        .filter(|l| l.contains(": at exit: "))
+        .filter(|l| l.contains(": at exit: ") || l.contains(": shut down: "))
         .collect();
     assert!(lines.len() <= 1, "said once: {stderr}");
     let summary = lines.first().map(|l| {
         // "... at exit: exported E (L logs, S spans), failed F, dropped D"
+        // (or "shut down:")
         let num = |key: &str| -> u64 {
             let at = l.find(key).unwrap_or_else(|| panic!("{key} in {l}")) + key.len();
             l[at..]
@@ -179,15 +195,18 @@ fn every_fault_ends_in_time_with_every_record_accounted_for() {
     ];
     let runs: Vec<_> = cases
         .iter()
-        .map(|&(name, fault)| {
+        .flat_map(|&(name, fault)| {
             let url = serve(fault);
-            (name, std::thread::spawn(move || run(&url)))
+            [Setup::Env, Setup::Api].map(|setup| {
+                let url = url.clone();
+                (name, setup, std::thread::spawn(move || run(&url, setup)))
+            })
         })
         .collect();
-    for (name, r) in runs {
-        let r = r.join().unwrap_or_else(|_| panic!("{name}"));
+    for (name, setup, r) in runs {
+        let r = r.join().unwrap_or_else(|_| panic!("{name} {setup:?}"));
         println!(
-            "{name:>16}: exit after {:>6.2?}, longest call {:>7} us, {:?}",
+            "{name:>16} {setup:?}: exit after {:>6.2?}, longest call {:>7} us, {:?}",
             r.took, r.longest_call_us, r.summary
         );
         let (exported, failed, dropped) = r
