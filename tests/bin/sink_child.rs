@@ -682,6 +682,14 @@ fn no_writer(form: &str, policy: &str) {
     println!("written={} dropped={}", s.written, s.dropped);
 }
 
+/// Now, in nanoseconds since the Unix epoch (the parent compares it with
+/// when it saw the process end).
+fn unix_ns() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
 /// `otlp-env N`: the sinks from the environment (the parent names an
 /// `otlp` target and its collector), N records from main, the longest
 /// call printed; the guard's drop and the exit handler then bound the end.
@@ -693,7 +701,11 @@ fn otlp_env(n: u64) {
         elide::info!(seq, "record {seq}");
         longest = longest.max(t.elapsed());
     }
-    println!("emitted={n} longest_call_us={}", longest.as_micros());
+    println!(
+        "emitted={n} longest_call_us={} emitted_unix_ns={}",
+        longest.as_micros(),
+        unix_ns()
+    );
     // The env-built sink, found without a handle.
     #[cfg(feature = "otlp")]
     for (url, _) in elide::sink::OtlpSink::installed_stats() {
@@ -720,7 +732,11 @@ fn otlp_api(n: u64, url: &str) {
         elide::info!(seq, "record {seq}");
         longest = longest.max(t.elapsed());
     }
-    println!("emitted={n} longest_call_us={}", longest.as_micros());
+    println!(
+        "emitted={n} longest_call_us={} emitted_unix_ns={}",
+        longest.as_micros(),
+        unix_ns()
+    );
     for (url, _) in elide::sink::OtlpSink::installed_stats() {
         println!("installed={url}");
     }
