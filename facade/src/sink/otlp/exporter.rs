@@ -1064,6 +1064,52 @@ mod tests {
         stop(&ex, thread);
     }
 
+    /// Per-signal endpoints (`OTEL_EXPORTER_OTLP_<SIGNAL>_ENDPOINT`): each
+    /// signal's requests go to its own URL as it is, with its own timeout
+    /// (`.._<SIGNAL>_TIMEOUT`); a signal without one keeps the base
+    /// endpoint and its path.
+    #[test]
+    fn each_signal_goes_to_its_own_endpoint_with_its_own_timeout() {
+        let stub = Stub::start();
+        let own = |path: &str| {
+            super::super::config::parse_endpoint(&format!("{}{path}", stub.url())).unwrap()
+        };
+        let mut set = settings(512, HOUR);
+        set.signals = vec![
+            (
+                "/v1/traces",
+                Some(own("/t/spans")),
+                Some(Duration::from_millis(7)),
+            ),
+            ("/v1/metrics", Some(own("/m")), None),
+            ("/v1/logs", None, Some(Duration::from_millis(9))),
+        ];
+        let ex = exporter(&stub, set);
+        let route = |path| {
+            let (e, at, timeout) = ex.route(path);
+            (e.url(at), timeout)
+        };
+        let base = stub.url();
+        let minute = Duration::from_secs(60);
+        assert_eq!(
+            route("/v1/traces"),
+            (format!("{base}/t/spans"), Duration::from_millis(7))
+        );
+        assert_eq!(route("/v1/metrics"), (format!("{base}/m"), minute));
+        assert_eq!(
+            route("/v1/logs"),
+            (format!("{base}/v1/logs"), Duration::from_millis(9))
+        );
+        // And the requests go there.
+        ex.push(span("app", 1));
+        ex.push(log(2));
+        let thread = start(&ex);
+        assert_eq!(flush(&ex), 0);
+        assert_eq!((stub.count("/t/spans"), stub.count("/v1/logs")), (1, 1));
+        assert_eq!(stub.count("/v1/traces"), 0);
+        stop(&ex, thread);
+    }
+
     /// One budget for the end: a flush that runs out of time uses it up,
     /// so the next flush of the end returns at once; closing then counts
     /// what is unsent as dropped, exactly once, and takes nothing more.
