@@ -623,7 +623,9 @@ fn request(resource: &[u8], items: &[(&'static str, Vec<u8>)]) -> Vec<u8> {
     const SECOND: u8 = 2 << 3 | 2;
     let one = items.first().map(|(t, _)| *t);
     let groups: Vec<(&'static str, Vec<&[u8]>)> = match one {
-        Some(t) if items.iter().all(|(u, _)| *u == t) => {
+        // The same site's target is the same `&'static str`: its address
+        // says so before its text is compared.
+        Some(t) if items.iter().all(|(u, _)| std::ptr::eq(*u, t) || *u == t) => {
             vec![(t, items.iter().map(|(_, b)| &b[..]).collect())]
         }
         _ => {
