@@ -6,8 +6,8 @@ use std::fmt;
 use crate::config;
 use crate::dispatch;
 use crate::env::keys::{
-    AnyKey, Scope, DEBUG, KEYS, LOG_DIR, LOG_FMT, LOG_LVL, LOG_MODE, LOG_TGT, PROFILE, PROFILE_DIR,
-    PROFILE_HOST, PROFILE_NAME,
+    AnyKey, Scope, DEBUG, KEYS, LOG_DIR, LOG_FMT, LOG_LVL, LOG_MODE, LOG_OTLP_ATTRS, LOG_TGT,
+    PROFILE, PROFILE_DIR, PROFILE_HOST, PROFILE_NAME,
 };
 use crate::env::lookup::Decided;
 use crate::env::{self, Origin};
@@ -238,6 +238,9 @@ pub fn describe_for(namespace: &str) -> Description {
             push(key, api("not used (sinks set through the API)".into()));
         }
     }
+    let d = env::otlp_attrs(snap, root);
+    env::report(&d);
+    push(&LOG_OTLP_ATTRS, d);
     let d = env::log_dir(snap);
     env::report(&d);
     push(&LOG_DIR, d.into_text());

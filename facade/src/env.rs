@@ -543,6 +543,18 @@ pub(crate) fn profile_host_set(snap: &EnvSnapshot, root: Option<&Root>) -> Optio
     matches!(d.origin, Origin::Env(_)).then_some(d.value)
 }
 
+/// `LOG_OTLP_ATTRS` of the application root (looked up like `LOG_FMT`):
+/// the extra attributes of an `otlp` target, `none` by default.
+pub(crate) fn otlp_attrs(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
+    process_key(
+        &keys::LOG_OTLP_ATTRS,
+        snap,
+        root,
+        &snap.ctx(),
+        "none".into(),
+    )
+}
+
 /// The process's name for files it writes (`LOG_TGT=.`, the start-up
 /// `.prof`): the root namespace in lower case (`::` written as `.`), else
 /// the executable's file stem, else `elide`.
@@ -1068,6 +1080,7 @@ mod tests {
                 "LOG_TGT" => t(Decided::into_text(log_targets(s, root))),
                 "LOG_MODE" => t(Decided::into_text(log_mode(s, root))),
                 "LOG_FMT" => t(Decided::into_text(log_format(s, root))),
+                "LOG_OTLP_ATTRS" => t(otlp_attrs(s, root)),
                 "PROFILE_DIR" => t(Decided::into_text(profile_dir(s, root))),
                 "PROFILE_NAME" => t(Decided::into_text(profile_name(s, root))),
                 #[cfg(feature = "prof")]
@@ -1082,6 +1095,7 @@ mod tests {
             "LOG_TGT" => "stdout",
             "LOG_MODE" => "durable",
             "LOG_FMT" => "compact",
+            "LOG_OTLP_ATTRS" => "code",
             "PROFILE_NAME" => "agent_0",
             "PROFILE_HOST" => "node01",
             _ => "/somewhere",

@@ -498,6 +498,10 @@ fn main() {
         // parent sets the collector), then the guard drops and main
         // returns; prints the longest call.
         "otlp-env" => otlp_env(arg(2).parse().unwrap_or(10_000)),
+        // `otlp-api N URL`: the same through the API: a sink built for URL
+        // and installed, N records, then the sink removed and dropped.
+        #[cfg(feature = "otlp")]
+        "otlp-api" => otlp_api(arg(2).parse().unwrap_or(10_000), arg(3)),
         // Floods 6 KB records from 4 threads under Drop: `flood N [max_bytes]`.
         "flood" => flood(
             arg(2).parse().unwrap_or(20_000),
@@ -678,6 +682,14 @@ fn no_writer(form: &str, policy: &str) {
     println!("written={} dropped={}", s.written, s.dropped);
 }
 
+/// Now, in nanoseconds since the Unix epoch (the parent compares it with
+/// when it saw the process end).
+fn unix_ns() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
 /// `otlp-env N`: the sinks from the environment (the parent names an
 /// `otlp` target and its collector), N records from main, the longest
 /// call printed; the guard's drop and the exit handler then bound the end.
@@ -689,13 +701,47 @@ fn otlp_env(n: u64) {
         elide::info!(seq, "record {seq}");
         longest = longest.max(t.elapsed());
     }
-    println!("emitted={n} longest_call_us={}", longest.as_micros());
+    println!(
+        "emitted={n} longest_call_us={} emitted_unix_ns={}",
+        longest.as_micros(),
+        unix_ns()
+    );
     // The env-built sink, found without a handle.
     #[cfg(feature = "otlp")]
     for (url, _) in elide::sink::OtlpSink::installed_stats() {
         println!("installed={url}");
     }
     drop(guard);
+}
+
+/// `otlp-api N URL`: an OTLP sink built through the API for URL (its
+/// defaults) and installed as the only sink, N records from main, the
+/// longest call printed; then the sink is taken out and dropped, which
+/// bounds the end and writes the summary line (from its `stats()`).
+#[cfg(feature = "otlp")]
+fn otlp_api(n: u64, url: &str) {
+    let sink = Arc::new(
+        elide::sink::OtlpSink::builder(url)
+            .build()
+            .expect("a valid endpoint"),
+    );
+    install(sink.clone());
+    let mut longest = std::time::Duration::ZERO;
+    for seq in 0..n {
+        let t = std::time::Instant::now();
+        elide::info!(seq, "record {seq}");
+        longest = longest.max(t.elapsed());
+    }
+    println!(
+        "emitted={n} longest_call_us={} emitted_unix_ns={}",
+        longest.as_micros(),
+        unix_ns()
+    );
+    for (url, _) in elide::sink::OtlpSink::installed_stats() {
+        println!("installed={url}");
+    }
+    elide::set_sinks([]);
+    drop(sink);
 }
 
 /// `otlp-stalled`: an OTLP sink whose collector takes connections and

@@ -840,6 +840,7 @@ fn description_accessors_give_what_the_table_shows() {
             "LOG_TGT",
             "LOG_MODE",
             "LOG_FMT",
+            "LOG_OTLP_ATTRS",
             "LOG_DIR",
             "PROFILE_DIR",
             "PROFILE_NAME",

@@ -62,6 +62,7 @@ fn records_from_four_threads_all_arrive_intact() {
         OtlpSink::builder(&rx.endpoint())
             .service_name("elide-otlp-test")
             .buffer(100_000)
+            .thread_attributes(true)
             .build()
             .unwrap(),
     );
@@ -131,6 +132,10 @@ fn records_from_four_threads_all_arrive_intact() {
             assert_eq!(text(&l.attributes, "uid"), format!("task.{i:06}"));
         }
         assert_eq!(text(&l.attributes, "thread.name"), format!("w{t}"));
+        assert!(
+            l.attributes.iter().all(|a| !a.key.starts_with("code.")),
+            "code attributes only when asked for"
+        );
         assert!(before <= l.time_unix_nano && l.time_unix_nano <= after);
         // The caller's clock: per thread, times follow the order of calls.
         let w = t as usize;
@@ -389,6 +394,13 @@ fn malformed_endpoint_is_an_error_not_a_panic() {
 /// The `service.name` an `otlp` LOG_TGT entry sends from a real program
 /// (env-probe) run with `vars` and `args`; the child has 30 s.
 fn service_name_of(vars: &[(&str, &str)], args: &[&str]) -> String {
+    let (resource, _) = export_of(vars, args);
+    text(&resource, "service.name").to_owned()
+}
+
+/// The resource and the log records' attribute keys an `otlp` LOG_TGT
+/// entry sends from env-probe run with `vars` and `args`.
+fn export_of(vars: &[(&str, &str)], args: &[&str]) -> (Vec<KeyValue>, Vec<Vec<String>>) {
     let rx = Receiver::start(0, Arc::default());
     let target = format!("otlp://127.0.0.1:{}", rx.port);
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_env-probe"))
@@ -425,7 +437,41 @@ fn service_name_of(vars: &[(&str, &str)], args: &[&str]) -> String {
         !got.logs.is_empty(),
         "{args:?} {vars:?}: nothing arrived; {stderr}"
     );
-    text(&got.resource, "service.name").to_owned()
+    let keys = got
+        .logs
+        .iter()
+        .map(|(_, l)| l.attributes.iter().map(|a| a.key.clone()).collect())
+        .collect();
+    (got.resource.clone(), keys)
+}
+
+/// `LOG_OTLP_ATTRS` of the program (`ENV_PROBE_LOG_OTLP_ATTRS`) turns the
+/// per-record `code.*` and `thread.*` attributes on; unset, a record
+/// carries none of them.
+#[test]
+fn log_otlp_attrs_turns_on_code_and_thread_attributes() {
+    let args = ["init", "emit"];
+    let extra = |vars: &[(&str, &str)]| -> Vec<String> {
+        let (_, keys) = export_of(vars, &args);
+        let mut extra: Vec<String> = keys
+            .into_iter()
+            .flatten()
+            .filter(|k| k.starts_with("code.") || k.starts_with("thread."))
+            .collect();
+        extra.sort();
+        extra.dedup();
+        extra
+    };
+    assert!(extra(&[]).is_empty(), "{:?}", extra(&[]));
+    assert_eq!(
+        extra(&[("ENV_PROBE_LOG_OTLP_ATTRS", "code")]),
+        ["code.filepath", "code.lineno", "code.namespace"]
+    );
+    let all = extra(&[("ENV_PROBE_LOG_OTLP_ATTRS", "all")]);
+    assert!(
+        all.iter().any(|k| k == "thread.id") && all.iter().any(|k| k == "code.lineno"),
+        "{all:?}"
+    );
 }
 
 #[test]

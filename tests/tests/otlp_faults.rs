@@ -1,12 +1,18 @@
 //! The OTLP exporter against collectors in trouble, served here on
 //! loopback: none at all, one that never answers, one that answers 503 or
 //! 429 with `Retry-After`, 400, 413, garbage, or takes 5 s per request.
-//! Each case is a child process (`sink_child otlp-env N`) set up through
-//! `SINK_CHILD_LOG_TGT=otlp` (`LOG_TGT=otlp` in the child's namespace), so the guard's drop and the exit handler run
-//! as in an application. Per case: the child ends within the shutdown
+//! Each case runs twice, each time in a child process: `sink_child otlp-env
+//! N` set up through `SINK_CHILD_LOG_TGT=otlp` (`LOG_TGT=otlp` in the
+//! child's namespace), so the guard's drop and the exit handler run as in
+//! an application; and `sink_child otlp-api N URL`, a sink built and
+//! installed through the API, then removed and dropped. Per case: the child ends within the shutdown
 //! timeout (5 s default) plus a generous margin, and the one summary line
 //! accounts for every record: exported + failed + dropped = emitted. The
-//! longest caller call is printed (not asserted: this machine is shared).
+//! time from the last call to the process's end and the longest caller
+//! call are printed, not asserted (this machine is shared); a healthy
+//! collector runs beside the faults as the control: with all the children
+//! at once, the machine's load alone gives its callers the same longest
+//! calls.
 //! Run with `cargo test -p elide-tests --features otlp --test otlp_faults`.
 
 #![cfg(feature = "otlp")]
@@ -40,6 +46,9 @@ enum Fault {
     Garbage,
     /// 200, after 5 s.
     Slow,
+    /// 200 at once: a healthy collector, the other cases' control (the
+    /// longest call it sees is what the shared machine's load alone gives).
+    Healthy,
 }
 
 /// Starts a server with `fault` on loopback; its URL.
@@ -94,6 +103,9 @@ fn answer(mut c: TcpStream, fault: Fault) {
             std::thread::sleep(Duration::from_secs(5));
             "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_owned()
         }
+        Fault::Healthy => {
+            "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_owned()
+        }
     };
     let _ = c.write_all(reply.as_bytes());
 }
@@ -101,24 +113,42 @@ fn answer(mut c: TcpStream, fault: Fault) {
 /// What one child did.
 struct Run {
     took: Duration,
+    /// From the last call to the process's end: the guard's drop, the exit
+    /// handler, the sink's drop.
+    end: Duration,
     longest_call_us: u64,
     /// exported, failed, dropped from the summary line (none: nothing lost).
     summary: Option<(u64, u64, u64)>,
     stderr: String,
 }
 
-fn run(url: &str) -> Run {
+/// How the child sets its exporter up.
+#[derive(Clone, Copy, Debug)]
+enum Setup {
+    /// `LOG_TGT=otlp`: the guard's drop and the exit handler end it.
+    Env,
+    /// `OtlpSink::builder(..).build()`, installed, then removed and dropped.
+    Api,
+}
+
+fn run(url: &str, setup: Setup) -> Run {
     let t = Instant::now();
-    let out = run_with_deadline(
-        Command::new(env!("CARGO_BIN_EXE_sink_child"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sink_child"));
+    match setup {
+        Setup::Env => c
             .args(["otlp-env", &EMITTED.to_string()])
             // The child's own namespace (its executable's name).
             .env("SINK_CHILD_LOG_TGT", "otlp")
             .env("SINK_CHILD_LOG_LVL", "info")
             .env("OTEL_EXPORTER_OTLP_ENDPOINT", url),
-        DEADLINE,
-    );
+        Setup::Api => c.args(["otlp-api", &EMITTED.to_string(), url]),
+    };
+    let out = run_with_deadline(&mut c, DEADLINE);
     let took = t.elapsed();
+    let exited = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{stdout}{stderr}");
@@ -127,18 +157,27 @@ fn run(url: &str) -> Run {
         .find_map(|w| w.strip_prefix("longest_call_us="))
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no longest call in {stdout:?}"));
+    let emitted_ns: u128 = stdout
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("emitted_unix_ns="))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no end of emission in {stdout:?}"));
+    let end = Duration::from_nanos(exited.saturating_sub(emitted_ns) as u64);
     let installed: Vec<&str> = stdout
         .split_whitespace()
         .filter_map(|w| w.strip_prefix("installed="))
         .collect();
     assert_eq!(installed, [url], "the env-built sink is found: {stdout}");
+    // The summary: at exit for the env-built sink, when it is dropped for
+    // the API's.
     let lines: Vec<&str> = stderr
         .lines()
-        .filter(|l| l.contains(": at exit: "))
+        .filter(|l| l.contains(": at exit: ") || l.contains(": shut down: "))
         .collect();
     assert!(lines.len() <= 1, "said once: {stderr}");
     let summary = lines.first().map(|l| {
         // "... at exit: exported E (L logs, S spans), failed F, dropped D"
+        // (or "shut down:")
         let num = |key: &str| -> u64 {
             let at = l.find(key).unwrap_or_else(|| panic!("{key} in {l}")) + key.len();
             l[at..]
@@ -152,6 +191,7 @@ fn run(url: &str) -> Run {
     });
     Run {
         took,
+        end,
         longest_call_us,
         summary,
         stderr,
@@ -176,30 +216,41 @@ fn every_fault_ends_in_time_with_every_record_accounted_for() {
         ("413", Fault::Status("HTTP/1.1 413 Too Large")),
         ("garbage", Fault::Garbage),
         ("5 s per request", Fault::Slow),
+        ("healthy", Fault::Healthy),
     ];
     let runs: Vec<_> = cases
         .iter()
-        .map(|&(name, fault)| {
+        .flat_map(|&(name, fault)| {
             let url = serve(fault);
-            (name, std::thread::spawn(move || run(&url)))
+            [Setup::Env, Setup::Api].map(|setup| {
+                let url = url.clone();
+                (name, setup, std::thread::spawn(move || run(&url, setup)))
+            })
         })
         .collect();
-    for (name, r) in runs {
-        let r = r.join().unwrap_or_else(|_| panic!("{name}"));
+    for (name, setup, r) in runs {
+        let r = r.join().unwrap_or_else(|_| panic!("{name} {setup:?}"));
         println!(
-            "{name:>16}: exit after {:>6.2?}, longest call {:>7} us, {:?}",
-            r.took, r.longest_call_us, r.summary
+            "{name:>16} {setup:?}: ran {:>6.2?}, last call to exit {:>6.2?}, longest call {:>7} us, \
+             (exported, failed, dropped) {:?}",
+            r.took, r.end, r.longest_call_us, r.summary
         );
-        let (exported, failed, dropped) = r
-            .summary
-            .unwrap_or_else(|| panic!("{name}: records were lost, and not said: {}", r.stderr));
+        let Some((exported, failed, dropped)) = r.summary else {
+            // Nothing lost: no summary line.
+            assert!(
+                matches!(name, "healthy" | "5 s per request"),
+                "{name}: records were lost, and not said: {}",
+                r.stderr
+            );
+            continue;
+        };
         assert_eq!(
             exported + failed + dropped,
             EMITTED,
             "{name}: exported + failed + dropped = emitted: {}",
             r.stderr
         );
-        if !matches!(name, "5 s per request") {
+        if !matches!(name, "5 s per request" | "healthy") {
             assert_eq!(exported, 0, "{name}: the collector took nothing");
         }
     }

@@ -153,13 +153,16 @@ fn wait_for(got: &Mutex<Received>, what: &str, done: impl Fn(&Received) -> bool)
 
 #[elide::timed(name = "rotel.stage", n)]
 fn stage(n: u64) {
+    // A record inside a nested scope: its span is this stage's.
+    elide::info!(stage = n, "in stage {n}");
     std::thread::sleep(Duration::from_millis(5 * n));
 }
 
 /// 10,000 records, scopes and counters through rotel: every record with
 /// its severity, body and typed attributes; spans with their parents; a
-/// record inside a scope with that span's trace and span ids (the others
-/// with none); counters as cumulative sums equal to `elide::counters()`;
+/// record inside a scope, and one inside each of its two nested scopes,
+/// with that span's trace and span ids as rotel passed the spans on (the
+/// others with none); counters as cumulative sums equal to `elide::counters()`;
 /// the resource.
 #[test]
 fn records_scopes_and_counters_arrive_through_rotel_intact() {
@@ -200,21 +203,40 @@ fn records_scopes_and_counters_arrive_through_rotel_intact() {
     elide::flush();
     elide::set_sinks([]);
     let s = sink.stats();
+    // And the two records inside the stages.
     assert_eq!(
         (s.logs, s.spans, s.failed, s.dropped),
-        (ALL, 3, 0, 0),
+        (ALL + 2, 3, 0, 0),
         "{s:?}"
     );
     let got = rx.got.clone();
     wait_for(&got, "every record, span and counter", |g| {
-        g.logs.len() as u64 == ALL
+        g.logs.len() as u64 == ALL + 2
             && g.spans.len() == 3
             && g.counters.contains_key("rotel.test.hits")
     });
     let g = got.lock().unwrap();
     let root = g.spans.iter().find(|s| s.name == "rotel.task").unwrap();
     let mut seen = vec![false; ALL as usize];
+    let mut in_stages = 0;
     for (_, l) in &g.logs {
+        if let Some(any_value::Value::IntValue(n)) = attr(&l.attributes, "stage") {
+            let stage = g
+                .spans
+                .iter()
+                .find(|s| {
+                    s.name == "rotel.stage"
+                        && attr(&s.attributes, "n") == Some(&any_value::Value::IntValue(*n))
+                })
+                .unwrap_or_else(|| panic!("the span of stage {n}"));
+            assert_eq!(
+                (&l.trace_id, &l.span_id),
+                (&stage.trace_id, &stage.span_id),
+                "the record inside stage {n}"
+            );
+            in_stages += 1;
+            continue;
+        }
         let i = match attr(&l.attributes, "seq") {
             Some(any_value::Value::IntValue(i)) => *i as u64,
             other => panic!("seq: {other:?}"),
@@ -252,6 +274,7 @@ fn records_scopes_and_counters_arrive_through_rotel_intact() {
         }
     }
     assert!(seen.iter().all(|s| *s));
+    assert_eq!(in_stages, 2);
     assert!(root.parent_span_id.is_empty());
     for s in g.spans.iter().filter(|s| s.name == "rotel.stage") {
         assert_eq!(

@@ -8,7 +8,8 @@
 //!   outside the timed region so every round starts with an empty queue;
 //! - `burst LIB ENDPOINT N THREADS`: N calls spread over THREADS threads as
 //!   fast as they go, then a flush; prints when it started (Unix ns), for
-//!   the harness to compare with the receiver's last arrival;
+//!   the harness to compare with the receiver's last arrival, and its peak
+//!   resident set;
 //! - `count LIB ENDPOINT N`: N calls in the loop callgrind collects inside.
 //!
 //! Every mode ends with a line `lost ...`: what the exporter says it lost.
@@ -66,6 +67,9 @@ pub(crate) fn run(args: &[String]) {
             }
             ex.flush();
             println!("start {}", unix_ns(start));
+            if let Some(kb) = peak_rss_kb() {
+                println!("rss_kb {kb}");
+            }
         }
         "count" => {
             ex.hot()(num(3));
@@ -75,6 +79,13 @@ pub(crate) fn run(args: &[String]) {
     }
     println!("lost {}", ex.lost());
     ex.shutdown();
+}
+
+/// The process's peak resident set (Linux: `VmHWM` of /proc/self/status).
+fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 pub(crate) fn unix_ns(t: SystemTime) -> u128 {

@@ -2,7 +2,8 @@
 //! the one call site both measure: `info!("task {} done in {} us", id, us)`.
 //!
 //! - elide: [`OtlpSink`] with its defaults (65,536-record queue, `Block`,
-//!   batches of 512), installed as the only sink at level Info.
+//!   batches of 512), installed as the only sink at level Info; `elide-all`
+//!   the same with its optional `code.*` and `thread.*` attributes on.
 //! - peer: `tracing` with `opentelemetry-appender-tracing`'s layer as the
 //!   global subscriber, into `opentelemetry_sdk`'s `BatchLogProcessor`
 //!   (its own background thread, batches of 512) and `opentelemetry-otlp`'s
@@ -48,10 +49,13 @@ impl Exporter {
     /// Installs `lib`'s exporter (`elide` or `peer`) towards `endpoint`.
     pub(crate) fn install(lib: &str, endpoint: &str) -> Exporter {
         match lib {
-            "elide" => {
+            "elide" | "elide-all" => {
+                let all = lib == "elide-all";
                 let sink = Arc::new(
                     OtlpSink::builder(endpoint)
                         .service_name("elide-bench-otlp")
+                        .code_attributes(all)
+                        .thread_attributes(all)
                         .build()
                         .expect("elide's OtlpSink"),
                 );
@@ -119,7 +123,18 @@ impl Exporter {
     pub(crate) fn flush(&self) {
         match self {
             Exporter::Elide(_) => elide::flush(),
-            Exporter::Peer(p) => p.force_flush().expect("peer flush"),
+            // Its flush gives up after a fixed 5 s (the processor goes on
+            // exporting): under callgrind, on a loaded machine, a burst
+            // takes longer; asked again until it is done.
+            Exporter::Peer(p) => {
+                for _ in 0..60 {
+                    match p.force_flush() {
+                        Err(opentelemetry_sdk::error::OTelSdkError::Timeout(_)) => continue,
+                        done => return done.expect("peer flush"),
+                    }
+                }
+                panic!("peer flush: not done after 60 tries")
+            }
         }
     }
 

@@ -21,7 +21,8 @@
 //!   size of one encoded record (elide adds thread and code attributes).
 //!
 //! `cargo run --release --manifest-path benches/otlp/Cargo.toml -- [--calls N]
-//! [--rounds R] [--records N] [--bursts K] [--no-callgrind]`
+//! [--rounds R] [--records N] [--bursts K] [--no-callgrind]`; `-- --serve`
+//! runs only the receiver (for profiling one child by hand).
 
 mod child;
 mod exporters;
@@ -44,6 +45,9 @@ const CG_CALLS: (u64, u64) = (2_000, 12_000);
 /// Burst lengths of the two whole-process callgrind runs.
 const CG_RECORDS: (u64, u64) = (10_000, 50_000);
 const LIBS: [(&str, &str); 2] = [("elide", "elide OtlpSink"), ("peer", "tracing + OTel SDK")];
+/// elide with its optional per-record attributes (`code.*`, `thread.*`).
+const ALL: &str = "elide-all";
+const ALL_NAME: &str = "elide, + code and thread attributes";
 
 struct Options {
     calls: u64,
@@ -59,6 +63,9 @@ fn main() {
         child::run(&args[1..]);
         return;
     }
+    if args.first().map(String::as_str) == Some("--serve") {
+        serve();
+    }
     let opts = parse(&args);
     if cfg!(debug_assertions) {
         eprintln!("warning: built without --release");
@@ -72,10 +79,13 @@ fn main() {
         eprintln!("valgrind not found: instructions per call are left out");
     }
 
-    let mut rows: Vec<(String, [String; 2], Option<f64>)> = Vec::new();
-    let mut push = |name: String, v: [f64; 2], fmt: fn(f64) -> String| {
+    // Per row: elide, the peer, and elide with all its attributes where
+    // measured; the ratio is elide / peer.
+    let mut rows: Vec<(String, [String; 3], Option<f64>)> = Vec::new();
+    let mut push = |name: String, v: [f64; 2], all: Option<f64>, fmt: fn(f64) -> String| {
         let ratio = (v[1] > 0.0).then(|| v[0] / v[1]);
-        rows.push((name, v.map(fmt), ratio));
+        let all = all.map_or("-".into(), fmt);
+        rows.push((name, [fmt(v[0]), fmt(v[1]), all], ratio));
     };
 
     if callgrind {
@@ -83,16 +93,19 @@ fn main() {
             eprintln!("callgrind {lib}");
             instructions(&me, lib, &endpoint, &got, false)
         });
-        push("caller: instructions per call".into(), ir, |v| {
+        push("caller: instructions per call".into(), ir, None, |v| {
             format!("{v:.0}")
         });
-        let all = LIBS.map(|(lib, _)| {
+        let whole = |lib: &str| {
             eprintln!("callgrind {lib}, whole process");
             instructions(&me, lib, &endpoint, &got, true)
-        });
+        };
+        let all = LIBS.map(|(lib, _)| whole(lib));
+        let full = whole(ALL);
         push(
             "export: instructions per record, all threads".into(),
             all,
+            Some(full),
             |v| format!("{v:.0}"),
         );
     }
@@ -110,21 +123,26 @@ fn main() {
             thousands(opts.calls)
         ),
         ns,
+        None,
         |v| format!("{v:.0}"),
     );
-    let mut bytes = [0.0; 2];
+    let mut bytes = [0.0; 3];
+    let mut rss = [0.0f64; 3];
     for threads in [1, 4] {
         // Bursts alternate between the libraries, so a change in machine
         // load hits both; the median is shown.
-        let mut rates = [Vec::new(), Vec::new()];
+        let mut rates = [Vec::new(), Vec::new(), Vec::new()];
+        let libs = [LIBS[0].0, LIBS[1].0, ALL];
         for _ in 0..opts.bursts {
-            for (i, (lib, _)) in LIBS.iter().enumerate() {
+            for (i, lib) in libs.iter().enumerate() {
                 eprintln!("burst     {lib}, {threads} threads");
-                let (rate, b) = throughput(&me, lib, &endpoint, &got, opts.records, threads);
-                rates[i].push(rate);
-                bytes[i] = b;
+                let b = throughput(&me, lib, &endpoint, &got, opts.records, threads);
+                rates[i].push(b.rate);
+                bytes[i] = b.bytes;
+                rss[i] = rss[i].max(b.rss_mb);
             }
         }
+        let [a, b, c] = rates.map(median);
         push(
             format!(
                 "export: records/s end to end, {} records, {threads} thread{} (median of {})",
@@ -132,24 +150,58 @@ fn main() {
                 if threads == 1 { "" } else { "s" },
                 opts.bursts
             ),
-            rates.map(median),
+            [a, b],
+            Some(c),
             |v| thousands(v as u64),
         );
     }
-    push("payload: bytes per encoded LogRecord".into(), bytes, |v| {
-        format!("{v:.0}")
-    });
+    push(
+        "payload: bytes per encoded LogRecord".into(),
+        [bytes[0], bytes[1]],
+        Some(bytes[2]),
+        |v| format!("{v:.0}"),
+    );
+    push(
+        "peak RSS of the process, MB (largest over the bursts)".into(),
+        [rss[0], rss[1]],
+        Some(rss[2]),
+        |v| format!("{v:.1}"),
+    );
     rx.stop();
 
     println!(
         "OTLP export, one run, {} CPUs, release build (fat LTO); receiver on loopback.\n",
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
-    println!("| row | {} | {} | elide / peer |", LIBS[0].1, LIBS[1].1);
-    println!("|---|---:|---:|---:|");
-    for (name, [a, b], ratio) in rows {
+    println!(
+        "| row | {} | {} | elide / peer | {} |",
+        LIBS[0].1, LIBS[1].1, ALL_NAME
+    );
+    println!("|---|---:|---:|---:|---:|");
+    for (name, [a, b, all], ratio) in rows {
         let r = ratio.map_or("-".into(), |r| format!("{r:.2}"));
-        println!("| {name} | {a} | {b} | {r} |");
+        println!("| {name} | {a} | {b} | {r} | {all} |");
+    }
+}
+
+/// `--serve`: only the receiver, for profiling a child by hand
+/// (`valgrind --tool=callgrind elide-bench-otlp --child burst elide URL N 1`):
+/// prints its endpoint, then every 2 s how many records it took.
+fn serve() -> ! {
+    let got: Arc<Mutex<Received>> = Arc::default();
+    let rx = Receiver::start(0, got.clone());
+    println!("{}", rx.endpoint());
+    loop {
+        std::thread::sleep(Duration::from_secs(2));
+        let g = std::mem::take(&mut *got.lock().unwrap());
+        if !g.logs.is_empty() {
+            let bytes: usize = g.logs.iter().map(|(_, l)| l.encoded_len()).sum();
+            println!(
+                "{} records, {} bytes each",
+                g.logs.len(),
+                bytes / g.logs.len()
+            );
+        }
     }
 }
 
@@ -239,8 +291,17 @@ fn check_delivered(lib: &str, got: &Mutex<Received>, expected: u64, out: &str) -
     g
 }
 
-/// Records per second from the burst's start to the last arrival, and the
-/// mean size of one encoded log record (the attributes each library adds).
+/// What one burst measured.
+struct Burst {
+    /// Records per second from the burst's start to the last arrival.
+    rate: f64,
+    /// The mean size of one encoded log record (the attributes each
+    /// library adds).
+    bytes: f64,
+    /// The child's peak resident set, MB.
+    rss_mb: f64,
+}
+
 fn throughput(
     me: &Path,
     lib: &str,
@@ -248,19 +309,26 @@ fn throughput(
     got: &Mutex<Received>,
     records: u64,
     threads: u64,
-) -> (f64, f64) {
+) -> Burst {
     let out = run_child(me, &["burst", lib, endpoint], &[records, threads]);
     let g = check_delivered(lib, got, child::WARM + records, &out);
     let start: u128 = out
         .lines()
         .find_map(|l| l.strip_prefix("start ")?.parse().ok())
         .expect("the child prints its start");
+    let rss_kb: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("rss_kb ")?.parse().ok())
+        .unwrap_or(0.0);
     let end = g.last_logs.map_or(0, child::unix_ns);
     let secs = end.saturating_sub(start) as f64 / 1e9;
     let bytes: usize = g.logs.iter().map(|(_, l)| l.encoded_len()).sum();
     let n = g.logs.len().max(1);
-    let rate = (n as u64).saturating_sub(child::WARM) as f64 / secs;
-    (rate, bytes as f64 / n as f64)
+    Burst {
+        rate: (n as u64).saturating_sub(child::WARM) as f64 / secs,
+        bytes: bytes as f64 / n as f64,
+        rss_mb: rss_kb / 1024.0,
+    }
 }
 
 /// Instructions of `lib` under callgrind for `n` calls: inside the loop

@@ -329,6 +329,43 @@ pub(crate) static LOG_DIR: Key<Shown<PathBuf>> = Key {
     },
 };
 
+/// `LOG_OTLP_ATTRS`: what an OTLP exporter built from the environment
+/// adds to every record beyond its fields.
+pub(crate) static LOG_OTLP_ATTRS: Key<String> = Key {
+    name: "LOG_OTLP_ATTRS",
+    scope: Scope::Process,
+    parse: |s, _| parse_otlp_attrs(s),
+    doc: Doc {
+        meaning: "the attributes the `otlp` target of `LOG_TGT` adds to every record and span \
+                  beyond its fields (cargo feature `otlp`)",
+        values: "comma list of `code` (`code.namespace`, `code.filepath`, `code.lineno`) and \
+                 `thread` (`thread.id`, `thread.name`); `all`; `none`",
+        default: "`none`",
+    },
+};
+
+/// `LOG_OTLP_ATTRS`'s value: `code`, `thread`, both (`code,thread`) or
+/// `none`.
+fn parse_otlp_attrs(s: &str) -> Result<String, String> {
+    let (mut code, mut thread) = (false, false);
+    for word in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+        match word.to_ascii_lowercase().as_str() {
+            "code" => code = true,
+            "thread" => thread = true,
+            "all" => (code, thread) = (true, true),
+            "none" => {}
+            _ => return Err(format!("{word:?} is not code, thread, all or none")),
+        }
+    }
+    Ok(match (code, thread) {
+        (true, true) => "code,thread",
+        (true, false) => "code",
+        (false, true) => "thread",
+        (false, false) => "none",
+    }
+    .to_owned())
+}
+
 /// `RUST_LOG`: `env_logger` directives, the last fallback of a level.
 pub(crate) static RUST_LOG: Key<String> = Key {
     name: "RUST_LOG",
@@ -545,7 +582,7 @@ pub(crate) static CLICOLOR_FORCE: Key<String> = Key {
 };
 
 /// Every key elide reads, in the guide's order.
-pub(crate) static KEYS: [&dyn AnyKey; 32] = [
+pub(crate) static KEYS: [&dyn AnyKey; 33] = [
     &LOG_LVL,
     &VERBOSE,
     &DEBUG,
@@ -576,6 +613,7 @@ pub(crate) static KEYS: [&dyn AnyKey; 32] = [
     &OTEL_TRACES_CERTIFICATE,
     &OTEL_METRICS_CERTIFICATE,
     &OTEL_SDK_DISABLED,
+    &LOG_OTLP_ATTRS,
     &NO_COLOR,
     &CLICOLOR_FORCE,
 ];

@@ -37,10 +37,23 @@ pub(crate) fn vars(snap: &EnvSnapshot) -> OtelVars {
     }
 }
 
-/// The builder of an `otlp` target, from the process's snapshot.
+/// The builder of an `otlp` target, from the process's snapshot: the
+/// `OTEL_*` variables and `LOG_OTLP_ATTRS`.
 pub(crate) fn builder(endpoint: Option<&str>) -> OtlpSinkBuilder {
-    let vars = vars(config::read().snapshot());
-    builder_from_vars(endpoint, vars, warn)
+    let cfg = config::read();
+    let snap = cfg.snapshot();
+    let attrs = env::otlp_attrs(snap, cfg.root().as_deref());
+    env::report(&attrs);
+    let (code, thread) = extra(&attrs.value);
+    builder_from_vars(endpoint, vars(snap), warn)
+        .code_attributes(code)
+        .thread_attributes(thread)
+}
+
+/// `LOG_OTLP_ATTRS`'s parsed value: (code, thread).
+fn extra(value: &str) -> (bool, bool) {
+    let has = |w| value.split(',').any(|v| v == w);
+    (has("code"), has("thread"))
 }
 
 impl OtlpSink {
@@ -53,7 +66,10 @@ impl OtlpSink {
     /// another value gives a warning and http/protobuf is used),
     /// `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME` and
     /// `OTEL_RESOURCE_ATTRIBUTES` (`k=v,..`; malformed items are warned
-    /// about and skipped).
+    /// about and skipped), the other `OTEL_EXPORTER_OTLP_*` variables of the
+    /// guide's table, and `LOG_OTLP_ATTRS` (`code`, `thread`: the
+    /// [`code_attributes`](OtlpSinkBuilder::code_attributes) and
+    /// [`thread_attributes`](OtlpSinkBuilder::thread_attributes) options).
     pub fn builder_from_env(endpoint: Option<&str>) -> OtlpSinkBuilder {
         super::ensure();
         builder(endpoint)
@@ -168,6 +184,25 @@ mod tests {
         ]);
         assert!(s.get("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL").is_some());
         assert!(s.get("OTEL_UNRELATED").is_none());
+    }
+
+    /// `LOG_OTLP_ATTRS` names the extra attributes (any order and case,
+    /// `all`, `none`); another word is rejected with a warning and none
+    /// are added.
+    #[test]
+    fn log_otlp_attrs_turns_on_code_and_thread_attributes() {
+        use crate::env::keys::LOG_OTLP_ATTRS;
+        let read = |v: &str| {
+            let s = snap(&[("RADICAL_DEFAULT_LOG_OTLP_ATTRS", v)]);
+            let d = LOG_OTLP_ATTRS.resolve(&s, &[], &s.ctx(), "none".into());
+            (extra(&d.value), d.warnings().len())
+        };
+        assert_eq!(read("code"), ((true, false), 0));
+        assert_eq!(read(" Thread "), ((false, true), 0));
+        assert_eq!(read("thread,code"), ((true, true), 0));
+        assert_eq!(read("all"), ((true, true), 0));
+        assert_eq!(read("none"), ((false, false), 0));
+        assert_eq!(read("lines"), ((false, false), 1));
     }
 
     /// A blank variable counts as unset.

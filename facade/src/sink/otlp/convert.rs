@@ -1,14 +1,15 @@
-//! Records to OTLP messages: log records, telemetry events, scope spans and
-//! counter samples.
+//! Records to OTLP messages: log records, telemetry events and scope spans,
+//! each encoded once into its protobuf bytes ([`wire`](super::wire)); the
+//! exporter puts those bytes into requests as they are.
 
+use std::cell::RefCell;
+use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use opentelemetry_proto::tonic::common::v1::{
-    any_value, AnyValue, ArrayValue, KeyValue, KeyValueList,
+use super::wire::{
+    self, bytes, fixed64, kv_int, kv_str, nested, uint, ANY_ARRAY, ANY_BOOL, ANY_DOUBLE, ANY_INT,
+    ANY_KVLIST, ANY_STRING, KV_KEY, KV_VALUE, LIST_VALUES,
 };
-use opentelemetry_proto::tonic::logs::v1::LogRecord;
-use opentelemetry_proto::tonic::trace::v1::{span, Span};
-
 use crate::metadata::Kind;
 use crate::record::Record;
 use crate::scope_names::{
@@ -18,23 +19,57 @@ use crate::trace_ids;
 use crate::value::{Value, Visit};
 use crate::Level;
 
-/// What one record becomes.
+/// What one record becomes: its target (the instrumentation scope) and
+/// its encoded message.
 pub(crate) enum Item {
-    /// A log record (logs, check failures, telemetry events), with its
-    /// target (the instrumentation scope).
-    Log(&'static str, LogRecord),
-    /// A closed timed scope.
-    Span(&'static str, Span),
+    /// A `LogRecord` (logs, check failures, telemetry events).
+    Log(&'static str, Vec<u8>),
+    /// A `Span`: a closed timed scope.
+    Span(&'static str, Vec<u8>),
     /// A scope's start event: the span is built from the stop event.
     Skip,
 }
+
+/// The attributes sent with every record beyond its fields, off by
+/// default: they repeat on every record what the backend mostly does not
+/// need ([`OtlpSinkBuilder::code_attributes`](super::OtlpSinkBuilder::code_attributes),
+/// [`thread_attributes`](super::OtlpSinkBuilder::thread_attributes)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Extra {
+    /// `code.namespace`, `code.filepath`, `code.lineno`.
+    pub(crate) code: bool,
+    /// `thread.id`, `thread.name`.
+    pub(crate) thread: bool,
+}
+
+// `LogRecord`'s fields.
+const LOG_TIME: u8 = 1;
+const LOG_SEVERITY: u8 = 2;
+const LOG_SEVERITY_TEXT: u8 = 3;
+const LOG_BODY: u8 = 5;
+const LOG_ATTRIBUTES: u8 = 6;
+const LOG_TRACE_ID: u8 = 9;
+const LOG_SPAN_ID: u8 = 10;
+const LOG_OBSERVED_TIME: u8 = 11;
+const LOG_EVENT_NAME: u8 = 12;
+// `Span`'s.
+const SPAN_TRACE_ID: u8 = 1;
+const SPAN_ID: u8 = 2;
+const SPAN_PARENT_ID: u8 = 4;
+const SPAN_NAME: u8 = 5;
+const SPAN_KIND: u8 = 6;
+const SPAN_START: u8 = 7;
+const SPAN_END: u8 = 8;
+const SPAN_ATTRIBUTES: u8 = 9;
+/// `SpanKind::Internal`.
+const KIND_INTERNAL: u64 = 1;
 
 pub(crate) fn nanos(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
-fn severity(level: Level) -> (i32, &'static str) {
+fn severity(level: Level) -> (u64, &'static str) {
     // OTLP SeverityNumber: TRACE=1, DEBUG=5, INFO=9, WARN=13, ERROR=17.
     match level {
         Level::Error => (17, "ERROR"),
@@ -45,131 +80,118 @@ fn severity(level: Level) -> (i32, &'static str) {
     }
 }
 
-fn string(s: impl Into<String>) -> Option<AnyValue> {
-    Some(AnyValue {
-        value: Some(any_value::Value::StringValue(s.into())),
-    })
+/// Writes a field value as the content of an OTLP `AnyValue`: integers
+/// stay integers while they fit an `i64`, floats and bools keep their
+/// kind, everything else is text.
+struct AnyOut<'a>(&'a mut Vec<u8>);
+
+impl AnyOut<'_> {
+    fn int_or_text(&mut self, n: Option<i64>, text: &dyn std::fmt::Display) {
+        match n {
+            Some(n) => uint(self.0, ANY_INT, n as u64),
+            None => self.display(text),
+        }
+    }
 }
 
-fn int(n: i64) -> Option<AnyValue> {
-    Some(AnyValue {
-        value: Some(any_value::Value::IntValue(n)),
-    })
-}
-
-/// A field value as an OTLP value: integers stay integers while they fit
-/// an `i64`, floats and bools keep their kind, everything else is text.
-struct ToAny(Option<any_value::Value>);
-
-impl Visit for ToAny {
+impl Visit for AnyOut<'_> {
     fn i64(&mut self, v: i64) {
-        self.0 = Some(any_value::Value::IntValue(v));
+        uint(self.0, ANY_INT, v as u64);
     }
     fn u64(&mut self, v: u64) {
-        self.0 = Some(match i64::try_from(v) {
-            Ok(n) => any_value::Value::IntValue(n),
-            Err(_) => any_value::Value::StringValue(v.to_string()),
-        });
+        self.int_or_text(i64::try_from(v).ok(), &v);
     }
     fn i128(&mut self, v: i128) {
-        self.0 = Some(match i64::try_from(v) {
-            Ok(n) => any_value::Value::IntValue(n),
-            Err(_) => any_value::Value::StringValue(v.to_string()),
-        });
+        self.int_or_text(i64::try_from(v).ok(), &v);
     }
     fn u128(&mut self, v: u128) {
-        self.0 = Some(match i64::try_from(v) {
-            Ok(n) => any_value::Value::IntValue(n),
-            Err(_) => any_value::Value::StringValue(v.to_string()),
-        });
+        self.int_or_text(i64::try_from(v).ok(), &v);
     }
     fn f64(&mut self, v: f64) {
-        self.0 = Some(any_value::Value::DoubleValue(v));
+        fixed64(self.0, ANY_DOUBLE, v.to_bits());
     }
     fn bool(&mut self, v: bool) {
-        self.0 = Some(any_value::Value::BoolValue(v));
+        uint(self.0, ANY_BOOL, u64::from(v));
+    }
+    fn str(&mut self, v: &str) {
+        bytes(self.0, ANY_STRING, v.as_bytes());
     }
     fn display(&mut self, v: &dyn std::fmt::Display) {
-        self.0 = Some(any_value::Value::StringValue(v.to_string()));
+        nested(self.0, ANY_STRING, |b| {
+            let _ = write!(wire::Text(b), "{v}");
+        });
     }
     fn debug(&mut self, v: &dyn std::fmt::Debug) {
-        self.0 = Some(any_value::Value::StringValue(crate::format::otlp_string(
-            format!("{v:?}"),
-        )));
+        let text = crate::format::otlp_string(format!("{v:?}"));
+        bytes(self.0, ANY_STRING, text.as_bytes());
     }
 }
 
-fn any(v: &Value<'_>) -> Option<AnyValue> {
-    let mut a = ToAny(None);
-    v.visit(&mut a);
-    Some(AnyValue { value: a.0 })
+/// A `KeyValue` field: `k` and the value `v`.
+fn kv(b: &mut Vec<u8>, field: u8, k: &str, v: &Value<'_>) {
+    nested(b, field, |b| {
+        bytes(b, KV_KEY, k.as_bytes());
+        nested(b, KV_VALUE, |b| v.visit(&mut AnyOut(b)));
+    });
 }
 
-pub(crate) fn kv(key: &str, value: Option<AnyValue>) -> KeyValue {
-    KeyValue {
-        key: key.to_owned(),
-        value,
-        ..Default::default()
+/// The record's fields, except `skip`, then the extra attributes asked
+/// for, as `field`s of `KeyValue`.
+fn attributes(b: &mut Vec<u8>, field: u8, r: &Record<'_>, skip: &[&str], extra: Extra) {
+    for (k, v) in r.fields() {
+        if !skip.contains(k) {
+            kv(b, field, k, v);
+        }
     }
-}
-
-/// The record's fields, except `skip`, then thread and code location.
-fn attributes(r: &Record<'_>, skip: &[&str]) -> Vec<KeyValue> {
-    let mut out: Vec<KeyValue> = r
-        .fields()
-        .iter()
-        .filter(|(k, _)| !skip.contains(k))
-        .map(|(k, v)| kv(k, any(v)))
-        .collect();
-    let thread = r.thread();
-    out.push(kv(
-        "thread.id",
-        int(i64::try_from(thread.id).unwrap_or(i64::MAX)),
-    ));
-    if let Some(name) = thread.name {
-        out.push(kv("thread.name", string(name)));
+    if extra.thread {
+        let thread = r.thread();
+        kv_int(
+            b,
+            field,
+            "thread.id",
+            i64::try_from(thread.id).unwrap_or(i64::MAX),
+        );
+        if let Some(name) = &thread.name {
+            kv_str(b, field, "thread.name", name);
+        }
     }
-    let m = r.metadata();
-    out.push(kv("code.namespace", string(m.module_path())));
-    out.push(kv("code.filepath", string(m.file())));
-    out.push(kv("code.lineno", int(i64::from(m.line()))));
-    out
+    if extra.code {
+        let m = r.metadata();
+        kv_str(b, field, "code.namespace", m.module_path());
+        kv_str(b, field, "code.filepath", m.file());
+        kv_int(b, field, "code.lineno", i64::from(m.line()));
+    }
 }
 
 /// The record's span chain as the attribute `spans`, as the JSON layout
 /// writes it: an array, outermost first, of `{name, fields: {..}}`.
-fn span_chain(r: &Record<'_>) -> Option<KeyValue> {
-    let chain = r.span()?.chain();
-    let spans = chain.into_iter().map(|s| {
-        let fields = s
-            .fields()
-            .iter()
-            .map(|(k, v)| kv(k, any(&v.as_value())))
-            .collect();
-        AnyValue {
-            value: Some(any_value::Value::KvlistValue(KeyValueList {
-                values: vec![
-                    kv("name", string(s.name())),
-                    kv(
-                        "fields",
-                        Some(AnyValue {
-                            value: Some(any_value::Value::KvlistValue(KeyValueList {
-                                values: fields,
-                            })),
-                        }),
-                    ),
-                ],
-            })),
-        }
+fn span_chain(b: &mut Vec<u8>, r: &Record<'_>) {
+    let Some(span) = r.span() else { return };
+    let chain = span.chain();
+    nested(b, LOG_ATTRIBUTES, |b| {
+        bytes(b, KV_KEY, b"spans");
+        nested(b, KV_VALUE, |b| {
+            nested(b, ANY_ARRAY, |b| {
+                for s in chain {
+                    nested(b, LIST_VALUES, |b| {
+                        nested(b, ANY_KVLIST, |b| {
+                            kv_str(b, LIST_VALUES, "name", s.name());
+                            nested(b, LIST_VALUES, |b| {
+                                bytes(b, KV_KEY, b"fields");
+                                nested(b, KV_VALUE, |b| {
+                                    nested(b, ANY_KVLIST, |b| {
+                                        for (k, v) in s.fields() {
+                                            kv(b, LIST_VALUES, k, &v.as_value());
+                                        }
+                                    });
+                                });
+                            });
+                        });
+                    });
+                }
+            });
+        });
     });
-    Some(kv(
-        "spans",
-        Some(AnyValue {
-            value: Some(any_value::Value::ArrayValue(ArrayValue {
-                values: spans.collect(),
-            })),
-        }),
-    ))
 }
 
 fn u64_field(r: &Record<'_>, name: &str) -> Option<u64> {
@@ -187,16 +209,44 @@ pub(crate) struct Ids {
 }
 
 impl Ids {
-    fn span(self, id: u64) -> Vec<u8> {
-        trace_ids::span_id(self.salt, id).to_vec()
+    fn span(self, id: u64) -> [u8; 8] {
+        trace_ids::span_id(self.salt, id)
     }
-    fn trace(self, root: u64) -> Vec<u8> {
-        trace_ids::trace_id(self.salt, root).to_vec()
+    fn trace(self, root: u64) -> [u8; 16] {
+        trace_ids::trace_id(self.salt, root)
     }
 }
 
+/// The record's message, rendered into a buffer the (writer) thread
+/// keeps, handed to `f`.
+fn with_message<R>(r: &Record<'_>, f: impl FnOnce(&str) -> R) -> R {
+    thread_local! {
+        static TEXT: RefCell<String> = const { RefCell::new(String::new()) };
+    }
+    if let Some(s) = r.args().as_str() {
+        return f(s);
+    }
+    TEXT.with(|t| match t.try_borrow_mut() {
+        Ok(mut text) => {
+            text.clear();
+            r.write_message(&mut text);
+            let out = f(&text);
+            if text.capacity() > 1 << 16 {
+                *text = String::new();
+            }
+            out
+        }
+        // A message whose value logs from its `Display`.
+        Err(_) => {
+            let mut text = String::new();
+            r.write_message(&mut text);
+            f(&text)
+        }
+    })
+}
+
 /// Converts one record.
-pub(crate) fn convert(r: &Record<'_>, ids: Ids) -> Item {
+pub(crate) fn convert(r: &Record<'_>, ids: Ids, extra: Extra) -> Item {
     let m = r.metadata();
     if m.kind() == Kind::Telemetry {
         if let Some(id) = u64_field(r, SCOPE_FIELD) {
@@ -209,22 +259,19 @@ pub(crate) fn convert(r: &Record<'_>, ids: Ids) -> Item {
             ) {
                 let end = nanos(r.time());
                 let trace = u64_field(r, TRACE_FIELD).unwrap_or(id);
-                let parent = u64_field(r, PARENT_FIELD).map(|p| ids.span(p));
+                let mut b = Vec::with_capacity(96 + 32 * r.fields().len());
+                bytes(&mut b, SPAN_TRACE_ID, &ids.trace(trace));
+                bytes(&mut b, SPAN_ID, &ids.span(id));
+                if let Some(p) = u64_field(r, PARENT_FIELD) {
+                    bytes(&mut b, SPAN_PARENT_ID, &ids.span(p));
+                }
+                bytes(&mut b, SPAN_NAME, name.as_bytes());
+                uint(&mut b, SPAN_KIND, KIND_INTERNAL);
+                fixed64(&mut b, SPAN_START, end.saturating_sub(ns));
+                fixed64(&mut b, SPAN_END, end);
                 let skip = [SCOPE_FIELD, PARENT_FIELD, TRACE_FIELD, DURATION_FIELD];
-                return Item::Span(
-                    m.target(),
-                    Span {
-                        trace_id: ids.trace(trace),
-                        span_id: ids.span(id),
-                        parent_span_id: parent.unwrap_or_default(),
-                        name: name.to_owned(),
-                        kind: span::SpanKind::Internal as i32,
-                        start_time_unix_nano: end.saturating_sub(ns),
-                        end_time_unix_nano: end,
-                        attributes: attributes(r, &skip),
-                        ..Default::default()
-                    },
-                );
+                attributes(&mut b, SPAN_ATTRIBUTES, r, &skip, extra);
+                return Item::Span(m.target(), b);
             }
         }
     }
@@ -232,38 +279,31 @@ pub(crate) fn convert(r: &Record<'_>, ids: Ids) -> Item {
         Kind::Check => (17, "ERROR"),
         _ => severity(r.level()),
     };
-    let event_name = match m.kind() {
-        Kind::Telemetry => m.name().to_owned(),
-        _ => String::new(),
-    };
+    let mut b = Vec::with_capacity(96 + 32 * r.fields().len());
+    // The caller's time is when the record was made, and also when
+    // OpenTelemetry first saw it (the observed time, as the data model
+    // has it for records that start in an OpenTelemetry API).
+    let time = nanos(r.time());
+    fixed64(&mut b, LOG_TIME, time);
+    fixed64(&mut b, LOG_OBSERVED_TIME, time);
+    uint(&mut b, LOG_SEVERITY, number);
+    bytes(&mut b, LOG_SEVERITY_TEXT, text.as_bytes());
+    with_message(r, |message| {
+        nested(&mut b, LOG_BODY, |b| {
+            bytes(b, ANY_STRING, message.as_bytes())
+        });
+    });
+    attributes(&mut b, LOG_ATTRIBUTES, r, &[], extra);
+    span_chain(&mut b, r);
     // The span it was emitted in: the ids its span is exported with.
-    let (trace_id, span_id) = match r.scope_ids() {
-        Some((id, trace)) => (ids.trace(trace), ids.span(id)),
-        None => (Vec::new(), Vec::new()),
-    };
-    Item::Log(
-        m.target(),
-        LogRecord {
-            time_unix_nano: nanos(r.time()),
-            observed_time_unix_nano: nanos(SystemTime::now()),
-            severity_number: number,
-            severity_text: text.to_owned(),
-            body: string({
-                let mut m = String::new();
-                r.write_message(&mut m);
-                m
-            }),
-            attributes: {
-                let mut a = attributes(r, &[]);
-                a.extend(span_chain(r));
-                a
-            },
-            event_name,
-            trace_id,
-            span_id,
-            ..Default::default()
-        },
-    )
+    if let Some((id, trace)) = r.scope_ids() {
+        bytes(&mut b, LOG_TRACE_ID, &ids.trace(trace));
+        bytes(&mut b, LOG_SPAN_ID, &ids.span(id));
+    }
+    if m.kind() == Kind::Telemetry {
+        bytes(&mut b, LOG_EVENT_NAME, m.name().as_bytes());
+    }
+    Item::Log(m.target(), b)
 }
 
 #[cfg(test)]
@@ -273,9 +313,11 @@ mod tests {
     use opentelemetry_proto::tonic::common::v1::{
         any_value, AnyValue, ArrayValue, KeyValue, KeyValueList,
     };
-    use opentelemetry_proto::tonic::trace::v1::span;
+    use opentelemetry_proto::tonic::logs::v1::LogRecord;
+    use opentelemetry_proto::tonic::trace::v1::{span, Span};
+    use prost::Message;
 
-    use super::{convert, Ids, Item};
+    use super::{convert, Extra, Ids, Item};
     use crate::metadata::{Kind, Metadata};
     use crate::record::Record;
     use crate::value::{Field, Value};
@@ -330,6 +372,27 @@ mod tests {
     const IDS: Ids = Ids {
         salt: 0x0123_4567_89ab_cdef,
     };
+    /// Thread and code attributes on.
+    const ALL: Extra = Extra {
+        code: true,
+        thread: true,
+    };
+
+    /// A log record's target and its bytes decoded with the official types.
+    fn log(item: Item) -> (&'static str, LogRecord) {
+        match item {
+            Item::Log(target, b) => (target, LogRecord::decode(&b[..]).expect("a LogRecord")),
+            _ => panic!("a log record"),
+        }
+    }
+
+    /// [`log`] for spans.
+    fn span_of(item: Item) -> (&'static str, Span) {
+        match item {
+            Item::Span(target, b) => (target, Span::decode(&b[..]).expect("a Span")),
+            _ => panic!("a span"),
+        }
+    }
     /// A record's time, in Unix nanoseconds.
     const AT: u64 = 1_700_000_000_000_000_007;
 
@@ -397,9 +460,7 @@ mod tests {
         );
         let fields = [("b", Value::U64(3))];
         let r = record(&META, Level::Info, &fields).with_span(Some(Arc::new(inner)));
-        let Item::Log(_, l) = convert(&r, Ids { salt: 1 }) else {
-            panic!("a log record")
-        };
+        let (_, l) = log(convert(&r, Ids { salt: 1 }, ALL));
         let span = |name: &str, b: i64| {
             value(any_value::Value::KvlistValue(KeyValueList {
                 values: attrs(vec![
@@ -443,13 +504,10 @@ mod tests {
             ("who", Value::Display(&"ann")),
             ("dbg", Value::Debug(&"x")),
         ];
-        let before = super::nanos(SystemTime::now());
-        let Item::Log(target, l) = convert(&record(&LOG, Level::Warn, &fields), IDS) else {
-            panic!("a log record becomes a log record")
-        };
+        let (target, l) = log(convert(&record(&LOG, Level::Warn, &fields), IDS, ALL));
         assert_eq!(target, "app::db");
         assert_eq!(l.time_unix_nano, AT);
-        assert!(l.observed_time_unix_nano >= before, "observed now");
+        assert_eq!(l.observed_time_unix_nano, AT, "observed when made");
         assert_eq!((l.severity_number, l.severity_text.as_str()), (13, "WARN"));
         assert_eq!(l.body, s("hello 1"));
         assert_eq!(l.event_name, "");
@@ -470,6 +528,85 @@ mod tests {
         assert_eq!(l.attributes, attrs(want));
     }
 
+    /// By default a record carries its fields only: no thread or code
+    /// attributes (each option adds its own), and nothing else changes.
+    #[test]
+    fn thread_and_code_attributes_are_opt_in() {
+        let fields: [Field<'_>; 1] = [("n", Value::I64(1))];
+        let r = record(&LOG, Level::Info, &fields);
+        let keys = |extra| {
+            let (_, l) = log(convert(&r, IDS, extra));
+            let keys: Vec<String> = l.attributes.into_iter().map(|a| a.key).collect();
+            keys
+        };
+        assert_eq!(keys(Extra::default()), ["n"]);
+        let thread = Extra {
+            thread: true,
+            code: false,
+        };
+        assert_eq!(keys(thread), ["n", "thread.id", "thread.name"]);
+        let code = Extra {
+            thread: false,
+            code: true,
+        };
+        assert_eq!(
+            keys(code),
+            ["n", "code.namespace", "code.filepath", "code.lineno"]
+        );
+        let (_, all) = log(convert(&r, IDS, ALL));
+        let (_, plain) = log(convert(&r, IDS, Extra::default()));
+        assert_eq!(
+            LogRecord {
+                attributes: Vec::new(),
+                ..all
+            },
+            LogRecord {
+                attributes: Vec::new(),
+                ..plain
+            }
+        );
+    }
+
+    /// A record made inside a scope carries the trace and span ids that
+    /// scope's span is exported with; outside any, none.
+    #[test]
+    fn a_record_in_a_scope_carries_its_spans_ids() {
+        let r = record(&LOG, Level::Info, &[]).with_scope_if(Some((5, 1)));
+        let (_, l) = log(convert(&r, IDS, Extra::default()));
+        assert_eq!(
+            (l.trace_id, l.span_id),
+            (IDS.trace(1).to_vec(), IDS.span(5).to_vec())
+        );
+        let (_, l) = log(convert(
+            &record(&LOG, Level::Info, &[]),
+            IDS,
+            Extra::default(),
+        ));
+        assert!(l.trace_id.is_empty() && l.span_id.is_empty());
+    }
+
+    /// A long message and long values (128 bytes and more: longer length
+    /// prefixes) arrive whole.
+    #[test]
+    fn long_messages_and_values_arrive_whole() {
+        static LONG: Metadata = Metadata::new(Kind::Log, Level::Info, "app", "app", "a.rs", 1, "");
+        let long = "y".repeat(1000);
+        let fields: [Field<'_>; 2] = [
+            ("text", Value::Display(&long)),
+            ("n", Value::U64(u64::from(u32::MAX))),
+        ];
+        let (_, l) = log(convert(
+            &Record::new(&LONG, Level::Info, format_args!("{long}"), &fields).with_time(at()),
+            IDS,
+            Extra::default(),
+        ));
+        assert_eq!(l.body, s(&long));
+        assert_eq!(
+            l.attributes,
+            attrs(vec![("text", s(&long)), ("n", i(i64::from(u32::MAX)))])
+        );
+    }
+
     /// OTLP severity numbers and texts of the five levels; a failed check
     /// is an error whatever its site's level.
     #[test]
@@ -481,14 +618,10 @@ mod tests {
             (Level::Debug, (5, "DEBUG")),
             (Level::Trace, (1, "TRACE")),
         ] {
-            let Item::Log(_, l) = convert(&record(&LOG, level, &[]), IDS) else {
-                panic!("a log record")
-            };
+            let (_, l) = log(convert(&record(&LOG, level, &[]), IDS, ALL));
             assert_eq!((l.severity_number, l.severity_text.as_str()), want);
         }
-        let Item::Log(_, l) = convert(&record(&CHECK, Level::Debug, &[]), IDS) else {
-            panic!("a log record")
-        };
+        let (_, l) = log(convert(&record(&CHECK, Level::Debug, &[]), IDS, ALL));
         assert_eq!((l.severity_number, l.severity_text.as_str()), (17, "ERROR"));
         assert_eq!(l.event_name, "", "only telemetry events are named");
     }
@@ -497,9 +630,7 @@ mod tests {
     #[test]
     fn a_telemetry_event_is_a_named_log_record() {
         let fields: [Field<'_>; 1] = [("state", Value::Str("DONE"))];
-        let Item::Log(target, l) = convert(&record(&EVENT, Level::Info, &fields), IDS) else {
-            panic!("a log record")
-        };
+        let (target, l) = log(convert(&record(&EVENT, Level::Info, &fields), IDS, ALL));
         assert_eq!((target, l.event_name.as_str()), ("app", "task.state"));
         assert_eq!((l.severity_number, l.time_unix_nano), (9, AT));
     }
@@ -510,9 +641,7 @@ mod tests {
     fn a_debug_string_is_the_string() {
         let (name, opt) = ("alice", Some("x"));
         let fields: [Field<'_>; 2] = [("user", Value::Debug(&name)), ("opt", Value::Debug(&opt))];
-        let Item::Log(_, l) = convert(&record(&LOG, Level::Info, &fields), IDS) else {
-            panic!("a log record")
-        };
+        let (_, l) = log(convert(&record(&LOG, Level::Info, &fields), IDS, ALL));
         let text = |i: usize| match &l.attributes[i].value {
             Some(AnyValue {
                 value: Some(any_value::Value::StringValue(s)),
@@ -531,7 +660,7 @@ mod tests {
     fn a_scope_becomes_a_span_at_its_stop_event() {
         let start: [Field<'_>; 1] = [("scope", Value::U64(5))];
         assert!(matches!(
-            convert(&record(&START, Level::Info, &start), IDS),
+            convert(&record(&START, Level::Info, &start), IDS, ALL),
             Item::Skip
         ));
         let stop: [Field<'_>; 5] = [
@@ -541,15 +670,20 @@ mod tests {
             ("duration_ns", Value::U64(2_000)),
             ("uid", Value::Str("task.000001")),
         ];
-        let Item::Span(target, sp) = convert(&record(&STOP, Level::Info, &stop), IDS) else {
-            panic!("a span")
-        };
+        let (target, sp) = span_of(convert(&record(&STOP, Level::Info, &stop), IDS, ALL));
         assert_eq!(target, "app");
         assert_eq!(sp.name, "stage");
         assert_eq!(sp.kind, span::SpanKind::Internal as i32);
         assert_eq!(sp.trace_id, IDS.trace(1));
         assert_eq!(sp.span_id, IDS.span(5));
         assert_eq!(sp.parent_span_id, IDS.span(3));
+        assert_eq!(sp.attributes.len(), 6, "the extra ones asked for");
+        let (_, plain) = span_of(convert(
+            &record(&STOP, Level::Info, &stop),
+            IDS,
+            Extra::default(),
+        ));
+        assert_eq!(plain.attributes, attrs(vec![("uid", s("task.000001"))]));
         assert_eq!(
             (sp.start_time_unix_nano, sp.end_time_unix_nano),
             (AT - 2_000, AT)
@@ -559,10 +693,11 @@ mod tests {
         assert_eq!(sp.attributes, attrs(want));
         // A root scope: its own trace, no parent.
         let root: [Field<'_>; 2] = [("scope", Value::U64(1)), ("duration_ns", Value::U64(9))];
-        let Item::Span(_, sp) = convert(&record(&STOP, Level::Info, &root), IDS) else {
-            panic!("a span")
-        };
-        assert_eq!((sp.trace_id, sp.parent_span_id), (IDS.trace(1), vec![]));
+        let (_, sp) = span_of(convert(&record(&STOP, Level::Info, &root), IDS, ALL));
+        assert_eq!(
+            (sp.trace_id, sp.parent_span_id),
+            (IDS.trace(1).to_vec(), vec![])
+        );
     }
 
     /// Trace ids are the salt then the root's id; span ids are 8 bytes,
@@ -571,8 +706,8 @@ mod tests {
     fn ids_are_salted_distinct_and_never_zero() {
         let mut want = IDS.salt.to_be_bytes().to_vec();
         want.extend_from_slice(&9u64.to_be_bytes());
-        assert_eq!(IDS.trace(9), want);
-        let spans: std::collections::HashSet<Vec<u8>> = (1..=1000).map(|id| IDS.span(id)).collect();
+        assert_eq!(IDS.trace(9).to_vec(), want);
+        let spans: std::collections::HashSet<[u8; 8]> = (1..=1000).map(|id| IDS.span(id)).collect();
         assert_eq!(spans.len(), 1000);
         assert!(spans
             .iter()

@@ -21,17 +21,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
-use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{InstrumentationScope, KeyValue};
-use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
 use opentelemetry_proto::tonic::metrics::v1::{
     metric, number_data_point, AggregationTemporality, Metric, NumberDataPoint, ResourceMetrics,
     ScopeMetrics, Sum,
 };
 use opentelemetry_proto::tonic::resource::v1::Resource;
-use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
 use prost::Message;
 
 use super::convert::{nanos, Item};
@@ -77,8 +73,8 @@ pub(crate) struct Counts {
 struct Pending {
     // Deques: a batch taken from the front does not move the rest (a
     // `Vec::drain(..k)` did, under the lock, for every batch).
-    logs: VecDeque<(&'static str, LogRecord)>,
-    spans: VecDeque<(&'static str, Span)>,
+    logs: VecDeque<(&'static str, Vec<u8>)>,
+    spans: VecDeque<(&'static str, Vec<u8>)>,
     /// Items taken by the thread and not yet sent or failed.
     in_flight: usize,
     /// A flush asked for everything now.
@@ -127,6 +123,8 @@ pub(crate) struct Exporter {
     room: Condvar,
     endpoint: Endpoint,
     resource: Resource,
+    /// `resource`, encoded once: every request carries it.
+    resource_bytes: Vec<u8>,
     settings: Settings,
     pub(crate) counts: Counts,
     started: SystemTime,
@@ -144,15 +142,17 @@ impl std::fmt::Debug for Exporter {
 
 impl Exporter {
     pub(crate) fn new(endpoint: Endpoint, resource: Vec<KeyValue>, settings: Settings) -> Exporter {
+        let resource = Resource {
+            attributes: resource,
+            ..Default::default()
+        };
         Exporter {
+            resource_bytes: resource.encode_to_vec(),
             pending: Mutex::new(Pending::default()),
             work: Condvar::new(),
             room: Condvar::new(),
             endpoint,
-            resource: Resource {
-                attributes: resource,
-                ..Default::default()
-            },
+            resource,
             settings,
             counts: Counts::default(),
             started: SystemTime::now(),
@@ -406,24 +406,24 @@ impl Exporter {
         }
     }
 
-    /// Sends a batch part; on 413 sends its halves.
-    fn send_part<T>(
+    /// Sends a batch part (its request: the resource, a scope per target,
+    /// the records' bytes); on 413 sends its halves.
+    fn send_part(
         &self,
-        part: Vec<T>,
+        part: &[(&'static str, Vec<u8>)],
         give_up: Option<Instant>,
-        encode: &dyn Fn(Vec<T>) -> (Vec<u8>, Vec<T>),
         counter: &AtomicU64,
         path: &'static str,
     ) {
         let n = part.len();
-        let (body, part) = encode(part);
+        let body = request(&self.resource_bytes, part);
         match self.send(path, &body, give_up) {
             Ok(()) => self.settle(true, counter, n, path, ""),
             Err(Failure::TooLarge(_)) if n > 1 => {
-                let mut first = part;
-                let second = first.split_off(n / 2);
-                self.send_part(first, give_up, encode, counter, path);
-                self.send_part(second, give_up, encode, counter, path);
+                drop(body);
+                let (first, second) = part.split_at(n / 2);
+                self.send_part(first, give_up, counter, path);
+                self.send_part(second, give_up, counter, path);
             }
             Err(Failure::TooLarge(why) | Failure::Final(why)) => {
                 self.settle(false, counter, n, path, &why)
@@ -431,64 +431,12 @@ impl Exporter {
         }
     }
 
-    fn send_logs(&self, logs: Vec<(&'static str, LogRecord)>, give_up: Option<Instant>) {
-        let encode = |logs| self.logs_body(logs);
-        self.send_part(logs, give_up, &encode, &self.counts.logs, "/v1/logs");
+    fn send_logs(&self, logs: Vec<(&'static str, Vec<u8>)>, give_up: Option<Instant>) {
+        self.send_part(&logs, give_up, &self.counts.logs, "/v1/logs");
     }
 
-    fn send_spans(&self, spans: Vec<(&'static str, Span)>, give_up: Option<Instant>) {
-        let encode = |spans| self.spans_body(spans);
-        self.send_part(spans, give_up, &encode, &self.counts.spans, "/v1/traces");
-    }
-
-    /// The request body of `logs`, one scope per target; and the records
-    /// back (moved, not copied: a 413 splits them).
-    fn logs_body(
-        &self,
-        logs: Vec<(&'static str, LogRecord)>,
-    ) -> (Vec<u8>, Vec<(&'static str, LogRecord)>) {
-        let mut by = group(logs);
-        let mut req = ExportLogsServiceRequest {
-            resource_logs: vec![ResourceLogs {
-                resource: Some(self.resource.clone()),
-                scope_logs: by
-                    .iter_mut()
-                    .map(|(t, v)| ScopeLogs {
-                        scope: Self::scope(t),
-                        log_records: std::mem::take(v),
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            }],
-        };
-        let body = req.encode_to_vec();
-        let scopes = req.resource_logs.pop().map(|r| r.scope_logs);
-        let back = ungroup(by, scopes.into_iter().flatten().map(|s| s.log_records));
-        (body, back)
-    }
-
-    /// [`logs_body`](Self::logs_body) for spans.
-    fn spans_body(&self, spans: Vec<(&'static str, Span)>) -> (Vec<u8>, Vec<(&'static str, Span)>) {
-        let mut by = group(spans);
-        let mut req = ExportTraceServiceRequest {
-            resource_spans: vec![ResourceSpans {
-                resource: Some(self.resource.clone()),
-                scope_spans: by
-                    .iter_mut()
-                    .map(|(t, v)| ScopeSpans {
-                        scope: Self::scope(t),
-                        spans: std::mem::take(v),
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            }],
-        };
-        let body = req.encode_to_vec();
-        let scopes = req.resource_spans.pop().map(|r| r.scope_spans);
-        let back = ungroup(by, scopes.into_iter().flatten().map(|s| s.spans));
-        (body, back)
+    fn send_spans(&self, spans: Vec<(&'static str, Vec<u8>)>, give_up: Option<Instant>) {
+        self.send_part(&spans, give_up, &self.counts.spans, "/v1/traces");
     }
 
     fn send_metrics(&self, totals: &BTreeMap<&'static str, u64>, give_up: Option<Instant>) -> bool {
@@ -661,24 +609,56 @@ fn gzip(body: &[u8]) -> Vec<u8> {
     z.finish().unwrap_or_default()
 }
 
-/// Items by target, in target order.
-fn group<T>(items: Vec<(&'static str, T)>) -> BTreeMap<&'static str, Vec<T>> {
-    let mut by: BTreeMap<&'static str, Vec<T>> = BTreeMap::new();
-    for (t, x) in items {
-        by.entry(t).or_default().push(x);
+/// The body of an `ExportLogsServiceRequest` or, the same fields,
+/// `ExportTraceServiceRequest`: one `ResourceLogs`/`ResourceSpans` with the
+/// resource (its encoded `Resource`) and a `ScopeLogs`/`ScopeSpans` per
+/// target, in target order, holding its records' encoded messages in
+/// their order. Sizes are computed first, so the body is written once.
+fn request(resource: &[u8], items: &[(&'static str, Vec<u8>)]) -> Vec<u8> {
+    use super::wire::{bytes, field_len, varint};
+    // Field 1 of the request, of the `Resource*` (resource) and of the
+    // `Scope*` (scope) and of `InstrumentationScope` (name); field 2 of
+    // `Resource*` (the scopes) and of `Scope*` (the records).
+    const FIRST: u8 = 1 << 3 | 2;
+    const SECOND: u8 = 2 << 3 | 2;
+    let one = items.first().map(|(t, _)| *t);
+    let groups: Vec<(&'static str, Vec<&[u8]>)> = match one {
+        // The same site's target is the same `&'static str`: its address
+        // says so before its text is compared.
+        Some(t) if items.iter().all(|(u, _)| std::ptr::eq(*u, t) || *u == t) => {
+            vec![(t, items.iter().map(|(_, b)| &b[..]).collect())]
+        }
+        _ => {
+            let mut by: BTreeMap<&'static str, Vec<&[u8]>> = BTreeMap::new();
+            for (t, b) in items {
+                by.entry(t).or_default().push(b);
+            }
+            by.into_iter().collect()
+        }
+    };
+    let scope_len = |t: &str, records: &[&[u8]]| {
+        field_len(field_len(t.len())) + records.iter().map(|r| field_len(r.len())).sum::<usize>()
+    };
+    let sizes: Vec<usize> = groups.iter().map(|(t, r)| scope_len(t, r)).collect();
+    let inner = field_len(resource.len()) + sizes.iter().map(|&n| field_len(n)).sum::<usize>();
+    let mut b = Vec::with_capacity(field_len(inner));
+    b.push(FIRST);
+    varint(&mut b, inner as u64);
+    b.push(FIRST);
+    varint(&mut b, resource.len() as u64);
+    b.extend_from_slice(resource);
+    for ((t, records), size) in groups.iter().zip(sizes) {
+        b.push(SECOND);
+        varint(&mut b, size as u64);
+        b.push(FIRST);
+        varint(&mut b, field_len(t.len()) as u64);
+        bytes(&mut b, 1, t.as_bytes());
+        for r in records {
+            bytes(&mut b, 2, r);
+        }
     }
-    by
-}
-
-/// The items of [`group`]'s targets back from their scopes (same order).
-fn ungroup<T>(
-    by: BTreeMap<&'static str, Vec<T>>,
-    scopes: impl Iterator<Item = Vec<T>>,
-) -> Vec<(&'static str, T)> {
-    by.into_keys()
-        .zip(scopes)
-        .flat_map(|(t, v)| v.into_iter().map(move |x| (t, x)))
-        .collect()
+    debug_assert_eq!(b.len(), field_len(inner));
+    b
 }
 
 /// `d` less a random part of its half: retries of many exporters spread.
@@ -698,6 +678,7 @@ mod tests {
 
     use opentelemetry_proto::tonic::logs::v1::LogRecord;
     use opentelemetry_proto::tonic::trace::v1::Span;
+    use prost::Message;
 
     use super::super::convert::Item;
     use super::super::stub::{wait_for, within, Stub, PATIENCE};
@@ -729,7 +710,8 @@ mod tests {
             LogRecord {
                 severity_text: format!("r{n}"),
                 ..Default::default()
-            },
+            }
+            .encode_to_vec(),
         )
     }
 
@@ -739,7 +721,8 @@ mod tests {
             Span {
                 name: format!("s{n}"),
                 ..Default::default()
-            },
+            }
+            .encode_to_vec(),
         )
     }
 
@@ -1080,6 +1063,52 @@ mod tests {
         ex.push(log(9));
         assert_eq!(flush(&ex), 0);
         assert_eq!(ex.counts.failed.load(Relaxed), 1);
+        stop(&ex, thread);
+    }
+
+    /// Per-signal endpoints (`OTEL_EXPORTER_OTLP_<SIGNAL>_ENDPOINT`): each
+    /// signal's requests go to its own URL as it is, with its own timeout
+    /// (`.._<SIGNAL>_TIMEOUT`); a signal without one keeps the base
+    /// endpoint and its path.
+    #[test]
+    fn each_signal_goes_to_its_own_endpoint_with_its_own_timeout() {
+        let stub = Stub::start();
+        let own = |path: &str| {
+            super::super::config::parse_endpoint(&format!("{}{path}", stub.url())).unwrap()
+        };
+        let mut set = settings(512, HOUR);
+        set.signals = vec![
+            (
+                "/v1/traces",
+                Some(own("/t/spans")),
+                Some(Duration::from_millis(7)),
+            ),
+            ("/v1/metrics", Some(own("/m")), None),
+            ("/v1/logs", None, Some(Duration::from_millis(9))),
+        ];
+        let ex = exporter(&stub, set);
+        let route = |path| {
+            let (e, at, timeout) = ex.route(path);
+            (e.url(at), timeout)
+        };
+        let base = stub.url();
+        let minute = Duration::from_secs(60);
+        assert_eq!(
+            route("/v1/traces"),
+            (format!("{base}/t/spans"), Duration::from_millis(7))
+        );
+        assert_eq!(route("/v1/metrics"), (format!("{base}/m"), minute));
+        assert_eq!(
+            route("/v1/logs"),
+            (format!("{base}/v1/logs"), Duration::from_millis(9))
+        );
+        // And the requests go there.
+        ex.push(span("app", 1));
+        ex.push(log(2));
+        let thread = start(&ex);
+        assert_eq!(flush(&ex), 0);
+        assert_eq!((stub.count("/t/spans"), stub.count("/v1/logs")), (1, 1));
+        assert_eq!(stub.count("/v1/traces"), 0);
         stop(&ex, thread);
     }
 

@@ -5,6 +5,7 @@ mod convert;
 mod exporter;
 mod http;
 mod tls;
+mod wire;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -23,7 +24,7 @@ pub use config::DEFAULT_ENDPOINT;
 use crate::record::Record;
 use crate::sink::{AsyncSink, Overflow, Sink};
 use crate::LevelFilter;
-use convert::{convert, kv, Ids};
+use convert::{convert, Extra, Ids};
 use exporter::{Exporter, Settings};
 use http::Endpoint;
 
@@ -32,8 +33,11 @@ use http::Endpoint;
 ///
 /// - Log records become OTLP `LogRecord`s: severity number and text, the
 ///   message as body, typed fields as attributes (integers stay integers),
-///   `thread.id`, `thread.name`, `code.*`, the caller's timestamp, and the
-///   record's target as instrumentation scope.
+///   the caller's timestamp, and the record's target as instrumentation
+///   scope (sent once per request for its records, as is the resource).
+///   `thread.*` and `code.*` attributes only when asked for
+///   ([`thread_attributes`](OtlpSinkBuilder::thread_attributes),
+///   [`code_attributes`](OtlpSinkBuilder::code_attributes)).
 /// - Telemetry events become log records whose `event_name` is the event.
 /// - Timed scopes ([`scope!`](crate::scope), [`#[timed]`](crate::timed))
 ///   become spans: trace and span ids from the scope ids (with a random
@@ -136,6 +140,8 @@ pub struct OtlpSinkBuilder {
     certificate: Option<PathBuf>,
     /// Per signal path: the CA file of its own `https://` endpoint.
     signal_certificates: Vec<(&'static str, PathBuf)>,
+    /// Thread and code attributes on every record.
+    extra: Extra,
 }
 
 impl OtlpSink {
@@ -165,6 +171,7 @@ impl OtlpSink {
             disabled: false,
             certificate: None,
             signal_certificates: Vec::new(),
+            extra: Extra::default(),
         }
     }
 
@@ -232,6 +239,20 @@ impl OtlpSinkBuilder {
     /// Unused for `http://`. `https://` needs the cargo feature `otlp-tls`.
     pub fn certificate(mut self, pem_file: impl AsRef<Path>) -> Self {
         self.certificate = Some(pem_file.as_ref().to_owned());
+        self
+    }
+    /// Sends `code.namespace`, `code.filepath` and `code.lineno` (the
+    /// site's module, file and line) with every log record and span
+    /// (default off: they repeat the same few values on every record of a
+    /// site, and make a small record two to three times larger).
+    pub fn code_attributes(mut self, on: bool) -> Self {
+        self.extra.code = on;
+        self
+    }
+    /// Sends `thread.id` (elide's thread number) and `thread.name` with
+    /// every log record and span (default off).
+    pub fn thread_attributes(mut self, on: bool) -> Self {
+        self.extra.thread = on;
         self
     }
     /// Sets `service.name`.
@@ -345,6 +366,7 @@ impl OtlpSinkBuilder {
             exporter: exporter.clone(),
             ids: Ids { salt: salt() },
             level: self.level,
+            extra: self.extra,
         };
         let queue = AsyncSink::wrapping(Arc::new(feed))
             .capacity(self.capacity)
@@ -482,6 +504,14 @@ pub(crate) fn builder_from_vars(
     b
 }
 
+fn kv(key: &str, value: Option<AnyValue>) -> KeyValue {
+    KeyValue {
+        key: key.to_owned(),
+        value,
+        ..Default::default()
+    }
+}
+
 fn string(s: &str) -> Option<AnyValue> {
     Some(AnyValue {
         value: Some(any_value::Value::StringValue(s.to_owned())),
@@ -544,6 +574,7 @@ struct Feed {
     exporter: Arc<Exporter>,
     ids: Ids,
     level: LevelFilter,
+    extra: Extra,
 }
 
 impl Sink for Feed {
@@ -554,7 +585,7 @@ impl Sink for Feed {
         true
     }
     fn emit(&self, record: &Record<'_>) {
-        self.exporter.push(convert(record, self.ids));
+        self.exporter.push(convert(record, self.ids, self.extra));
     }
     /// Waits for the exporter until its deadline. At exit, what is left
     /// then is counted as dropped (the sink's summary says so).
