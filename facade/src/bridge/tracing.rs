@@ -65,12 +65,20 @@ pub struct ElideLayer {
 
 /// The inbound layer. Reads the environment if that was not done yet.
 ///
-/// In a program that also calls [`elide::init`](crate::init), install the
-/// registry with `tracing::subscriber::set_global_default(..)` or
-/// `.try_init()`, not `.init()`: tracing-subscriber's `init()` (with its
-/// default `tracing-log` feature) also tries to become the `log` logger,
-/// which `elide::init()` already is, and panics when it cannot. Records of
-/// `log` reach elide either way.
+/// In a program that also calls [`elide::init`](crate::init), call it
+/// first, then install the registry with
+/// `tracing::subscriber::set_global_default(..)`, or with `.try_init()` and
+/// ignore its error, not with `.init()`. tracing-subscriber's `try_init()`
+/// (with its `tracing-log` feature, on by default) sets the subscriber
+/// first and then tries to make tracing-log's `LogTracer` the `log`
+/// logger, which fails because `elide::init()` made elide the `log`
+/// logger; `init()` turns that error into a panic, after the subscriber
+/// was set. `log` allows one logger per process, set once, so elide cannot
+/// give the place up; staying `log`'s logger, it keeps `log` records'
+/// key-values, which a `LogTracer` drops. The other order (the registry's
+/// `init()`, then `elide::init()`) does not panic, but `log` records then
+/// reach elide through `LogTracer`, as events of target `log` without
+/// their key-values.
 ///
 /// ```
 /// # #[cfg(feature = "tracing")] {
