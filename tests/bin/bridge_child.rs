@@ -364,6 +364,19 @@ fn main() {
             chatty_dep::work(3);
             elide::warn!("elide: own record");
         }
+        // The registry's `init()` first, then `elide::init()`: the `log`
+        // logger is tracing-log's (`init` leaves it in place), so `log`
+        // records reach elide through the layer as `LogTracer` events.
+        "registry-before-init" => {
+            use tracing_subscriber::util::SubscriberInitExt;
+            tracing_subscriber::registry()
+                .with(elide::bridge::tracing::layer())
+                .init();
+            let _guard = elide::init();
+            println!("log_bridge={}", elide::bridge::log::is_installed());
+            chatty_dep::work(3);
+            elide::warn!("elide: own record");
+        }
         other => panic!("unknown mode {other:?}"),
     }
 }

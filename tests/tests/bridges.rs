@@ -416,3 +416,40 @@ fn a_registry_with_elides_layer_installs_after_init_with_try_init_or_set_global_
         "{stderr}"
     );
 }
+
+/// The other order: the registry's `init()` (tracing-log on), then
+/// `elide::init()`, which leaves tracing-log's `LogTracer` as the `log`
+/// logger. No panic, and `log` records reach elide through the layer under
+/// their own target with their place, not as events of target `log` with
+/// `log.*` fields (their key-values `LogTracer` does not carry).
+#[test]
+fn log_records_through_log_tracer_keep_their_target_and_place() {
+    let path = temp_path("log-tracer");
+    let out = run(
+        "registry-before-init",
+        &[
+            ("BRIDGE_CHILD_LOG_TGT", path.to_str().unwrap()),
+            ("BRIDGE_CHILD_LOG_FMT", "json"),
+            ("BRIDGE_CHILD_LOG_LVL", "info"),
+            ("CHATTY_DEP_LOG_LVL", "info"),
+        ],
+    );
+    assert!(out.contains("log_bridge=false"), "{out}");
+    let text = std::fs::read_to_string(&path).expect("log file");
+    let reset = lines_with(&text, "log: connection reset");
+    assert_eq!(reset.len(), 1, "{text}");
+    let json: serde_json::Value = serde_json::from_str(reset[0]).unwrap();
+    assert_eq!(json["target"], "chatty_dep", "{json}");
+    assert_eq!(
+        json["file"], "tests/fixtures/chatty-dep/src/lib.rs",
+        "{json}"
+    );
+    assert_eq!(json["line"], 8, "{json}");
+    assert!(!reset[0].contains("log."), "{json}");
+    assert_eq!(
+        lines_with(&text, "tracing: response sent").len(),
+        1,
+        "{text}"
+    );
+    assert_eq!(lines_with(&text, "elide: own record").len(), 1, "{text}");
+}
