@@ -152,7 +152,7 @@ pub(crate) fn scope(input: TokenStream) -> TokenStream {
         let p = parts(&a)?;
         let (open, typecheck) = (&p.open, &p.typecheck);
         let live = quote!(#ELIDE::__private::scope_guard(#open));
-        let dead = quote!({ #typecheck #ELIDE::telemetry::NoScope });
+        let dead = quote!({ #typecheck #ELIDE::__private::NoScope });
         Ok(match p.presence.known() {
             Some((true, true)) => live,
             Some((false, false)) => dead,

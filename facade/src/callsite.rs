@@ -134,7 +134,7 @@ pub(crate) fn rewrite_all(decide: impl Fn(&Metadata) -> Interest) {
 }
 
 /// Number of sites registered so far (sites register on their first hit).
-pub fn registered_count() -> usize {
+pub(crate) fn registered_count() -> usize {
     let mut n = 0;
     for_each(|_| n += 1);
     n

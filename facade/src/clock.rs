@@ -126,21 +126,22 @@ fn system_ns() -> u64 {
 }
 
 /// The CPU's time-stamp counter (0 where there is none: the counter is then
-/// never calibrated, see [`invariant_tsc`]).
+/// never calibrated, see [`invariant_tsc`]; Miri, which cannot run
+/// `rdtsc`, is treated as such a CPU).
 #[inline(always)]
 fn read_tsc() -> u64 {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: `rdtsc` has no preconditions on x86-64.
     #[allow(unused_unsafe)]
     return unsafe { core::arch::x86_64::_rdtsc() };
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(any(not(target_arch = "x86_64"), miri))]
     0
 }
 
 /// Whether the CPU says its counter ticks at a constant rate, in every
 /// power state.
 fn invariant_tsc() -> bool {
-    cfg!(target_arch = "x86_64")
+    cfg!(all(target_arch = "x86_64", not(miri)))
         && std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|info| flags_say_invariant(&info))
 }
 

@@ -198,10 +198,4 @@ impl Config {
     pub(crate) fn telemetry_of(&self, prefix: &str) -> bool {
         self.telemetry_decision(prefix).value
     }
-
-    /// The prefix of the application's settings: the root's, else the
-    /// program's own (its executable's name).
-    pub(crate) fn process_prefix(&self) -> String {
-        env::process_prefix(self.snapshot(), self.root().as_deref()).to_owned()
-    }
 }

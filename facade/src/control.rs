@@ -93,24 +93,25 @@ pub fn set_debug_for(namespace: &str, on: bool) {
     interest::reconfigure(|c| config::set_rule(&mut c.debug_for, namespace, on));
 }
 
-/// Whether debug mode is on for a namespace.
+/// Whether debug mode is on for a namespace: the getter of
+/// [`set_debug_for`] and [`set_debug`], as [`level_for`] and
+/// [`telemetry_for`] are for levels and telemetry. For the calling
+/// module, [`debug_mode!()`](crate::debug_mode!) answers with one load.
 ///
 /// ```
 /// elide::set_debug_for("my_app::scheduler", true);
-/// assert!(elide::debug_mode_for("my_app::scheduler::queue"));
+/// assert!(elide::debug_for("my_app::scheduler::queue"));
 /// ```
-pub fn debug_mode_for(namespace: &str) -> bool {
+pub fn debug_for(namespace: &str) -> bool {
     runtime::ensure();
     config::read().debug_of(&env_prefix(namespace))
 }
 
-/// Whether debug mode is on for the application root namespace
-/// ([`init_ns`](crate::init_ns); without it the program's own name, its
-/// executable's).
-pub fn debug_mode() -> bool {
-    runtime::ensure();
-    let cfg = config::read();
-    cfg.debug_of(&cfg.process_prefix())
+/// Former name of [`debug_for`].
+#[doc(hidden)]
+#[deprecated(note = "renamed `debug_for`, like `level_for` and `telemetry_for`")]
+pub fn debug_mode_for(namespace: &str) -> bool {
+    debug_for(namespace)
 }
 
 /// Turns telemetry (`telemetry!` sites) on or off everywhere that has no more

@@ -12,7 +12,6 @@
 //! process-wide RADICAL name style (`radical.rs`).
 
 use std::fmt::{self, Write};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::process::pid;
 use crate::record::Record;
@@ -33,7 +32,7 @@ pub(crate) use debug_text::otlp_string;
 pub(crate) use digits::push_epoch_7;
 pub use escape::Escaped;
 #[cfg(feature = "json")]
-#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
+#[allow(deprecated)]
 pub use json::{json_fields, json_str, json_value};
 pub use radical::{set_name_style, NameStyle};
 
@@ -125,14 +124,6 @@ pub(crate) fn with_line_buffer(f: impl FnOnce(&mut String)) {
     });
     if let Some(f) = f {
         f(&mut String::new());
-    }
-}
-
-/// Seconds since the Unix epoch, as a float.
-pub fn epoch_secs(t: SystemTime) -> f64 {
-    match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => d.as_secs_f64(),
-        Err(e) => -e.duration().as_secs_f64(),
     }
 }
 
@@ -306,7 +297,7 @@ mod tests {
             #[cfg(feature = "json")]
             {
                 let mut out = String::new();
-                json::json_value(v, &mut out);
+                json::value(v, &mut out);
                 assert_eq!(out, *_json, "{v:?}");
             }
         }

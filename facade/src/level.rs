@@ -57,6 +57,8 @@ pub enum LevelFilter {
     Trace = Level::Trace as u8,
 }
 
+/// Compatibility aliases: the level names as `tracing` spells them. Same
+/// values as the variants; elide's own docs use the variants.
 impl Level {
     /// [`Level::Error`], spelled as `tracing` spells it (`Level::ERROR`).
     pub const ERROR: Level = Level::Error;

@@ -167,12 +167,13 @@ pub mod __private;
 #[doc(hidden)]
 pub use elide_macros as __macros;
 
-pub use callsite::registered_count;
 pub use check::{check_failure, set_check_failure, CheckFailure};
+#[allow(deprecated)]
+pub use control::debug_mode_for;
 pub use control::{
-    add_sink, debug_mode, debug_mode_for, flush, init, init_ns, level_for, max_level, profile_dir,
-    reload_from_env, set_debug, set_debug_for, set_default_level, set_level, set_level_for,
-    set_max_level, set_sinks, set_telemetry, set_telemetry_for, sinks, telemetry_for,
+    add_sink, debug_for, flush, init, init_ns, level_for, max_level, profile_dir, reload_from_env,
+    set_debug, set_debug_for, set_default_level, set_level, set_level_for, set_max_level,
+    set_sinks, set_telemetry, set_telemetry_for, sinks, telemetry_for,
 };
 pub use counter::{counter_value, counters};
 pub use describe::{describe, describe_for, Description, Entry};
@@ -182,7 +183,7 @@ pub use metadata::{Kind, Metadata};
 pub use namespace::env_prefix;
 pub use record::{thread_number, Record, ThreadInfo};
 pub use runtime::{install_panic_hook, Guard};
-pub use runtime_site::{emit, enabled_for, MAX_TARGETS, OVERFLOW_TARGET};
+pub use runtime_site::{emit, enabled_for};
 pub use sink::Sink;
 pub use span::{Instrument, Span};
 pub use static_gate::STATIC_MAX_LEVEL;

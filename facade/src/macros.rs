@@ -115,7 +115,7 @@ macro_rules! log {
     ($($arg:tt)*) => { $crate::__macros::log!(crate = $crate, $($arg)*) };
 }
 
-/// `tracing`'s name for [`log!`](crate::log!): `event!(Level::INFO, key = v, "msg")`.
+/// Compatibility alias, `tracing`'s name for [`log!`](crate::log!): `event!(Level::INFO, key = v, "msg")`.
 /// Same syntax and cost as [`log!`](crate::log!); tracing's `Level::INFO` constants are
 /// on [`Level`](crate::Level) too.
 ///
@@ -145,7 +145,7 @@ macro_rules! enabled {
     ($($arg:tt)*) => { $crate::__macros::enabled!(crate = $crate, $($arg)*) };
 }
 
-/// `log`'s name for [`enabled!`](crate::enabled!): `log_enabled!([target: "ns",] level)`.
+/// Compatibility alias, `log`'s name for [`enabled!`](crate::enabled!): `log_enabled!([target: "ns",] level)`.
 ///
 /// ```
 /// use elide::Level;
@@ -158,7 +158,7 @@ macro_rules! log_enabled {
     ($($arg:tt)*) => { $crate::__macros::log_enabled!(crate = $crate, $($arg)*) };
 }
 
-/// `tracing`'s name for [`enabled!`](crate::enabled!):
+/// Compatibility alias, `tracing`'s name for [`enabled!`](crate::enabled!):
 /// `event_enabled!([target: "ns",] level [, field names])`. The answer
 /// does not depend on the field names, which are accepted for tracing's
 /// syntax.
@@ -224,7 +224,7 @@ pub use elide_macros::check_ne;
 /// one relaxed load. Under the `checks_off` / `release_checks_off` features
 /// it is the constant `false`, so a block guarded by it is compiled out, as
 /// Python's `if __debug__:` is under `-O`. For any namespace at run time,
-/// see [`debug_mode_for`](crate::debug_mode_for).
+/// see [`debug_for`](crate::debug_for).
 ///
 /// ```
 /// # fn queue_is_sorted() -> bool { true }

@@ -117,14 +117,14 @@ impl<'a> Record<'a> {
     /// an asynchronous sink can copy them instead of formatting them on the
     /// caller. The macros call this; `None` leaves the record as it was.
     #[inline]
-    pub fn with_raw(mut self, raw: Option<RawMessage<'a>>) -> Record<'a> {
+    pub(crate) fn with_raw(mut self, raw: Option<RawMessage<'a>>) -> Record<'a> {
         self.raw = raw;
         self
     }
     /// The message's raw view, if the site captured every argument by
     /// value (a borrowed argument can only be formatted on the caller).
     #[inline]
-    pub fn raw(&self) -> Option<&RawMessage<'a>> {
+    pub(crate) fn raw(&self) -> Option<&RawMessage<'a>> {
         self.raw.as_ref().filter(|r| r.is_owned())
     }
 

@@ -28,11 +28,11 @@ use crate::Level;
 
 /// Distinct run-time targets kept before new ones share one overflow site
 /// (each costs a leaked `Callsite` and the target's text, about 150 bytes).
-pub const MAX_TARGETS: usize = 4096;
+pub(crate) const MAX_TARGETS: usize = 4096;
 
 /// The target of the shared site that targets beyond [`MAX_TARGETS`] use;
 /// their own target then travels as a `target` field.
-pub const OVERFLOW_TARGET: &str = "elide::overflow";
+pub(crate) const OVERFLOW_TARGET: &str = "elide::overflow";
 
 const RECENT: usize = 4;
 
@@ -190,9 +190,9 @@ pub fn enabled_for(target: &str, level: Level) -> bool {
 /// a compare (and, while some thread is in a test capture, which wants
 /// every level, a thread-local read): 9 instructions in the hot-loop
 /// benchmark.
-/// Each distinct target is kept for the life of the process (up to
-/// [`MAX_TARGETS`]; further ones share the site [`OVERFLOW_TARGET`] and
-/// carry their own as a `target` field).
+/// Each distinct target is kept for the life of the process (up to 4096
+/// of them, about 150 bytes each; further ones share one site whose target
+/// is `elide::overflow` and carry their own as a `target` field).
 ///
 /// The record's file and line are empty; its module path is the target.
 ///

@@ -2,14 +2,14 @@
 //! (telemetry) and the sinks that read scopes back (OTLP spans).
 
 /// Field name of a scope's id on its events.
-pub const SCOPE_FIELD: &str = "scope";
+pub(crate) const SCOPE_FIELD: &str = "scope";
 /// Field name of the parent scope's id (absent on a root scope).
-pub const PARENT_FIELD: &str = "parent";
+pub(crate) const PARENT_FIELD: &str = "parent";
 /// Field name of the root scope's id (the trace a scope belongs to).
-pub const TRACE_FIELD: &str = "trace";
+pub(crate) const TRACE_FIELD: &str = "trace";
 /// Field name of the duration, in nanoseconds, on a stop event.
-pub const DURATION_FIELD: &str = "duration_ns";
+pub(crate) const DURATION_FIELD: &str = "duration_ns";
 /// Suffix of a scope's opening event name.
-pub const START_SUFFIX: &str = "_start";
+pub(crate) const START_SUFFIX: &str = "_start";
 /// Suffix of a scope's closing event name.
-pub const STOP_SUFFIX: &str = "_stop";
+pub(crate) const STOP_SUFFIX: &str = "_stop";

@@ -350,6 +350,7 @@ pub type FieldsTo<'a> = &'a mut dyn FnMut(&[Field<'_>]);
 /// turns out disabled. `telemetry` is the site's scope (its start site and
 /// stop metadata) where telemetry is not statically off. `fields` hands
 /// the site's fields to its argument, so they are evaluated only here.
+#[doc(hidden)]
 #[cold]
 #[inline(never)]
 pub fn open_span(
@@ -376,6 +377,7 @@ pub fn open_span(
 }
 
 /// `#[instrument]` on an `async fn`: the body's future with its span.
+#[doc(hidden)]
 #[inline]
 pub fn instrumented<F: Future>(span: Span, inner: F) -> Instrumented<F> {
     Instrumented { span, inner }

@@ -12,7 +12,8 @@ pub(crate) static WRITE_ERRORS: AtomicU64 = AtomicU64::new(0);
 /// Sinks whose write errors were reported (by name).
 static REPORTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-/// A snapshot of the facade's own health counters.
+/// A snapshot of the facade's own counters: its health, and the call
+/// sites it knows.
 ///
 /// ```
 /// let s = elide::stats();
@@ -28,6 +29,8 @@ pub struct Stats {
     pub sink_panics: u64,
     /// Failed writes reported by sinks (disk full, closed pipe, ...).
     pub write_errors: u64,
+    /// Call sites registered so far (a site registers on its first hit).
+    pub sites: u64,
 }
 
 /// The current health counters.
@@ -36,6 +39,7 @@ pub fn stats() -> Stats {
         nested_dropped: NESTED_DROPPED.load(Ordering::Relaxed),
         sink_panics: SINK_PANICS.load(Ordering::Relaxed),
         write_errors: WRITE_ERRORS.load(Ordering::Relaxed),
+        sites: crate::callsite::registered_count() as u64,
     }
 }
 

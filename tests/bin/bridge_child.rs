@@ -15,7 +15,7 @@ fn main() {
         // Dependencies' log and tracing records into elide's sinks.
         "inbound" => {
             let _guard = elide::init();
-            elide::bridge::tracing::init().expect("no subscriber yet");
+            elide::bridge::tracing::install().expect("no subscriber yet");
             println!("log_bridge={}", elide::bridge::log::is_installed());
             println!("max_level={}", log::max_level());
             chatty_dep::work(3);
@@ -26,7 +26,7 @@ fn main() {
         // level: its records stop at log's and tracing's own level checks.
         "quiet-dep" => {
             let _guard = elide::init();
-            elide::bridge::tracing::init().expect("no subscriber yet");
+            elide::bridge::tracing::install().expect("no subscriber yet");
             chatty_dep::work(1);
         }
         // elide records into the application's tracing_subscriber::fmt.
@@ -117,7 +117,7 @@ fn main() {
         // callsite whose level elide raises at run time.
         "tracing-in" => {
             let _guard = elide::init();
-            elide::bridge::tracing::init().expect("no subscriber yet");
+            elide::bridge::tracing::install().expect("no subscriber yet");
             let memory = Arc::new(elide::sink::MemorySink::new());
             elide::set_sinks([memory.clone() as Arc<dyn elide::Sink>]);
             elide::set_level(LevelFilter::Info);
@@ -205,7 +205,7 @@ fn main() {
         // thread, nothing below Error from a thread outside it.
         "capture" => {
             let _guard = elide::init();
-            elide::bridge::tracing::init().expect("no subscriber yet");
+            elide::bridge::tracing::install().expect("no subscriber yet");
             let memory = Arc::new(elide::sink::MemorySink::new());
             elide::set_sinks([memory.clone() as Arc<dyn elide::Sink>]);
             println!("max_level_before={}", log::max_level());
@@ -307,7 +307,7 @@ fn main() {
         // as `log` and `tracing` hand them over.
         "place" => {
             let _guard = elide::init();
-            elide::bridge::tracing::init().expect("no subscriber yet");
+            elide::bridge::tracing::install().expect("no subscriber yet");
             let memory = Arc::new(elide::sink::MemorySink::new());
             elide::set_sinks([memory.clone() as Arc<dyn elide::Sink>]);
             elide::set_level(LevelFilter::Info);

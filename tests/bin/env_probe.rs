@@ -99,9 +99,12 @@ fn report() {
     println!("probe app.debug={}", app_check_runs());
     println!(
         "probe engine.debug_mode={}",
-        elide::debug_mode_for("radical_asyncflow::engine")
+        elide::debug_for("radical_asyncflow::engine")
     );
-    println!("probe root.debug_mode={}", elide::debug_mode());
+    println!(
+        "probe asyncflow.debug_for={}",
+        elide::debug_for("radical.asyncflow")
+    );
     println!(
         "probe engine.profile={}",
         elide::telemetry_for("radical_asyncflow::engine")

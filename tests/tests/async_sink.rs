@@ -417,7 +417,7 @@ fn field(text: &str, key: &str) -> u64 {
 fn a_flood_of_big_records_stays_within_the_byte_budget() {
     let report = run_child(&["flood", "10000"], Duration::from_secs(120));
     let budget = field(&report, "max_bytes");
-    assert_eq!(budget, elide::sink::DEFAULT_MAX_BYTES as u64);
+    assert_eq!(budget, elide::sink::AsyncSink::DEFAULT_MAX_BYTES as u64);
     let peak = field(&report, "peak_rss_kib") * 1024;
     // The budget, a quarter of it in the buffer pool, the queue's slots,
     // the program itself: twice the budget plus 32 MiB is generous.

@@ -346,7 +346,7 @@ fn a_wrapped_sink_panicking_in_max_level_does_not_end_the_writer() {
 fn wrapped_prof_sink_gets_telemetry_with_the_callers_thread() {
     let _serial = serial();
     let dir = elide_tests::Scratch::path("wrap-prof");
-    let prof = Arc::new(ProfSink::create(&dir, "wrapped").unwrap());
+    let prof = Arc::new(ProfSink::open(&dir, "wrapped").unwrap());
     let sink = Arc::new(AsyncSink::wrap(prof.clone()));
     assert!(sink.wants_telemetry());
     assert_eq!(sink.max_level(), LevelFilter::Off);

@@ -162,7 +162,7 @@ fn links_no_asynchronous_machinery_files_json_or_rust_log() {
         "DurableFile",
         "open_append",
         "JsonEscaped",
-        "json_fields",
+        "fields_object",
         "Directives",
     ] {
         assert!(!has(absent), "{absent} is linked");

@@ -14,7 +14,7 @@ fn an_unconfigured_process_logs_errors_only() {
     elide::error!("kept");
     elide::warn!("dropped");
     elide::info!("dropped");
-    assert!(!elide::debug_mode());
+    assert!(!elide::debug_for("any::module"));
     let mut ran = false;
     elide::check!({
         ran = true;

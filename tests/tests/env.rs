@@ -202,11 +202,7 @@ fn debug_flag_cascade() {
     for (vars, expected) in cases {
         let r = report(vars);
         assert_eq!(r.get("engine.debug"), expected, "check ran, {vars:?}");
-        assert_eq!(
-            r.get("engine.debug_mode"),
-            expected,
-            "debug_mode_for, {vars:?}"
-        );
+        assert_eq!(r.get("engine.debug_mode"), expected, "debug_for, {vars:?}");
         assert_eq!(r.get("app.debug"), "false", "{vars:?}");
     }
 }
@@ -481,7 +477,7 @@ fn root_namespace_controls_the_application() {
     let r = probe(&vars, &["ns:radical.asyncflow", "report"]);
     assert_eq!(r.get("app.level"), "debug");
     assert_eq!(r.get("app.debug"), "true");
-    assert_eq!(r.get("root.debug_mode"), "true");
+    assert_eq!(r.get("asyncflow.debug_for"), "true");
     let r = probe(&vars, &["init", "report"]);
     assert_eq!(
         r.get("app.level"),
@@ -511,7 +507,7 @@ fn debug_mode_follows_the_rules_for_the_root_namespace() {
             "report",
         ],
     );
-    assert_eq!(r.all("root.debug_mode"), ["false", "true"]);
+    assert_eq!(r.all("asyncflow.debug_for"), ["false", "true"]);
     // A rule for another namespace is not the root's.
     let r = probe(
         &[],
@@ -521,7 +517,7 @@ fn debug_mode_follows_the_rules_for_the_root_namespace() {
             "report",
         ],
     );
-    assert_eq!(r.get("root.debug_mode"), "false");
+    assert_eq!(r.get("asyncflow.debug_for"), "false");
 }
 
 #[test]

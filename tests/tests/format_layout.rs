@@ -9,7 +9,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use elide::format::{epoch_secs, set_name_style, Format, NameStyle};
+use elide::format::{set_name_style, Format, NameStyle};
 use elide::sink::{AsyncSink, DurableFileSink, FileSink};
 use elide::{Kind, Level, Metadata, Record, Sink, Value};
 use line_reader::{parse_compact, parse_radical, splitlines};
@@ -121,14 +121,6 @@ fn every_layout_writes_the_records_own_time() {
     let r = Record::new(&RADICAL, Level::Info, format_args!("m"), &[]).with_time(t);
     assert!(line(Format::Compact, &r).starts_with("01:20:25.004 "));
     assert!(line(Format::Radical, &r).starts_with("1700011225.004 : "));
-}
-
-#[test]
-fn epoch_seconds_are_signed_seconds_since_1970() {
-    assert_eq!(epoch_secs(UNIX_EPOCH), 0.0);
-    assert_eq!(epoch_secs(UNIX_EPOCH + Duration::from_millis(1500)), 1.5);
-    assert_eq!(epoch_secs(UNIX_EPOCH - Duration::from_millis(2250)), -2.25);
-    assert_eq!(epoch_secs(t0()), 1_796_066_819.0 + 0.926_123_456);
 }
 
 /// Every file path writes the same bytes as `Format::Radical.write`: the

@@ -320,7 +320,7 @@ fn check_json(c: &Case, r: &Record<'_>) -> Result<(), TestCaseError> {
 #[test]
 fn every_layout_one_line_and_read_back() {
     let dir = elide_tests::Scratch::path("props");
-    let sink = Arc::new(ProfSink::create(&dir, "props").unwrap());
+    let sink = Arc::new(ProfSink::open(&dir, "props").unwrap());
     let emitted = std::cell::Cell::new(0u64);
     let mut runner = TestRunner::new(Config {
         cases: cases(),

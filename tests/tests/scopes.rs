@@ -44,7 +44,7 @@ fn prof_ticks(field: &str) -> u128 {
 fn nested_scopes_write_start_stop_pairs_to_the_prof_file() {
     let _g = serial();
     let dir = elide_tests::Scratch::path("scopes");
-    let prof = Arc::new(elide::telemetry::ProfSink::create(&dir, "scopes").unwrap());
+    let prof = Arc::new(elide::telemetry::ProfSink::open(&dir, "scopes").unwrap());
     elide::set_sinks([prof.clone() as Arc<dyn Sink>]);
     elide::set_telemetry(true);
 
@@ -117,7 +117,7 @@ fn off_at_run_time_no_events_and_arguments_not_evaluated() {
     let touch = || evaluated.fetch_add(1, Ordering::Relaxed);
     let s = elide::scope!("off.scope", n = touch());
     assert!(s.is_none(), "no guard when off");
-    assert!(elide::telemetry::current_scope().is_none());
+    assert!(elide::telemetry::ScopeHandle::current().id().is_none());
     drop(s);
     assert_eq!(timed_sync(3), 4);
     assert_eq!(evaluated.load(Ordering::Relaxed), 0, "arguments evaluated");
@@ -128,7 +128,7 @@ fn off_at_run_time_no_events_and_arguments_not_evaluated() {
     let s = elide::scope!("off.scope", n = touch());
     assert!(s.is_some());
     assert_eq!(
-        elide::telemetry::current_scope(),
+        elide::telemetry::ScopeHandle::current().id(),
         s.as_ref().map(|g| g.scope().id())
     );
     drop(s);
@@ -182,7 +182,7 @@ fn timed_functions_nest_and_carry_their_fields() {
     assert_eq!(recs[4].field("n"), Some(&OwnedValue::U64(41)));
     assert_eq!(u64_field(&recs[6], "parent"), None);
     assert!(
-        elide::telemetry::current_scope().is_none(),
+        elide::telemetry::ScopeHandle::current().id().is_none(),
         "stack is empty"
     );
     elide::set_sinks([]);
@@ -285,7 +285,7 @@ fn async_timed_scope_is_the_parent_across_await_and_threads() {
         .poll(&mut Context::from_waker(&waker))
         .is_pending());
     assert!(
-        elide::telemetry::current_scope().is_none(),
+        elide::telemetry::ScopeHandle::current().id().is_none(),
         "not current between polls"
     );
     // The rest runs on another thread.
@@ -366,7 +366,7 @@ fn the_stop_event_keeps_each_field_and_its_kind() {
 fn a_guard_dropped_out_of_order_leaves_the_others_current() {
     let _g = serial();
     let mem = memory();
-    let current = elide::telemetry::current_scope;
+    let current = || elide::telemetry::ScopeHandle::current().id();
     let a = elide::scope!("order.a").unwrap();
     let b = elide::scope!("order.b").unwrap();
     let c = elide::scope!("order.c").unwrap();

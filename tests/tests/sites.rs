@@ -403,7 +403,7 @@ fn sinks_can_be_swapped_while_other_threads_log() {
 fn concurrent_first_hits_register_a_site_once() {
     let _s = serial();
     let capture = Capture::start();
-    let before = elide::registered_count();
+    let before = elide::stats().sites;
     let barrier = Arc::new(std::sync::Barrier::new(4));
     let threads: Vec<_> = (0..4)
         .map(|_| {
@@ -419,7 +419,7 @@ fn concurrent_first_hits_register_a_site_once() {
     for t in threads {
         t.join().unwrap();
     }
-    assert_eq!(elide::registered_count(), before + 1);
+    assert_eq!(elide::stats().sites, before + 1);
     assert_eq!(capture.finish().matching(Level::Info, "race").count(), 400);
 }
 
@@ -485,7 +485,7 @@ struct RawSeen(Mutex<Vec<(String, bool)>>);
 
 impl Sink for RawSeen {
     fn emit(&self, r: &elide::Record<'_>) {
-        let raw = r.raw().map(|raw| {
+        let raw = elide::__private::record_raw(r).map(|raw| {
             let mut text = String::new();
             raw.with_arguments(&mut |a| text = a.to_string());
             text

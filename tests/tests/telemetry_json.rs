@@ -21,7 +21,7 @@ fn each_event_is_one_typed_json_object() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs_f64();
-    let sink = Arc::new(JsonSink::create(&path).unwrap());
+    let sink = Arc::new(JsonSink::open(&path).unwrap());
     assert_eq!(sink.max_level(), elide::LevelFilter::Off);
     elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
     elide::set_telemetry(true);

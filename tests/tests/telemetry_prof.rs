@@ -95,7 +95,7 @@ static EVENT: elide::Metadata = elide::Metadata::new(
 fn sync_abs_is_no_later_than_the_first_event() {
     let dir = fresh_dir("sync-first");
     let early = SystemTime::now() - Duration::from_millis(1500);
-    let sink = ProfSink::create(&dir, "agent_0").unwrap();
+    let sink = ProfSink::open(&dir, "agent_0").unwrap();
     let record = elide::Record::new(&EVENT, elide::Level::Info, format_args!(""), &[]);
     sink.emit(&record.with_time(early));
     let later = elide::Record::new(&EVENT, elide::Level::Info, format_args!(""), &[]);
@@ -118,7 +118,7 @@ fn sync_abs_is_no_later_than_the_first_event() {
 #[test]
 fn with_host_names_the_sync_abs_host() {
     let dir = fresh_dir("with-host");
-    let sink = ProfSink::create(&dir, "agent_1")
+    let sink = ProfSink::open(&dir, "agent_1")
         .unwrap()
         .with_host("node01.cluster.org:x,\n");
     sink.close().unwrap();
@@ -131,7 +131,7 @@ fn events_round_trip_with_every_field() {
     let _s = serial();
     let dir = fresh_dir("round-trip");
     let before = ticks(SystemTime::now());
-    let sink = Arc::new(ProfSink::create(&dir, "agent.0").unwrap());
+    let sink = Arc::new(ProfSink::open(&dir, "agent.0").unwrap());
     elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
     elide::set_telemetry(true);
 
@@ -194,7 +194,7 @@ fn events_round_trip_with_every_field() {
 fn component_override_and_append_mode() {
     let _s = serial();
     let dir = fresh_dir("append");
-    let first = Arc::new(ProfSink::create(&dir, "client").unwrap());
+    let first = Arc::new(ProfSink::open(&dir, "client").unwrap());
     elide::set_sinks([first.clone() as Arc<dyn Sink>]);
     elide::set_telemetry(true);
     telemetry!("first.run", uid = "u.1");
@@ -202,7 +202,7 @@ fn component_override_and_append_mode() {
 
     let before = ticks(SystemTime::now());
     let second = Arc::new(
-        ProfSink::create(&dir, "client")
+        ProfSink::open(&dir, "client")
             .unwrap()
             .with_component("client.0"),
     );
@@ -260,7 +260,7 @@ fn enable_installs_and_close_ends_every_file() {
 fn counter_sampler_publishes_totals() {
     let _s = serial();
     let dir = fresh_dir("sampler");
-    let sink = Arc::new(ProfSink::create(&dir, "counters").unwrap());
+    let sink = Arc::new(ProfSink::open(&dir, "counters").unwrap());
     elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
     elide::set_telemetry(true);
     for _ in 0..250 {
@@ -276,7 +276,7 @@ fn counter_sampler_publishes_totals() {
     let lines = read_prof(sink.path());
     let samples: Vec<&Vec<String>> = lines
         .iter()
-        .filter(|l| l[1] == telemetry::COUNTER_EVENT)
+        .filter(|l| l[1] == telemetry::CounterSampler::EVENT)
         .collect();
     for l in &samples {
         // One component on every row: the profile's.
@@ -304,15 +304,15 @@ fn counter_sampler_publishes_totals() {
 fn sampler_is_silent_when_telemetry_is_off_for_it() {
     let _s = serial();
     let dir = fresh_dir("sampler-off");
-    let sink = Arc::new(ProfSink::create(&dir, "quiet").unwrap());
+    let sink = Arc::new(ProfSink::open(&dir, "quiet").unwrap());
     elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
     elide::set_telemetry(true);
-    elide::set_telemetry_for(telemetry::COUNTER_TARGET, false);
+    elide::set_telemetry_for(telemetry::CounterSampler::TARGET, false);
     counter!("prof.quiet");
     telemetry::start_counter_sampler(Duration::from_millis(1))
         .unwrap()
         .stop();
-    elide::set_telemetry_for(telemetry::COUNTER_TARGET, true);
+    elide::set_telemetry_for(telemetry::CounterSampler::TARGET, true);
     sink.close().unwrap();
     let lines = read_prof(sink.path());
     assert_eq!(lines.len(), 3, "header, sync_abs, END: {lines:?}");
@@ -324,7 +324,7 @@ fn sampled(sink: &MemorySink, uid: &str) -> Vec<OwnedValue> {
     sink.records()
         .into_iter()
         .filter(|r| {
-            r.name == telemetry::COUNTER_EVENT
+            r.name == telemetry::CounterSampler::EVENT
                 && r.field("uid") == Some(&OwnedValue::Str(uid.into()))
         })
         .map(|r| r.field("value").cloned().expect("a value field"))

@@ -180,7 +180,7 @@ fn e_telemetry_on() {
 }
 fn e_telemetry_prof() {
     let dir = std::env::temp_dir().join(format!("elide-bench-{}", std::process::id()));
-    let prof = ProfSink::create(&dir, "bench").expect("create .prof in the temp dir");
+    let prof = ProfSink::open(&dir, "bench").expect("create .prof in the temp dir");
     elide_with(Arc::new(prof), LevelFilter::Info);
     elide::set_telemetry(true);
 }

@@ -2,7 +2,7 @@
 //! `tracing` + `opentelemetry-appender-tracing` + `opentelemetry_sdk`'s
 //! batch log processor + `opentelemetry-otlp` (HTTP/protobuf), both sending
 //! `info!("task {} done in {} us", id, us)` to the same OTLP/HTTP receiver
-//! on loopback (`tests/otlp_receiver.rs`, run by this process; it decodes
+//! on loopback (`tests/tests/otlp_receiver/mod.rs`, run by this process; it decodes
 //! every request with the official protocol types).
 //!
 //! Rows, for each library, each measurement in a child process of its own
@@ -26,7 +26,7 @@
 mod child;
 mod exporters;
 #[allow(dead_code)] // the benchmark reads only the log records
-#[path = "../../../tests/otlp_receiver.rs"]
+#[path = "../../../tests/tests/otlp_receiver/mod.rs"]
 mod otlp_receiver;
 #[path = "../../subprocess.rs"]
 mod subprocess;

@@ -17,7 +17,7 @@
 //! costs what it costs under any subscriber. While a test capture
 //! ([`testing`](crate::testing)) is active, the hint is `Trace` and a
 //! callsite elide turns off is asked about per event (`sometimes`), so
-//! the capturing thread sees every level. [`init`] installs a registry
+//! the capturing thread sees every level. [`install`] installs a registry
 //! with this layer as the global subscriber. An event that tracing-log's
 //! `LogTracer` made of a `log` record (target `log`, fields `log.target`,
 //! `log.file` ..) becomes that record again: its own target, file, line and
@@ -29,7 +29,7 @@
 //!
 //! ```
 //! # #[cfg(feature = "tracing")] {
-//! let _ = elide::bridge::tracing::init();
+//! let _ = elide::bridge::tracing::install();
 //! # }
 //! ```
 
@@ -106,8 +106,10 @@ fn rebuild_tracing_interest(_: LevelFilter) {
 }
 
 /// Installs a `tracing` registry with [`layer()`] as the global default
-/// subscriber, making elide the whole subscriber. Fails if one was set.
-pub fn init() -> Result<(), dispatcher::SetGlobalDefaultError> {
+/// subscriber, making elide the whole subscriber, as
+/// [`bridge::log::install`](crate::bridge::log::install) makes it the
+/// `log` logger. Fails if one was set.
+pub fn install() -> Result<(), dispatcher::SetGlobalDefaultError> {
     use tracing_subscriber::layer::SubscriberExt;
     let subscriber = tracing_subscriber::registry().with(layer());
     dispatcher::set_global_default(dispatcher::Dispatch::new(subscriber))

@@ -101,7 +101,7 @@ pub(crate) fn settle_json(out: &mut String, start: usize) {
     }
     let raw = out.split_off(start);
     let text = string_literal(&raw);
-    super::json::json_str(text.as_deref().unwrap_or(&raw), out);
+    super::json::string(text.as_deref().unwrap_or(&raw), out);
 }
 
 /// Whether `s` goes into a JSON string as it is: none of what

@@ -1,14 +1,75 @@
 //! JSON lines: one object per record, always valid JSON.
 
 use std::fmt::{self, Write};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::escape::JsonEscaped;
-use super::{epoch_secs, pid};
+use super::pid;
 use crate::record::Record;
 use crate::value::{Field, Value, Visit};
 
-/// A JSON string literal.
+impl super::Format {
+    /// Appends `s` as a JSON string literal, escaped as
+    /// [`Format::Json`](super::Format::Json) escapes it (cargo feature
+    /// `json`). For sinks that write their own JSON.
+    ///
+    /// ```
+    /// use elide::format::Format;
+    /// let mut out = String::new();
+    /// Format::json_str("a\"b\n", &mut out);
+    /// assert_eq!(out, r#""a\"b\n""#);
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
+    pub fn json_str(s: &str, out: &mut String) {
+        string(s, out)
+    }
+
+    /// Appends a typed JSON value: numbers and bools stay bare, non-finite
+    /// floats and everything else become strings, so the output is always
+    /// valid JSON (cargo feature `json`).
+    #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
+    pub fn json_value(v: &Value<'_>, out: &mut String) {
+        value(v, out)
+    }
+
+    /// Appends fields as one JSON object, values typed as in
+    /// [`json_value`](super::Format::json_value) (cargo feature `json`).
+    ///
+    /// ```
+    /// use elide::{format::Format, Value};
+    /// let mut out = String::new();
+    /// Format::json_fields(&[("n", Value::U64(3)), ("s", Value::Str("x"))], &mut out);
+    /// assert_eq!(out, r#"{"n":3,"s":"x"}"#);
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
+    pub fn json_fields(fields: &[Field<'_>], out: &mut String) {
+        fields_object(fields, out)
+    }
+}
+
+/// Former name of [`Format::json_str`](super::Format::json_str).
+#[doc(hidden)]
+#[deprecated(note = "use `Format::json_str`")]
 pub fn json_str(s: &str, out: &mut String) {
+    string(s, out)
+}
+
+/// Former name of [`Format::json_value`](super::Format::json_value).
+#[doc(hidden)]
+#[deprecated(note = "use `Format::json_value`")]
+pub fn json_value(v: &Value<'_>, out: &mut String) {
+    value(v, out)
+}
+
+/// Former name of [`Format::json_fields`](super::Format::json_fields).
+#[doc(hidden)]
+#[deprecated(note = "use `Format::json_fields`")]
+pub fn json_fields(fields: &[Field<'_>], out: &mut String) {
+    fields_object(fields, out)
+}
+
+/// A JSON string literal.
+pub(crate) fn string(s: &str, out: &mut String) {
     out.push('"');
     let _ = JsonEscaped(out).write_str(s);
     out.push('"');
@@ -16,11 +77,11 @@ pub fn json_str(s: &str, out: &mut String) {
 
 /// A typed JSON value: numbers and bools stay bare, non-finite floats and
 /// everything else become strings, so the output is always valid JSON.
-pub fn json_value(v: &Value<'_>, out: &mut String) {
+pub(crate) fn value(v: &Value<'_>, out: &mut String) {
     v.visit(&mut Json(out));
 }
 
-/// The JSON writer of [`json_value`].
+/// The JSON writer of [`value`].
 struct Json<'a>(&'a mut String);
 
 impl Json<'_> {
@@ -64,16 +125,21 @@ impl Visit for Json<'_> {
     }
 }
 
-/// Fields as one JSON object, values typed as in [`json_value`].
-pub fn json_fields(fields: &[Field<'_>], out: &mut String) {
+/// Fields as one JSON object, values typed as in [`value`].
+pub(crate) fn fields_object(fields: &[Field<'_>], out: &mut String) {
+    object(fields.iter().map(|(k, v)| (*k, *v)), out)
+}
+
+/// `(key, value)` pairs as one JSON object, values typed as in [`value`].
+pub(crate) fn object<'v>(fields: impl Iterator<Item = (&'v str, Value<'v>)>, out: &mut String) {
     out.push('{');
-    for (i, (k, v)) in fields.iter().enumerate() {
+    for (i, (k, v)) in fields.enumerate() {
         if i > 0 {
             out.push(',');
         }
-        json_str(k, out);
+        string(k, out);
         out.push(':');
-        json_value(v, out);
+        value(&v, out);
     }
     out.push('}');
 }
@@ -85,18 +151,41 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
         "{{\"time\":{:.6},\"level\":",
         epoch_secs(record.time())
     );
-    json_str(record.level().as_str(), out);
+    string(record.level().as_str(), out);
     out.push_str(",\"target\":");
-    json_str(record.target(), out);
+    string(record.target(), out);
     let _ = write!(out, ",\"pid\":{},\"tid\":{}", pid(), record.thread_id());
     // The span it was emitted in, with the ids OTLP gives it.
     crate::trace_ids::push_json(record.scope_ids(), out);
     out.push_str(",\"msg\":\"");
     let _ = JsonEscaped(out).write_fmt(*record.args());
     out.push_str("\",\"fields\":");
-    json_fields(record.fields(), out);
+    fields_object(record.fields(), out);
     super::span_chain::write_json(record, out);
     out.push_str(",\"file\":");
-    json_str(meta.file(), out);
+    string(meta.file(), out);
     let _ = write!(out, ",\"line\":{}}}", meta.line());
+}
+
+/// Seconds since the Unix epoch, as a float (negative before 1970).
+fn epoch_secs(t: SystemTime) -> f64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_secs_f64(),
+        Err(e) => -e.duration().as_secs_f64(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn epoch_seconds_are_signed_seconds_since_1970() {
+        use std::time::Duration;
+        assert_eq!(epoch_secs(UNIX_EPOCH), 0.0);
+        assert_eq!(epoch_secs(UNIX_EPOCH + Duration::from_millis(1500)), 1.5);
+        assert_eq!(epoch_secs(UNIX_EPOCH - Duration::from_millis(2250)), -2.25);
+        let t = UNIX_EPOCH + Duration::new(1_796_066_819, 926_123_456);
+        assert_eq!(epoch_secs(t), 1_796_066_819.0 + 0.926_123_456);
+    }
 }

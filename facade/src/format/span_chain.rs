@@ -81,17 +81,11 @@ pub(crate) fn write_json(record: &Record<'_>, out: &mut String) {
             out.push(',');
         }
         out.push_str("{\"name\":");
-        super::json_str(span.name(), out);
-        out.push_str(",\"fields\":{");
-        for (j, (k, v)) in span.fields().iter().enumerate() {
-            if j > 0 {
-                out.push(',');
-            }
-            super::json_str(k, out);
-            out.push(':');
-            super::json_value(&v.as_value(), out);
-        }
-        out.push_str("}}");
+        super::json::string(span.name(), out);
+        out.push_str(",\"fields\":");
+        let fields = span.fields().iter().map(|(k, v)| (*k, v.as_value()));
+        super::json::object(fields, out);
+        out.push('}');
     }
     out.push(']');
 }

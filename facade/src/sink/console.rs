@@ -11,7 +11,7 @@ use crate::{Level, LevelFilter};
 
 /// Which console stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stream {
+pub(crate) enum Stream {
     /// Standard output.
     Stdout,
     /// Standard error (the default).
@@ -61,7 +61,7 @@ pub(crate) fn set_color_env(no_color: Option<&OsStr>, force: Option<&OsStr>) {
 
 impl ConsoleSink {
     /// A sink on `stream`, RADICAL format, all levels.
-    pub fn new(stream: Stream) -> ConsoleSink {
+    fn new(stream: Stream) -> ConsoleSink {
         ConsoleSink {
             stream,
             format: Format::Radical,
@@ -74,11 +74,11 @@ impl ConsoleSink {
         crate::process::arm();
         self
     }
-    /// A sink on stderr.
+    /// A sink on stderr: RADICAL format, all levels.
     pub fn stderr() -> ConsoleSink {
         ConsoleSink::new(Stream::Stderr)
     }
-    /// A sink on stdout.
+    /// A sink on stdout: RADICAL format, all levels.
     pub fn stdout() -> ConsoleSink {
         ConsoleSink::new(Stream::Stdout)
     }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::format::push_epoch_7;
-use crate::format::{json_fields, json_str};
+use crate::format::Format;
 use crate::record::Record;
 use crate::sink::Sink;
 use crate::LevelFilter;
@@ -40,13 +40,13 @@ impl JsonSink {
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("elide-doc-json-{}", std::process::id()));
     /// use std::sync::Arc;
-    /// let sink = elide::telemetry::JsonSink::create(dir.join("events.jsonl"))?;
+    /// let sink = elide::sink::JsonSink::open(dir.join("events.jsonl"))?;
     /// elide::add_sink(Arc::new(sink));
     /// elide::set_telemetry(true);
     /// # std::fs::remove_dir_all(&dir).ok();
     /// # Ok::<(), std::io::Error>(())
     /// ```
-    pub fn create(path: impl AsRef<Path>) -> io::Result<JsonSink> {
+    pub fn open(path: impl AsRef<Path>) -> io::Result<JsonSink> {
         let path = path.as_ref().to_path_buf();
         let file = crate::sink::open_append(&path)?;
         Ok(JsonSink {
@@ -74,13 +74,13 @@ impl JsonSink {
         out.push_str("{\"time\":");
         push_epoch_7(record.time(), out);
         out.push_str(",\"event\":");
-        json_str(record.metadata().name(), out);
+        Format::json_str(record.metadata().name(), out);
         out.push_str(",\"target\":");
-        json_str(record.target(), out);
+        Format::json_str(record.target(), out);
         out.push_str(",\"thread\":");
         let mut thread = String::new();
         record.write_thread_label(&mut thread);
-        json_str(&thread, out);
+        Format::json_str(&thread, out);
         let _ = write!(
             out,
             ",\"tid\":{},\"pid\":{}",
@@ -93,7 +93,7 @@ impl JsonSink {
             crate::trace_ids::push_json(record.scope_ids(), out);
         }
         out.push_str(",\"fields\":");
-        json_fields(record.fields(), out);
+        Format::json_fields(record.fields(), out);
         crate::format::span_chain::write_json(record, out);
         out.push_str("}\n");
     }
@@ -144,7 +144,7 @@ mod tests {
 
     #[test]
     fn a_failing_telemetry_file_is_counted_as_a_write_error() {
-        let Ok(sink) = JsonSink::create("/dev/full") else {
+        let Ok(sink) = JsonSink::open("/dev/full") else {
             return; // no /dev/full here
         };
         crate::sink::assert_counts_a_write_error(&sink);

@@ -32,7 +32,7 @@ mod scratch;
 #[cfg(feature = "file")]
 mod whole_lines;
 
-pub use console::{ConsoleSink, Stream};
+pub use console::ConsoleSink;
 #[cfg(feature = "file")]
 #[cfg_attr(docsrs, doc(cfg(feature = "file")))]
 pub use durable::{DurableFile, DurableFileSink};
@@ -53,15 +53,11 @@ pub use otlp::{OtlpSink, OtlpSinkBuilder, OtlpStats, DEFAULT_ENDPOINT as OTLP_DE
 #[cfg(feature = "prof")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub use prof::ProfSink;
-#[cfg(feature = "async")]
-#[allow(deprecated)]
-pub use r#async::DEFAULT_PREALLOCATED;
+#[cfg(all(feature = "async", feature = "otlp"))]
+pub(crate) use r#async::DEFAULT_CAPACITY;
 #[cfg(feature = "async")]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-pub use r#async::{
-    AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow, DEFAULT_CAPACITY, DEFAULT_MAX_BYTES,
-    DEFAULT_THREAD_BUFFER,
-};
+pub use r#async::{AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow};
 
 use crate::record::Record;
 

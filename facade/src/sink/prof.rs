@@ -108,13 +108,13 @@ impl ProfSink {
     ///
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("elide-doc-{}", std::process::id()));
-    /// let sink = elide::telemetry::ProfSink::create(&dir, "agent.0")?;
+    /// let sink = elide::sink::ProfSink::open(&dir, "agent.0")?;
     /// assert!(sink.path().ends_with("agent.0.prof"));
     /// sink.close()?;
     /// # std::fs::remove_dir_all(&dir).ok();
     /// # Ok::<(), std::io::Error>(())
     /// ```
-    pub fn create(dir: impl AsRef<Path>, name: &str) -> io::Result<ProfSink> {
+    pub fn open(dir: impl AsRef<Path>, name: &str) -> io::Result<ProfSink> {
         if name.is_empty() || name.contains(['/', '\\']) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -352,7 +352,7 @@ mod tests {
     fn a_name_that_is_not_a_file_name_is_refused() {
         let dir = scratch("names");
         for name in ["", "a/b", "a\\b", "/abs"] {
-            let err = ProfSink::create(&*dir, name).expect_err(name);
+            let err = ProfSink::open(&*dir, name).expect_err(name);
             assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{name:?}");
         }
         let left: Vec<_> = std::fs::read_dir(&*dir).unwrap().collect();
@@ -368,7 +368,7 @@ mod tests {
         if std::os::unix::fs::symlink("/dev/full", dir.join("full.prof")).is_err() {
             return;
         }
-        let Ok(sink) = ProfSink::create(&*dir, "full") else {
+        let Ok(sink) = ProfSink::open(&*dir, "full") else {
             return; // no /dev/full here
         };
         crate::sink::assert_counts_a_write_error(&sink);

@@ -48,7 +48,7 @@ struct LazyProf {
 impl LazyProf {
     fn open(&self) -> Option<&Arc<ProfSink>> {
         self.sink
-            .get_or_init(|| match ProfSink::create(&self.dir, &self.name) {
+            .get_or_init(|| match ProfSink::open(&self.dir, &self.name) {
                 Ok(sink) => {
                     let sink = Arc::new(match &self.host {
                         Some(host) => sink.with_host(host),

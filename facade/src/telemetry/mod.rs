@@ -32,18 +32,19 @@ pub(crate) mod scope;
 #[cfg(feature = "prof")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub use crate::sink::profiles::close;
+// The telemetry sinks live in `sink` with the others; these paths stay for
+// code written against them.
 #[cfg(feature = "json")]
-#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
+#[doc(hidden)]
 pub use crate::sink::JsonSink;
 #[cfg(feature = "prof")]
-#[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
+#[doc(hidden)]
 pub use crate::sink::ProfSink;
-pub use handoff::{current_handle, in_scope, ScopeHandle};
-pub use sampler::{start_counter_sampler, CounterSampler, COUNTER_EVENT, COUNTER_TARGET};
-pub use scope::{
-    current_scope, NoScope, Scope, ScopeGuard, Timed, DURATION_FIELD, PARENT_FIELD, SCOPE_FIELD,
-    START_SUFFIX, STOP_SUFFIX, TRACE_FIELD,
-};
+pub use handoff::ScopeHandle;
+#[allow(deprecated)]
+pub use handoff::{current_handle, in_scope};
+pub use sampler::{start_counter_sampler, CounterSampler};
+pub use scope::{Scope, ScopeGuard};
 
 #[cfg(feature = "prof")]
 use std::{io, path::Path, sync::Arc};
@@ -73,7 +74,7 @@ pub fn enable(dir: impl AsRef<Path>) -> io::Result<Arc<ProfSink>> {
 #[cfg(feature = "prof")]
 #[cfg_attr(docsrs, doc(cfg(feature = "prof")))]
 pub fn enable_prof(dir: impl AsRef<Path>, name: &str) -> io::Result<Arc<ProfSink>> {
-    let sink = ProfSink::create(dir, name)?;
+    let sink = ProfSink::open(dir, name)?;
     let sink = Arc::new(match crate::control::profile_name_and_host() {
         (_, Some(host)) => sink.with_host(&host),
         _ => sink,

@@ -15,21 +15,14 @@ use crate::record::Record;
 use crate::value::Value;
 use crate::Level;
 
-/// Event name of the sampler's records.
-pub const COUNTER_EVENT: &str = "counter";
-
-/// Namespace of the sampler's records: telemetry must be on for it
-/// (`set_telemetry(true)`, or `set_telemetry_for("elide::counters", true)`).
-pub const COUNTER_TARGET: &str = "elide::counters";
-
 static SITE: Callsite = Callsite::new(Metadata::new(
     Kind::Telemetry,
     Level::Info,
-    COUNTER_TARGET,
+    CounterSampler::TARGET,
     module_path!(),
     file!(),
     line!(),
-    COUNTER_EVENT,
+    CounterSampler::EVENT,
 ));
 
 /// Handle of a running counter sampler; stopping it (or dropping it)
@@ -42,8 +35,8 @@ pub struct CounterSampler {
 }
 
 /// Starts a thread (`elide-counters`) that every `interval` emits one
-/// telemetry event per counter name: event [`COUNTER_EVENT`], target
-/// [`COUNTER_TARGET`], fields `uid` = the counter's name and `value` = its
+/// telemetry event per counter name: event [`CounterSampler::EVENT`], target
+/// [`CounterSampler::TARGET`], fields `uid` = the counter's name and `value` = its
 /// total (`u64`), as in [`counters`](crate::counters). In a `.prof` file
 /// this reads `<t>,counter,elide::counters,elide-counters,<name>,,value=<total>`.
 ///
@@ -101,7 +94,7 @@ fn run(interval: Duration, stop: &(Mutex<bool>, Condvar)) {
 }
 
 /// Emits one event per counter name, if telemetry is on for
-/// [`COUNTER_TARGET`] and a sink wants telemetry.
+/// [`CounterSampler::TARGET`] and a sink wants telemetry.
 fn publish() {
     if crate::runtime::configured(&SITE) < 1 {
         return;
@@ -111,13 +104,20 @@ fn publish() {
         dispatch(&Record::new(
             SITE.metadata(),
             Level::Info,
-            format_args!("{}", COUNTER_EVENT),
+            format_args!("{}", CounterSampler::EVENT),
             &fields,
         ));
     }
 }
 
 impl CounterSampler {
+    /// Event name of the sampler's records: `counter`.
+    pub const EVENT: &'static str = "counter";
+    /// Namespace of the sampler's records: `elide::counters`. Telemetry
+    /// must be on for it (`set_telemetry(true)`, or
+    /// `set_telemetry_for("elide::counters", true)`).
+    pub const TARGET: &'static str = "elide::counters";
+
     /// Publishes a final round and stops the thread (same as dropping).
     pub fn stop(self) {}
 }

@@ -37,17 +37,11 @@ use crate::scope_stack::{current, pop, push};
 use crate::sink::OwnedValue;
 use crate::value::{Field, Value};
 
-pub use crate::scope_names::{
+use crate::scope_names::{
     DURATION_FIELD, PARENT_FIELD, SCOPE_FIELD, START_SUFFIX, STOP_SUFFIX, TRACE_FIELD,
 };
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-/// The id of the innermost scope open on this thread (the one a new scope
-/// would take as parent), if any.
-pub fn current_scope() -> Option<u64> {
-    current().map(|(id, _)| id)
-}
 
 /// Makes the scope `(id, trace)` current on this thread until the
 /// returned value is dropped: a scope handed over from another thread.
@@ -85,6 +79,22 @@ impl fmt::Debug for Scope {
 }
 
 impl Scope {
+    /// Field name of a scope's id on its events: `scope`.
+    pub const SCOPE_FIELD: &'static str = SCOPE_FIELD;
+    /// Field name of the parent scope's id (absent on a root scope):
+    /// `parent`.
+    pub const PARENT_FIELD: &'static str = PARENT_FIELD;
+    /// Field name of the root scope's id (the trace a scope belongs to):
+    /// `trace`.
+    pub const TRACE_FIELD: &'static str = TRACE_FIELD;
+    /// Field name of the duration, in nanoseconds, on a stop event:
+    /// `duration_ns`.
+    pub const DURATION_FIELD: &'static str = DURATION_FIELD;
+    /// Suffix of a scope's opening event name: `_start`.
+    pub const START_SUFFIX: &'static str = START_SUFFIX;
+    /// Suffix of a scope's closing event name: `_stop`.
+    pub const STOP_SUFFIX: &'static str = STOP_SUFFIX;
+
     /// Opens a scope: assigns its id, finds its parent, reads the clocks
     /// and emits the start event.
     fn open(start: &'static Metadata, stop: &'static Metadata, fields: &[Field<'_>]) -> Scope {

@@ -184,7 +184,7 @@ impl CaptureHandle {
     }
 
     /// Puts this thread inside the capture until the returned guard drops.
-    pub fn enter(&self) -> Entered {
+    fn enter(&self) -> Entered {
         let hook: Arc<dyn Sink> = self.sink.clone();
         Entered::new(hook)
     }
@@ -198,7 +198,7 @@ impl CaptureHandle {
 /// This thread is inside a capture until this guard drops. Not `Send`: it
 /// leaves the capture of the thread that entered it.
 #[must_use = "the thread leaves the capture when this is dropped"]
-pub struct Entered {
+struct Entered {
     hook: Arc<dyn Sink>,
     _not_send: PhantomData<*const ()>,
 }

@@ -16,7 +16,7 @@
 //!   `Warn` record `N records dropped` for a wrapped sink).
 //! - **Memory bounded in bytes**: beyond the per-thread buffers, queued
 //!   records hold at most [`max_bytes`](AsyncSinkBuilder::max_bytes)
-//!   (default [`DEFAULT_MAX_BYTES`], 64 MiB); a record over the budget is
+//!   (default [`AsyncSink::DEFAULT_MAX_BYTES`], 64 MiB); a record over the budget is
 //!   treated like one that finds its buffer full (`Block` waits, `Drop`
 //!   drops and counts). See `max_bytes` for the worst case.
 //! - **A failed write tears no later record**: the rest of a line a write
@@ -100,21 +100,8 @@ pub enum Overflow {
     Drop,
 }
 
-/// Default queue capacity, in records.
-pub const DEFAULT_CAPACITY: usize = 65_536;
-
-/// Formerly the default of [`AsyncSinkBuilder::preallocated`], which has no
-/// effect now: every form queues into per-thread buffers.
-#[deprecated(note = "no effect: every AsyncSink queues into per-thread buffers")]
-pub const DEFAULT_PREALLOCATED: usize = 32_768;
-
-/// Default bound on the bytes of records in flight (queued, not yet taken
-/// by the writer): 64 MiB. See [`AsyncSinkBuilder::max_bytes`].
-pub const DEFAULT_MAX_BYTES: usize = 64 * 1024 * 1024;
-
-/// Default size of each logging thread's buffer in an [`AsyncSink`] with
-/// its own writer (1 MiB: about 14,000 two-integer records).
-pub const DEFAULT_THREAD_BUFFER: usize = 1 << 20;
+/// Default queue capacity, in records ([`AsyncSink::DEFAULT_CAPACITY`]).
+pub(crate) const DEFAULT_CAPACITY: usize = 65_536;
 
 /// The smallest thread buffer: room for the records of most sites (one
 /// larger than half a buffer is queued in a heap block of its own).
@@ -270,14 +257,14 @@ impl AsyncSinkBuilder {
             telemetry: false,
             policy: Overflow::Block,
             capacity: DEFAULT_CAPACITY,
-            max_bytes: DEFAULT_MAX_BYTES,
-            thread_buffer: DEFAULT_THREAD_BUFFER,
+            max_bytes: AsyncSink::DEFAULT_MAX_BYTES,
+            thread_buffer: AsyncSink::DEFAULT_THREAD_BUFFER,
             shutdown_timeout: None,
         }
     }
 
     /// Sets the size in bytes of each logging thread's buffer (default
-    /// [`DEFAULT_THREAD_BUFFER`], at least 64 KiB). An `AsyncSink` gives
+    /// [`AsyncSink::DEFAULT_THREAD_BUFFER`], at least 64 KiB). An `AsyncSink` gives
     /// every thread that logs into it a buffer of its own, allocated (and its pages touched)
     /// on the thread's first record; the [`capacity`](Self::capacity) in
     /// records bounds it too, at 64 bytes a record. A full buffer blocks or
@@ -288,7 +275,7 @@ impl AsyncSinkBuilder {
     }
 
     /// Sets the capacity in records (at least 1; default
-    /// [`DEFAULT_CAPACITY`]): it bounds each thread's buffer at 64 bytes a
+    /// [`AsyncSink::DEFAULT_CAPACITY`]): it bounds each thread's buffer at 64 bytes a
     /// record (see [`thread_buffer`](Self::thread_buffer), at least 64 KiB
     /// whatever the capacity) and the records the writer takes into one
     /// batch.
@@ -296,15 +283,8 @@ impl AsyncSinkBuilder {
         self.capacity = capacity.max(1);
         self
     }
-    /// Formerly the number of record buffers allocated up front for a
-    /// wrapped sink; no effect now: every form queues into per-thread
-    /// buffers (see [`thread_buffer`](Self::thread_buffer)).
-    #[deprecated(note = "no effect: every AsyncSink queues into per-thread buffers")]
-    pub fn preallocated(self, _buffers: usize) -> AsyncSinkBuilder {
-        self
-    }
     /// Bounds the bytes queued records hold beyond the sink's fixed
-    /// buffers (default [`DEFAULT_MAX_BYTES`], 64 MiB): a record that would
+    /// buffers (default [`AsyncSink::DEFAULT_MAX_BYTES`], 64 MiB): a record that would
     /// pass the bound makes the caller wait ([`Overflow::Block`]) or is
     /// dropped and counted ([`Overflow::Drop`]), exactly as a full buffer
     /// does. A record larger than the bound still passes when nothing else
@@ -385,8 +365,18 @@ impl AsyncSinkBuilder {
     }
 }
 impl AsyncSink {
+    /// Default capacity, in records (see [`AsyncSinkBuilder::capacity`]).
+    pub const DEFAULT_CAPACITY: usize = DEFAULT_CAPACITY;
+    /// Default bound on the bytes of records in flight (queued, not yet
+    /// taken by the writer): 64 MiB. See [`AsyncSinkBuilder::max_bytes`].
+    pub const DEFAULT_MAX_BYTES: usize = 64 * 1024 * 1024;
+    /// Default size of each logging thread's buffer in an `AsyncSink` with
+    /// its own writer (1 MiB: about 14,000 two-integer records). See
+    /// [`AsyncSinkBuilder::thread_buffer`].
+    pub const DEFAULT_THREAD_BUFFER: usize = 1 << 20;
+
     /// A builder over `writer`: RADICAL format, all levels,
-    /// [`Overflow::Block`], [`DEFAULT_CAPACITY`] records, no shutdown
+    /// [`Overflow::Block`], [`AsyncSink::DEFAULT_CAPACITY`] records, no shutdown
     /// timeout until set.
     pub fn builder<W: Write + Send + 'static>(writer: W) -> AsyncSinkBuilder {
         AsyncSinkBuilder::new(Output::Bytes(Box::new(writer)), "async sink".to_owned())
@@ -400,7 +390,7 @@ impl AsyncSink {
 
     /// A builder whose writer thread hands every record to `inner`, so any
     /// sink (a [`FileSink`](crate::sink::FileSink), a
-    /// [`ProfSink`](crate::telemetry::ProfSink), your own) gets the queue,
+    /// [`ProfSink`](crate::sink::ProfSink), your own) gets the queue,
     /// the overflow policy and the accounting of this type.
     ///
     /// The writer rebuilds each record from what the caller copied: the
@@ -898,8 +888,12 @@ mod tests {
 
     #[test]
     fn the_documented_defaults() {
-        assert_eq!(DEFAULT_MAX_BYTES, 64 << 20, "64 MiB in flight");
-        assert_eq!(DEFAULT_THREAD_BUFFER, 1 << 20, "1 MiB per thread");
+        assert_eq!(AsyncSink::DEFAULT_MAX_BYTES, 64 << 20, "64 MiB in flight");
+        assert_eq!(
+            AsyncSink::DEFAULT_THREAD_BUFFER,
+            1 << 20,
+            "1 MiB per thread"
+        );
     }
 
     /// What the writer was given, readable after the sink is flushed.
