@@ -4,7 +4,8 @@
 //! A span site ([`span!`](crate::span!), [`info_span!`](crate::info_span!)
 //! .., [`#[instrument]`](crate::instrument)) is gated like a log site of its
 //! level: statically by the level features and filters (a span removed
-//! there is [`Span::none()`], no code), at run time by one relaxed load of
+//! there is [`Span::none()`]: no code for the site; at opt-level 0 its
+//! guard's drop glue still runs, a test), at run time by one relaxed load of
 //! the site's cached interest and a branch. An enabled site copies its
 //! fields once into a [`SpanData`], whose parent is the span current on the
 //! thread when it was made. When telemetry is also on for its namespace,
@@ -28,6 +29,7 @@ use std::cell::RefCell;
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -42,7 +44,16 @@ pub use crate::span_data::SpanData;
 
 thread_local! {
     /// The spans entered on this thread, innermost last.
-    static STACK: RefCell<Vec<Arc<Inner>>> = const { RefCell::new(Vec::new()) };
+    static STACK: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A span entered on this thread, and its telemetry scope made current
+/// with it (left when the entry is dropped).
+struct Entry {
+    inner: Arc<Inner>,
+    // Held for its `Drop` only.
+    #[allow(dead_code)]
+    scope: Option<scope::Entered>,
 }
 
 /// An enabled span: its data for records, and its telemetry scope.
@@ -57,12 +68,37 @@ struct Inner {
 /// [`Span::none()`]: entering it does nothing.
 #[derive(Clone, Default)]
 pub struct Span {
-    inner: Option<Arc<Inner>>,
+    // Dropped by hand (`Drop for Span`), so that dropping a disabled span
+    // is one test in its drop glue, at opt-level 0 too, instead of the
+    // nested drop glue of an `Option<Arc<_>>`.
+    inner: ManuallyDrop<Option<Arc<Inner>>>,
+}
+
+impl Drop for Span {
+    // Always: at opt-level 0 too, dropping a disabled span is a test.
+    // A pattern, not `is_some()`, which is a call at opt-level 0.
+    #[allow(clippy::redundant_pattern_matching)]
+    #[inline(always)]
+    fn drop(&mut self) {
+        if let Some(_) = &*self.inner {
+            release(&mut self.inner);
+        }
+    }
+}
+
+/// Drops an enabled span's handle (out of line: the disabled span's drop
+/// stays a test).
+#[cold]
+#[inline(never)]
+fn release(inner: &mut ManuallyDrop<Option<Arc<Inner>>>) {
+    // SAFETY: called once, from `Drop for Span`; the field is not used
+    // again.
+    unsafe { ManuallyDrop::drop(inner) }
 }
 
 impl fmt::Debug for Span {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.inner {
+        match &*self.inner {
             Some(i) => write!(f, "Span({:?})", i.data),
             None => f.write_str("Span(none)"),
         }
@@ -73,16 +109,30 @@ impl Span {
     /// The disabled span: entering it does nothing, records see no span.
     #[inline(always)]
     pub const fn none() -> Span {
-        Span { inner: None }
+        Span {
+            inner: ManuallyDrop::new(None),
+        }
+    }
+
+    fn of(inner: Inner) -> Span {
+        Span {
+            inner: ManuallyDrop::new(Some(Arc::new(inner))),
+        }
     }
 
     /// The innermost span entered on this thread, or [`Span::none()`].
     pub fn current() -> Span {
         Span {
-            inner: STACK
-                .try_with(|s| s.try_borrow().ok().and_then(|s| s.last().cloned()))
-                .ok()
-                .flatten(),
+            inner: ManuallyDrop::new(
+                STACK
+                    .try_with(|s| {
+                        s.try_borrow()
+                            .ok()
+                            .and_then(|s| s.last().map(|e| e.inner.clone()))
+                    })
+                    .ok()
+                    .flatten(),
+            ),
         }
     }
 
@@ -112,9 +162,12 @@ impl Span {
     // Always: at opt-level 0 too, a disabled span's enter is a test.
     #[inline(always)]
     pub fn enter(&self) -> Entered<'_> {
+        if let Some(inner) = &*self.inner {
+            enter(inner);
+        }
         Entered {
-            exit: self.inner.as_ref().map(Exit::enter),
-            _span: PhantomData,
+            span: self,
+            _not_send: PhantomData,
         }
     }
 
@@ -123,9 +176,12 @@ impl Span {
     // Always: at opt-level 0 too, a disabled span's enter is a test.
     #[inline(always)]
     pub fn entered(self) -> EnteredSpan {
+        if let Some(inner) = &*self.inner {
+            enter(inner);
+        }
         EnteredSpan {
-            exit: self.inner.as_ref().map(Exit::enter),
-            span: self,
+            span: ManuallyDrop::new(self),
+            _not_send: PhantomData,
         }
     }
 
@@ -138,55 +194,58 @@ impl Span {
     }
 }
 
-/// Leaves a span (this thread's stack, and its scope's) when dropped.
-struct Exit {
-    span: *const Inner,
-    // Held for its `Drop` only.
-    #[allow(dead_code)]
-    scope: Option<scope::Entered>,
-}
-
-impl Exit {
-    fn enter(inner: &Arc<Inner>) -> Exit {
-        span_data::enter(&inner.data);
-        let _ = STACK.try_with(|s| {
-            if let Ok(mut s) = s.try_borrow_mut() {
-                s.push(inner.clone());
-            }
-        });
-        Exit {
-            span: Arc::as_ptr(inner),
-            scope: inner.scope.as_ref().map(Scope::enter),
+/// Enters an enabled span on this thread: the chain records see, this
+/// thread's stack (for [`Span::current`]) and its scope's.
+fn enter(inner: &Arc<Inner>) {
+    span_data::enter(&inner.data);
+    let _ = STACK.try_with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            s.push(Entry {
+                inner: inner.clone(),
+                scope: inner.scope.as_ref().map(Scope::enter),
+            });
         }
-    }
+    });
 }
 
-impl Drop for Exit {
-    fn drop(&mut self) {
-        // Normally the top; a guard dropped out of order is removed
-        // wherever it is (its last entry, as a span may be entered twice).
-        let _ = STACK.try_with(|s| {
-            if let Ok(mut s) = s.try_borrow_mut() {
-                if let Some(at) = s.iter().rposition(|i| Arc::as_ptr(i) == self.span) {
-                    span_data::exit(&s.remove(at).data);
-                }
+/// Leaves an enabled span entered by [`enter`]. Normally the top; a guard
+/// dropped out of order is removed wherever it is (its last entry, as a
+/// span may be entered twice).
+#[cold]
+#[inline(never)]
+fn leave(inner: &Arc<Inner>) {
+    let _ = STACK.try_with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            if let Some(at) = s.iter().rposition(|e| Arc::ptr_eq(&e.inner, inner)) {
+                let entry = s.remove(at);
+                span_data::exit(&entry.inner.data);
             }
-        });
-    }
+        }
+    });
 }
 
 /// The guard of [`Span::enter`]: the span is entered on this thread while
 /// it lives. Not `Send`: a span is entered on one thread.
 #[must_use = "the span is left when the guard is dropped: bind it with `let _e = ..`"]
 pub struct Entered<'a> {
-    exit: Option<Exit>,
-    _span: PhantomData<&'a Span>,
+    span: &'a Span,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Drop for Entered<'_> {
+    // Always: at opt-level 0 too, leaving a disabled span is a test.
+    #[inline(always)]
+    fn drop(&mut self) {
+        if let Some(inner) = &*self.span.inner {
+            leave(inner);
+        }
+    }
 }
 
 impl fmt::Debug for Entered<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Entered")
-            .field("enabled", &self.exit.is_some())
+            .field("enabled", &!self.span.is_none())
             .finish()
     }
 }
@@ -194,23 +253,52 @@ impl fmt::Debug for Entered<'_> {
 /// [`Span::entered`]'s guard, owning the span. Not `Send`.
 #[must_use = "the span is left when the guard is dropped: bind it with `let _s = ..`"]
 pub struct EnteredSpan {
-    // Field order is drop order: leave, then drop the span.
-    exit: Option<Exit>,
-    span: Span,
+    // Dropped by hand after leaving: the guard of a disabled span drops as
+    // one test, with no drop glue of its own for the span.
+    span: ManuallyDrop<Span>,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Drop for EnteredSpan {
+    // Always: at opt-level 0 too, leaving a disabled span is a test.
+    // A pattern, not `is_some()`, which is a call at opt-level 0.
+    #[allow(clippy::redundant_pattern_matching)]
+    #[inline(always)]
+    fn drop(&mut self) {
+        if let Some(_) = &*self.span.inner {
+            leave_owned(&mut self.span);
+        }
+    }
+}
+
+/// Leaves an entered span and drops it (out of line, see `Drop for
+/// EnteredSpan`).
+#[cold]
+#[inline(never)]
+fn leave_owned(span: &mut ManuallyDrop<Span>) {
+    if let Some(inner) = &*span.inner {
+        leave(inner);
+    }
+    // SAFETY: called once, from the guard's `Drop`; the span is not used
+    // again.
+    unsafe { ManuallyDrop::drop(span) }
 }
 
 impl fmt::Debug for EnteredSpan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("EnteredSpan").field(&self.span).finish()
+        f.debug_tuple("EnteredSpan").field(&*self.span).finish()
     }
 }
 
 impl EnteredSpan {
     /// Leaves the span, handing it back.
     pub fn exit(self) -> Span {
-        let EnteredSpan { exit, span } = self;
-        drop(exit);
-        span
+        let mut guard = ManuallyDrop::new(self);
+        if let Some(inner) = &*guard.span.inner {
+            leave(inner);
+        }
+        // SAFETY: the guard is not dropped; its span is taken once.
+        unsafe { ManuallyDrop::take(&mut guard.span) }
     }
     /// The span.
     pub fn span(&self) -> &Span {
@@ -280,12 +368,10 @@ pub fn open_span(
         let scope = telemetry.and_then(|(start, stop)| scope::open_for(start, stop, f));
         let parent = span_data::entered();
         let data = SpanData::new(meta.name(), meta.target(), meta.level(), f, parent);
-        span = Span {
-            inner: Some(Arc::new(Inner {
-                data: Arc::new(data),
-                scope,
-            })),
-        };
+        span = Span::of(Inner {
+            data: Arc::new(data),
+            scope,
+        });
     });
     span
 }
@@ -304,12 +390,10 @@ mod tests {
     use crate::Level;
 
     fn span(name: &'static str, fields: &[Field<'_>], parent: Option<Arc<SpanData>>) -> Span {
-        Span {
-            inner: Some(Arc::new(Inner {
-                data: Arc::new(SpanData::new(name, "t", Level::Info, fields, parent)),
-                scope: None,
-            })),
-        }
+        Span::of(Inner {
+            data: Arc::new(SpanData::new(name, "t", Level::Info, fields, parent)),
+            scope: None,
+        })
     }
 
     /// A span moves between threads and is shared, as `tracing`'s is (an

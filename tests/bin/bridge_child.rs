@@ -340,6 +340,43 @@ fn main() {
                 );
             }
         }
+        // An application's own registry with elide's layer, installed
+        // after `elide::init()` the ways tracing-subscriber offers (its
+        // `tracing-log` feature, on by default, is on in this build).
+        "registry-after-init" => {
+            use tracing_subscriber::util::SubscriberInitExt;
+            let how = std::env::args().nth(2).expect("how");
+            let _guard = elide::init();
+            let registry = tracing_subscriber::registry().with(elide::bridge::tracing::layer());
+            match how.as_str() {
+                "set_global_default" => {
+                    tracing::subscriber::set_global_default(registry).expect("no subscriber yet");
+                }
+                "try_init" => match registry.try_init() {
+                    Ok(()) => println!("try_init=ok"),
+                    Err(e) => println!("try_init=err: {e}"),
+                },
+                // Panics: the `log` logger is elide's already.
+                "init" => registry.init(),
+                other => panic!("unknown way {other:?}"),
+            }
+            println!("log_bridge={}", elide::bridge::log::is_installed());
+            chatty_dep::work(3);
+            elide::warn!("elide: own record");
+        }
+        // The registry's `init()` first, then `elide::init()`: the `log`
+        // logger is tracing-log's (`init` leaves it in place), so `log`
+        // records reach elide through the layer as `LogTracer` events.
+        "registry-before-init" => {
+            use tracing_subscriber::util::SubscriberInitExt;
+            tracing_subscriber::registry()
+                .with(elide::bridge::tracing::layer())
+                .init();
+            let _guard = elide::init();
+            println!("log_bridge={}", elide::bridge::log::is_installed());
+            chatty_dep::work(3);
+            elide::warn!("elide: own record");
+        }
         other => panic!("unknown mode {other:?}"),
     }
 }

@@ -361,3 +361,95 @@ fn a_mistyped_level_of_a_bridged_crate_is_named_as_not_a_level() {
         "{stderr}"
     );
 }
+
+/// After `elide::init()`, an application's own registry with elide's layer
+/// installs with `set_global_default`, or with `try_init`, whose error only
+/// says that the `log` logger is taken (tracing-subscriber's `tracing-log`
+/// feature, on by default, is on in this build): the subscriber is
+/// installed, elide stays the `log` logger, and each record of `log`,
+/// `tracing` and elide arrives once. Its `init()` panics on that error; the
+/// guide says to use the other two.
+#[test]
+fn a_registry_with_elides_layer_installs_after_init_with_try_init_or_set_global_default() {
+    for how in ["set_global_default", "try_init"] {
+        let path = temp_path(how);
+        let out = run_with(
+            &["registry-after-init", how],
+            &[
+                ("BRIDGE_CHILD_LOG_TGT", path.to_str().unwrap()),
+                ("BRIDGE_CHILD_LOG_LVL", "info"),
+                ("CHATTY_DEP_LOG_LVL", "info"),
+            ],
+        );
+        assert!(out.contains("log_bridge=true"), "{how}: {out}");
+        if how == "try_init" {
+            assert!(
+                out.contains("try_init=err: attempted to set a logger"),
+                "{out}"
+            );
+        }
+        let text = std::fs::read_to_string(&path).expect("log file");
+        let reset = lines_with(&text, "log: connection reset");
+        assert!(
+            reset.len() == 1 && reset[0].contains(&format!(" : {:<20} : ", "chatty_dep")),
+            "{how}: {text}"
+        );
+        for needle in [
+            "log: connection reset peer=10.0.0.1 attempt=3",
+            "tracing: response sent bytes=512 ok=true",
+            "elide: own record",
+        ] {
+            assert_eq!(
+                lines_with(&text, needle).len(),
+                1,
+                "{how}: {needle}\n{text}"
+            );
+        }
+    }
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bridge_child"));
+    cmd.args(["registry-after-init", "init"]).env_clear();
+    let out = elide_tests::run_with_deadline(&mut cmd, Duration::from_secs(120));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("failed to set global default subscriber: SetLoggerError"),
+        "{stderr}"
+    );
+}
+
+/// The other order: the registry's `init()` (tracing-log on), then
+/// `elide::init()`, which leaves tracing-log's `LogTracer` as the `log`
+/// logger. No panic, and `log` records reach elide through the layer under
+/// their own target with their place, not as events of target `log` with
+/// `log.*` fields (their key-values `LogTracer` does not carry).
+#[test]
+fn log_records_through_log_tracer_keep_their_target_and_place() {
+    let path = temp_path("log-tracer");
+    let out = run(
+        "registry-before-init",
+        &[
+            ("BRIDGE_CHILD_LOG_TGT", path.to_str().unwrap()),
+            ("BRIDGE_CHILD_LOG_FMT", "json"),
+            ("BRIDGE_CHILD_LOG_LVL", "info"),
+            ("CHATTY_DEP_LOG_LVL", "info"),
+        ],
+    );
+    assert!(out.contains("log_bridge=false"), "{out}");
+    let text = std::fs::read_to_string(&path).expect("log file");
+    let reset = lines_with(&text, "log: connection reset");
+    assert_eq!(reset.len(), 1, "{text}");
+    let json: serde_json::Value = serde_json::from_str(reset[0]).unwrap();
+    assert_eq!(json["target"], "chatty_dep", "{json}");
+    assert_eq!(
+        json["file"], "tests/fixtures/chatty-dep/src/lib.rs",
+        "{json}"
+    );
+    assert_eq!(json["line"], 8, "{json}");
+    assert!(!reset[0].contains("log."), "{json}");
+    assert_eq!(
+        lines_with(&text, "tracing: response sent").len(),
+        1,
+        "{text}"
+    );
+    assert_eq!(lines_with(&text, "elide: own record").len(), 1, "{text}");
+}

@@ -38,6 +38,10 @@ fn an_application_with_env_logger_gets_the_library_records_there() {
     assert!(!err.contains("work failed"), "{err}");
 }
 
+/// `tracing_subscriber::fmt().init()` with the `tracing-log` feature (on by
+/// default) also makes tracing-log the `log` logger: the library's records
+/// still go to the subscriber directly, with their fields (through
+/// `LogTracer` they would arrive without).
 #[test]
 fn an_application_with_a_tracing_subscriber_gets_the_library_records_there() {
     let (out, err) = run("tracing_fmt", &[]);

@@ -248,6 +248,24 @@ fn half(n: u32) -> Result<u32, String> {
     Ok(n / 2)
 }
 
+#[elide::instrument(skip_all, fields(len = data.len()))]
+fn digest(key: &str, data: &[u8]) -> usize {
+    elide::info!("digesting");
+    key.len() + data.len()
+}
+
+/// `skip_all` leaves every argument out of the span; declared fields stay.
+#[test]
+fn skip_all_keeps_only_the_declared_fields() {
+    let _s = serial();
+    elide::set_sinks([]);
+    let records = elide::testing::capture(|| {
+        assert_eq!(digest("secret", b"abc"), 9);
+    });
+    let r = records.assert_logged(elide::Level::Info, "digesting");
+    assert_eq!(format!("{:?}", r.span.as_ref().unwrap()), "digest{len=3}");
+}
+
 /// With `err` and `ret`, an `Ok` logs its value and an `Err` the error
 /// (as `tracing` does), each in the function's span; a declared field
 /// named like an argument replaces the argument's.

@@ -44,6 +44,8 @@ const TELEMETRY_PROF: &str = "telemetry! on, into a .prof file";
 const ASYNC: &str = "enabled, async writer thread into io::sink";
 const BRIDGE_LOG_OFF: &str = "log::debug! off (elide: through elide's log bridge)";
 const BRIDGE_TRACING_OFF: &str = "tracing::debug! off (elide: under elide's layer)";
+const BRIDGE_TRACING_SPAN_NS: &str =
+    "tracing::debug_span! off in its namespace, another at trace (elide: under elide's layer; tracing: Targets filter)";
 const BRIDGE_LOG_NULL: &str = "log::debug! on, into a null sink (elide: bridged)";
 const RUNTIME_OFF: &str = "run-time target, off (elide::emit vs log target: expr)";
 const RUNTIME_NULL: &str = "run-time target, into a null sink (elide::emit)";
@@ -205,6 +207,31 @@ fn b_log_info() {
 }
 fn b_log_trace() {
     b_log(LevelFilter::Trace)
+}
+/// elide's layer with one namespace at trace elsewhere: tracing's global
+/// maximum is then trace, and only the per-namespace answer to
+/// `register_callsite` keeps the loop's span (namespace `elide_benches`,
+/// at Info) from being built.
+fn b_tracing_span_ns() {
+    use tracing_subscriber::layer::SubscriberExt;
+    tracing_with(tracing_subscriber::registry().with(elide::bridge::tracing::layer()));
+    elide::set_sinks([Arc::new(NullSink::new()) as Arc<dyn Sink>]);
+    elide::set_level(LevelFilter::Info);
+    elide::set_level_for("elsewhere", LevelFilter::Trace);
+}
+/// tracing's own per-target filter with the same rules.
+fn t_targets_fmt() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let targets = tracing_subscriber::filter::Targets::new()
+        .with_default(tracing::Level::INFO)
+        .with_target("elsewhere", tracing::Level::TRACE);
+    tracing_with(
+        tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_writer(std::io::sink)
+            .finish()
+            .with(targets),
+    );
 }
 fn b_tracing_info() {
     use tracing_subscriber::layer::SubscriberExt;
@@ -551,6 +578,20 @@ pub static VARIANTS: &[Variant] = &[
         "tracing",
         t_info_fmt,
         hot_tracing_debug
+    ),
+    v!(
+        "b-tracing-span-ns",
+        BRIDGE_TRACING_SPAN_NS,
+        "elide",
+        b_tracing_span_ns,
+        hot_tracing_span
+    ),
+    v!(
+        "b-tracing-span-ns-peer",
+        BRIDGE_TRACING_SPAN_NS,
+        "tracing",
+        t_targets_fmt,
+        hot_tracing_span
     ),
     v!(
         "b-log-null",

@@ -1,8 +1,14 @@
 //! Where a library's records go before the application sets elide up: the
 //! logger the application already uses. Until `init`/`init_ns` (or sinks
-//! installed through the API), elide's records go to the `log` logger when
-//! one is set (feature `log`), else to the `tracing` dispatcher when one is
-//! set (feature `tracing`), else to elide's own `LOG_TGT` sinks.
+//! installed through the API), elide's records go to the global `tracing`
+//! dispatcher when one is set (feature `tracing`), else to the `log` logger
+//! when one is set (feature `log`), else to elide's own `LOG_TGT` sinks.
+//!
+//! tracing first: an application that set a tracing subscriber up with
+//! tracing-subscriber's `init` (default features) has a `log` logger too,
+//! tracing-log's `LogTracer`, which forwards into that subscriber what
+//! `log` can carry: the message, without fields or span chain. Going to
+//! the dispatcher directly keeps both.
 //!
 //! Decided once, when elide first reads the environment (the first site
 //! that resolves), and undone by `init`: the check costs nothing at a site.
@@ -19,7 +25,7 @@ use crate::LevelFilter;
 /// The sink forwarding to the application's logger and that logger's most
 /// verbose level, if the application set one up.
 pub(crate) fn sink() -> Option<(Arc<dyn Sink>, LevelFilter)> {
-    log_sink().or_else(tracing_sink)
+    tracing_sink().or_else(log_sink)
 }
 
 /// A `log` logger counts as set when it is not elide's own and `log`'s

@@ -69,7 +69,7 @@ pub(crate) fn forward<R>(f: impl FnOnce() -> R) -> R {
 
 /// A `'static` copy of a field name from another facade (elide's fields
 /// are named by `&'static str`). Each distinct name is kept once.
-#[allow(dead_code)] // used by the inbound `log` bridge
+#[allow(dead_code)] // used by the inbound bridges of either feature
 pub(crate) fn intern(name: &str) -> &'static str {
     static NAMES: OnceLock<RwLock<HashMap<&'static str, &'static str>>> = OnceLock::new();
     let names = NAMES.get_or_init(Default::default);
@@ -110,10 +110,18 @@ where
     Some(v)
 }
 
+/// A `'static` copy of a short text another facade hands over owned (a
+/// target, a file name), kept once like a field name; `None` once
+/// [`MAX_KEYS`] distinct texts were seen.
+#[allow(dead_code)] // used by the inbound `tracing` bridge
+pub(crate) fn intern_text(text: &str) -> Option<&'static str> {
+    Some(intern(text)).filter(|t| *t != OVERFLOW_KEY)
+}
+
 /// Where another facade says a record was logged: `file!()`, `line!()`
 /// and `module_path!()` of its macro, when they are `'static`.
 #[allow(dead_code)] // used by the inbound bridges of either feature
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 pub(crate) struct Place {
     pub(crate) file: Option<&'static str>,
     pub(crate) line: Option<u32>,

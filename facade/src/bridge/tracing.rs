@@ -18,7 +18,10 @@
 //! ([`testing`](crate::testing)) is active, the hint is `Trace` and a
 //! callsite elide turns off is asked about per event (`sometimes`), so
 //! the capturing thread sees every level. [`install`] installs a registry
-//! with this layer as the global subscriber.
+//! with this layer as the global subscriber. An event that tracing-log's
+//! `LogTracer` made of a `log` record (target `log`, fields `log.target`,
+//! `log.file` ..) becomes that record again: its own target, file, line and
+//! module path.
 //!
 //! **Outbound**: [`TracingSink`] re-emits elide records as `tracing` events
 //! in the current dispatcher, so an elide-instrumented library shows up in a
@@ -41,7 +44,7 @@ use tracing_core::{callsite, dispatcher, Event, Interest, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
-use crate::bridge::{forward, forwarding, placed, Place};
+use crate::bridge::{forward, forwarding, intern_text, placed, Place};
 use crate::dispatch::{self, Route};
 use crate::interest;
 use crate::record::Record;
@@ -65,12 +68,21 @@ pub struct ElideLayer {
 
 /// The inbound layer. Reads the environment if that was not done yet.
 ///
-/// In a program that also calls [`elide::init`](crate::init), install the
-/// registry with `tracing::subscriber::set_global_default(..)` or
-/// `.try_init()`, not `.init()`: tracing-subscriber's `init()` (with its
-/// default `tracing-log` feature) also tries to become the `log` logger,
-/// which `elide::init()` already is, and panics when it cannot. Records of
-/// `log` reach elide either way.
+/// In a program that also calls [`elide::init`](crate::init), call it
+/// first, then install the registry with
+/// `tracing::subscriber::set_global_default(..)`, or with `.try_init()` and
+/// ignore its error, not with `.init()`. tracing-subscriber's `try_init()`
+/// (with its `tracing-log` feature, on by default) sets the subscriber
+/// first and then tries to make tracing-log's `LogTracer` the `log`
+/// logger, which fails because `elide::init()` made elide the `log`
+/// logger; `init()` turns that error into a panic, after the subscriber
+/// was set. `log` allows one logger per process, set once, so elide cannot
+/// give the place up; staying `log`'s logger, it keeps `log` records'
+/// key-values, which a `LogTracer` drops. The other order (the registry's
+/// `init()`, then `elide::init()`) does not panic: `init` leaves
+/// `LogTracer` as the `log` logger, and the layer turns its events back
+/// into the `log` records they were (their target, file, line and module
+/// path), without the key-values `LogTracer` does not carry.
 ///
 /// ```
 /// # #[cfg(feature = "tracing")] {
@@ -292,6 +304,9 @@ where
             return;
         }
         let meta = event.metadata();
+        if is_from_log_tracer(meta) {
+            return on_log_tracer_event(event, &ctx);
+        }
         let level = from_tracing(meta.level());
         let cs = site(meta.target());
         let Some(route) = enabled_at(cs, level) else {
@@ -318,6 +333,65 @@ where
             )
         });
     }
+}
+
+/// Whether an event is a `log` record that tracing-log's `LogTracer`
+/// turned into a `tracing` event: target `log`, the record's own target,
+/// module path, file and line in fields named `log.*`. That happens when
+/// the application made `LogTracer` the `log` logger before
+/// [`elide::init`](crate::init) (tracing-subscriber's `init()` with its
+/// default `tracing-log` feature), so elide could not be.
+fn is_from_log_tracer(meta: &Metadata<'_>) -> bool {
+    meta.target() == "log" && meta.fields().field("log.target").is_some()
+}
+
+/// A `LogTracer` event as the `log` record it was: under the record's
+/// target, with its place (its key-values `LogTracer` does not carry).
+fn on_log_tracer_event<S>(event: &Event<'_>, ctx: &Context<'_, S>)
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    let level = from_tracing(event.metadata().level());
+    let mut c = Capture::default();
+    event.record(&mut c);
+    let (mut target, mut place) = (None, Place::default());
+    let text = |v: &OwnedValue| match v {
+        OwnedValue::Str(s) => intern_text(s),
+        _ => None,
+    };
+    c.fields.retain(|(k, v)| {
+        match *k {
+            "log.target" => target = text(v),
+            "log.module_path" => place.module_path = text(v),
+            "log.file" => place.file = text(v),
+            "log.line" => {
+                place.line = match v {
+                    OwnedValue::U64(n) => u32::try_from(*n).ok(),
+                    OwnedValue::I64(n) => u32::try_from(*n).ok(),
+                    _ => None,
+                }
+            }
+            _ => return true,
+        }
+        false
+    });
+    let Some(target) = target else { return };
+    let cs = site(target);
+    let Some(route) = enabled_at(cs, level) else {
+        return;
+    };
+    let fields: Vec<Field<'_>> = c.fields.iter().map(|(k, v)| (*k, v.as_value())).collect();
+    let message = c.message.as_deref().unwrap_or("");
+    crate::span_data::with_bridged(chain_of(event, ctx), || {
+        emit_at(
+            placed(cs.metadata(), place),
+            route,
+            target,
+            level,
+            &fields,
+            format_args!("{message}"),
+        )
+    });
 }
 
 /// The most fields a record forwarded to `tracing` carries (beyond it,
