@@ -690,11 +690,9 @@ fn unix_ns() -> u128 {
         .map_or(0, |d| d.as_nanos())
 }
 
-/// `otlp-env N`: the sinks from the environment (the parent names an
-/// `otlp` target and its collector), N records from main, the longest
-/// call printed; the guard's drop and the exit handler then bound the end.
-fn otlp_env(n: u64) {
-    let guard = elide::init();
+/// N records from this thread; prints the longest call and when the last
+/// one returned.
+fn log_timed(n: u64) {
     let mut longest = std::time::Duration::ZERO;
     for seq in 0..n {
         let t = std::time::Instant::now();
@@ -706,6 +704,14 @@ fn otlp_env(n: u64) {
         longest.as_micros(),
         unix_ns()
     );
+}
+
+/// `otlp-env N`: the sinks from the environment (the parent names an
+/// `otlp` target and its collector), N records from main, the longest
+/// call printed; the guard's drop and the exit handler then bound the end.
+fn otlp_env(n: u64) {
+    let guard = elide::init();
+    log_timed(n);
     // The env-built sink, found without a handle.
     #[cfg(feature = "otlp")]
     for (url, _) in elide::sink::OtlpSink::installed_stats() {
@@ -726,17 +732,7 @@ fn otlp_api(n: u64, url: &str) {
             .expect("a valid endpoint"),
     );
     install(sink.clone());
-    let mut longest = std::time::Duration::ZERO;
-    for seq in 0..n {
-        let t = std::time::Instant::now();
-        elide::info!(seq, "record {seq}");
-        longest = longest.max(t.elapsed());
-    }
-    println!(
-        "emitted={n} longest_call_us={} emitted_unix_ns={}",
-        longest.as_micros(),
-        unix_ns()
-    );
+    log_timed(n);
     for (url, _) in elide::sink::OtlpSink::installed_stats() {
         println!("installed={url}");
     }
