@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use elide::sink::OtlpSink;
 use elide::{LevelFilter, Sink};
-use elide_tests::serial;
+use elide_tests::{serial, Scratch};
 use otlp_receiver::{Received, Receiver};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
@@ -58,12 +58,6 @@ impl Pki {
             key: key.serialize_der(),
         }
     }
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("elide-tls-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// Reads one HTTP message (head and `Content-Length` body) from `r`;
@@ -157,7 +151,7 @@ fn install(sink: &Arc<OtlpSink>) {
 #[test]
 fn an_https_endpoint_exports_through_tls() {
     let _g = serial();
-    let dir = temp_dir("ok");
+    let dir = Scratch::dir("tls-ok");
     let pki = Pki::make(&dir, "ok");
     let rx = Receiver::start(0, Arc::default());
     let front = tls_front(&pki, rx.port);
@@ -186,7 +180,7 @@ fn an_https_endpoint_exports_through_tls() {
 /// or IP address: no exporter that can never send.
 #[test]
 fn an_unusable_ca_file_fails_the_build() {
-    let dir = temp_dir("bad-file");
+    let dir = Scratch::dir("tls-bad-file");
     let empty = dir.join("empty.pem");
     std::fs::write(&empty, "not a certificate\n").unwrap();
     for file in [dir.join("missing.pem"), empty] {
@@ -265,7 +259,7 @@ fn stats_line(stderr: &str) -> (u64, u64, u64) {
 #[test]
 fn otel_certificate_is_the_trusted_ca_and_a_wrong_one_fails_once() {
     let _g = serial();
-    let dir = temp_dir("env");
+    let dir = Scratch::dir("tls-env");
     let (good, other) = (Pki::make(&dir, "good"), Pki::make(&dir, "other"));
     let rx = Receiver::start(0, Arc::default());
     let front = tls_front(&good, rx.port);
@@ -322,7 +316,7 @@ fn an_https_endpoint_exports_to_rotel() {
         return;
     };
     let _g = serial();
-    let dir = temp_dir("rotel");
+    let dir = Scratch::dir("tls-rotel");
     let pki = Pki::make(&dir, "rotel");
     let rx = Receiver::start(0, Arc::default());
     let free = || {
