@@ -5,7 +5,8 @@
 //! once, each with its own numbers; elide beside tracing + tracing-appender
 //! `non_blocking` and spdlog-rs's `AsyncPoolSink` (`spdlog_peer.rs`) in the
 //! same run. All hold the whole burst in memory (elide: an 8 MiB buffer per
-//! thread; tracing-appender: its default 128,000-line channel, lossy;
+//! thread, and again with the defaults, whose 1 MiB per thread the burst
+//! overruns, so the writer drains to the file meanwhile; tracing-appender: its default 128,000-line channel, lossy;
 //! spdlog-rs: a channel sized to the burst), so none measures its disk.
 
 use std::fs::File;
@@ -111,17 +112,23 @@ fn elide_site(i: u64) {
     elide::info!("task {} done in {} us", i, us);
 }
 
+/// elide's rows: the whole burst in an 8 MiB buffer per thread, then the
+/// defaults as a user writes them (`AsyncSink::file(path)`: a 1 MiB buffer
+/// per thread, which the burst overruns, so the writer drains to the file
+/// while the callers log, and `Block` makes a caller wait when it is full).
 fn elide_rows(dir: &Path, calls: u64) -> Vec<CycleRow> {
     let mut rows = Vec::new();
-    for threads in [1, 2] {
+    for (defaults, threads) in [(false, 1), (false, 2), (true, 1), (true, 2)] {
         let path = dir.join(format!("elide-cycles-{threads}.log"));
         let _ = std::fs::remove_file(&path);
-        let sink = Arc::new(
+        let sink = Arc::new(if defaults {
+            AsyncSink::file(&path).expect("open log")
+        } else {
             AsyncSink::file_builder(&path)
                 .expect("open log")
                 .thread_buffer(8 << 20)
-                .build(),
-        );
+                .build()
+        });
         elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
         // The writer calibrates the cheap clock in its first 10 ms.
         std::thread::sleep(Duration::from_millis(30));
@@ -133,7 +140,11 @@ fn elide_rows(dir: &Path, calls: u64) -> Vec<CycleRow> {
         elide::set_sinks([]);
         let _ = std::fs::remove_file(&path);
         rows.push(CycleRow {
-            name: "elide AsyncSink::file, thread_buffer 8 MiB".into(),
+            name: if defaults {
+                "elide AsyncSink::file(path), defaults, writer draining".into()
+            } else {
+                "elide AsyncSink::file, thread_buffer 8 MiB".into()
+            },
             threads,
             per_call,
             loop_per_call,
