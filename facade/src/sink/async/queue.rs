@@ -42,7 +42,7 @@ use std::time::{Duration, Instant};
 use super::codec::*;
 use super::lanes::{lane, LANES};
 use super::ring::Ring;
-use super::shared::{lock, RingShared};
+use super::shared::{lock, Apart, RingShared};
 use super::wake::backoff;
 use super::writer::{Output, RingWriter};
 use super::{on_writer, Overflow};
@@ -77,11 +77,11 @@ impl RingQueue {
             names: matches!(out, Output::Sink(_)),
             panic_reported: AtomicBool::new(false),
             dropped: AtomicU64::new(0),
-            written: AtomicU64::new(0),
+            written: Apart(AtomicU64::new(0)),
             failed: AtomicU64::new(0),
-            in_hand: AtomicU64::new(0),
+            in_hand: Apart(AtomicU64::new(0)),
             rings: Mutex::new(Vec::new()),
-            rings_changed: AtomicBool::new(false),
+            rings_changed: Apart(AtomicBool::new(false)),
             spare: Mutex::new(Vec::new()),
             spare_len: AtomicUsize::new(0),
             orphan: Mutex::new(None),
@@ -89,12 +89,12 @@ impl RingQueue {
             policy,
             writer: Mutex::new(None),
             writer_alive: AtomicBool::new(true),
-            sleeping: AtomicBool::new(false),
+            sleeping: Apart(AtomicBool::new(false)),
             shutdown: AtomicBool::new(false),
             flush_requested: AtomicU64::new(0),
-            flushed: Mutex::new(0),
+            flushed: Apart(Mutex::new(0)),
             flushed_cv: Condvar::new(),
-            heap_bytes: AtomicUsize::new(0),
+            heap_bytes: Apart(AtomicUsize::new(0)),
             max_bytes,
             discarding: AtomicBool::new(false),
         });

@@ -10,7 +10,31 @@ use std::thread::Thread;
 use super::ring::Ring;
 use super::Overflow;
 
-/// State shared by the callers and the writer.
+/// A field on cache lines of its own (128 bytes: the pair of lines that
+/// adjacent-line prefetching moves together).
+///
+/// The writer updates some of the shared state on every round or every
+/// record (counters, the flush handshake, its idle flag); each caller reads
+/// other fields on every record (the sink's identity, whether records carry
+/// thread names, whether the writer lives). On one cache line, each of the
+/// writer's stores would take the line from the caller's core and the
+/// caller's next record would wait for it to come back (false sharing: a
+/// cache miss per record while the writer drains). The fields the writer
+/// keeps writing are therefore kept apart.
+#[repr(align(128))]
+pub(crate) struct Apart<T>(pub(super) T);
+
+impl<T> std::ops::Deref for Apart<T> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// State shared by the callers and the writer. The fields every caller
+/// reads per record are written rarely; those the writer writes as it runs
+/// are each [`Apart`].
 pub(crate) struct RingShared {
     pub(super) id: u64,
     pub(super) name: String,
@@ -19,13 +43,13 @@ pub(crate) struct RingShared {
     /// Whether a panic of the wrapped sink was reported on stderr.
     pub(super) panic_reported: AtomicBool,
     pub(super) dropped: AtomicU64,
-    pub(super) written: AtomicU64,
+    pub(super) written: Apart<AtomicU64>,
     pub(super) failed: AtomicU64,
     /// Records the writer has taken but not yet counted written or failed.
-    pub(super) in_hand: AtomicU64,
+    pub(super) in_hand: Apart<AtomicU64>,
     /// Every ring that may hold records (exited threads' too).
     pub(super) rings: Mutex<Vec<Arc<Ring>>>,
-    pub(super) rings_changed: AtomicBool,
+    pub(super) rings_changed: Apart<AtomicBool>,
     /// Rings of exited threads, registered still, that no thread produces
     /// into: the next new thread takes one over; the writer frees empty
     /// ones beyond `max_bytes`. Only taken out under this lock, so a ring
@@ -39,14 +63,14 @@ pub(crate) struct RingShared {
     pub(super) policy: Overflow,
     pub(super) writer: Mutex<Option<Thread>>,
     pub(super) writer_alive: AtomicBool,
-    pub(super) sleeping: AtomicBool,
+    pub(super) sleeping: Apart<AtomicBool>,
     pub(super) shutdown: AtomicBool,
     pub(super) flush_requested: AtomicU64,
-    pub(super) flushed: Mutex<u64>,
+    pub(super) flushed: Apart<Mutex<u64>>,
     pub(super) flushed_cv: Condvar,
     /// Bytes of long texts moved to the heap by queued records, bounded by
     /// `max_bytes` (the rings themselves are fixed: one per thread).
-    pub(super) heap_bytes: AtomicUsize,
+    pub(super) heap_bytes: Apart<AtomicUsize>,
     pub(super) max_bytes: usize,
     /// Set by the exit flush: the writer drops (and counts) what is left
     /// instead of writing it.

@@ -381,7 +381,7 @@ impl RingShared {
     fn deliver(&self, inner: &dyn Sink, record: &Record<'_>) {
         let what = "emit (the record is counted as failed)";
         let count = match self.call_inner(what, || inner.emit(record)) {
-            Some(()) => &self.written,
+            Some(()) => &*self.written,
             None => &self.failed,
         };
         count.fetch_add(1, Ordering::Relaxed);
