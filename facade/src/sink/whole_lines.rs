@@ -67,12 +67,24 @@ impl WholeLines {
     ) -> Tally {
         let o = self.write(out, text.as_bytes());
         let revived = u64::from(o.completed_torn && std::mem::take(&mut self.torn_record));
-        let lines = text.as_bytes()[..o.whole]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count() as u64;
-        let notices_whole = notices.iter().filter(|&&at| at < o.whole).count() as u64;
-        let whole = lines - notices_whole;
+        // Written in full (the usual case): every record's line, without
+        // reading the text again (a byte-by-byte count of its newlines cost
+        // the async writer about a fifth of its time per record).
+        let whole = if o.error.is_none() && o.whole == text.len() {
+            debug_assert_eq!(
+                text.bytes().filter(|&b| b == b'\n').count() as u64,
+                records + notices.len() as u64,
+                "one line per record and per notice"
+            );
+            records
+        } else {
+            let lines = text.as_bytes()[..o.whole]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64;
+            let notices_whole = notices.iter().filter(|&&at| at < o.whole).count() as u64;
+            lines - notices_whole
+        };
         if o.error.is_some() && o.torn {
             self.torn_record = !notices.contains(&o.whole);
         }
