@@ -197,6 +197,32 @@ fn peek_literal_key(input: ParseStream) -> bool {
     input.peek(LitStr) && input.peek2(Token![=]) && !input.peek2(Token![==])
 }
 
+/// A span's or a scope's `"name" [, fields]`: the name as a string
+/// literal, then fields only (`what` is "span" or "scope", `example` a
+/// correct call for the error).
+pub(crate) fn parse_name_and_fields(
+    input: ParseStream,
+    what: &str,
+    example: &str,
+) -> syn::Result<(LitStr, Vec<Field>)> {
+    let name: LitStr = input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("expected the {what} name as a string literal: `{example}`"),
+        )
+    })?;
+    if !input.is_empty() {
+        input.parse::<Token![,]>()?;
+    }
+    let (fields, _) = parse_fields(input, false)?;
+    if !input.is_empty() {
+        return Err(input.error(format!(
+            "{what}s take fields only (`key = value`), no format string"
+        )));
+    }
+    Ok((name, fields))
+}
+
 /// Parses key-value fields until a string literal (the message) or the end.
 /// With `allow_sampling`, `sample = N`, `first = N`, `every = D` and `once`
 /// are options instead of fields. `log`'s `;` ends the fields.

@@ -44,19 +44,8 @@ struct ScopeArgs {
 impl Parse for ScopeArgs {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let target = args::parse_target(input)?;
-        let name: LitStr = input.parse().map_err(|e| {
-            syn::Error::new(
-                e.span(),
-                "expected the scope name as a string literal: `scope!(\"task.exec\", uid = ..)`",
-            )
-        })?;
-        if !input.is_empty() {
-            input.parse::<Token![,]>()?;
-        }
-        let (fields, _) = args::parse_fields(input, false)?;
-        if !input.is_empty() {
-            return Err(input.error("scopes take fields only (`key = value`), no format string"));
-        }
+        let (name, fields) =
+            args::parse_name_and_fields(input, "scope", "scope!(\"task.exec\", uid = ..)")?;
         Ok(ScopeArgs {
             target,
             name,

@@ -65,24 +65,6 @@ fn parse_prefix(input: ParseStream) -> syn::Result<(Option<Expr>, Option<Expr>)>
     }
 }
 
-/// `"name" [, fields]` after the level.
-fn parse_rest(input: ParseStream) -> syn::Result<(LitStr, Vec<Field>)> {
-    let name: LitStr = input.parse().map_err(|e| {
-        syn::Error::new(
-            e.span(),
-            "expected the span name as a string literal: `info_span!(\"request\", id = ..)`",
-        )
-    })?;
-    if !input.is_empty() {
-        input.parse::<Token![,]>()?;
-    }
-    let (fields, _) = args::parse_fields(input, false)?;
-    if !input.is_empty() {
-        return Err(input.error("spans take fields only (`key = value`), no format string"));
-    }
-    Ok((name, fields))
-}
-
 /// The arguments of one span macro, with `parent:` kept for its type check.
 struct Parsed {
     site: SpanSite,
@@ -106,7 +88,8 @@ fn parse(input: ParseStream, fixed: Option<Level>) -> syn::Result<Parsed> {
             (l, Some(e))
         }
     };
-    let (name, fields) = parse_rest(input)?;
+    let (name, fields) =
+        args::parse_name_and_fields(input, "span", "info_span!(\"request\", id = ..)")?;
     Ok(Parsed {
         site: SpanSite {
             target,
