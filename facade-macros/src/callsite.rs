@@ -17,6 +17,18 @@ pub(crate) fn callsite(
     }
 }
 
+/// The `Metadata` of a telemetry event (at Info) named `name`, as a
+/// scope's or a span's `<name>_start` and `<name>_stop`.
+pub(crate) fn telemetry_metadata(target: &TokenStream, name: &str) -> TokenStream {
+    metadata(
+        "Telemetry",
+        crate::level::INFO.name,
+        target,
+        &quote!(#name),
+        Span::call_site(),
+    )
+}
+
 /// `Metadata::new(..)` for a site; `file!()`/`line!()` resolve at `span`.
 pub(crate) fn metadata(
     kind: &str,

@@ -27,7 +27,7 @@ use syn::parse::{Parse, ParseStream, Parser};
 use syn::{Expr, Ident, ItemFn, LitStr, ReturnType, Token};
 
 use crate::args::{self, Field};
-use crate::callsite::{callsite, metadata};
+use crate::callsite::{callsite, telemetry_metadata};
 use crate::expand::expand;
 use crate::fields;
 use crate::gate::Presence;
@@ -97,13 +97,7 @@ fn parts(a: &ScopeArgs) -> syn::Result<Parts> {
     let name = a.name.value();
     let (start, stop) = (format!("{name}_start"), format!("{name}_stop"));
     let cs = callsite("Telemetry", level::INFO.name, &target, &quote!(#start));
-    let stop_meta = metadata(
-        "Telemetry",
-        level::INFO.name,
-        &target,
-        &quote!(#stop),
-        Span::call_site(),
-    );
+    let stop_meta = telemetry_metadata(&target, &stop);
     let call = fields::with_field_slice(&a.fields, |f| quote!(__elide_f(#f)));
     let on = level::interest_on();
     let open = quote! {{

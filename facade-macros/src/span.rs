@@ -15,17 +15,17 @@
 //! its arguments.
 
 use crate::expand::ELIDE;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 use syn::parse::ParseStream;
 use syn::{Expr, LitStr, Token};
 
 use crate::args::{self, Field};
-use crate::callsite::{callsite, metadata};
+use crate::callsite::{callsite, telemetry_metadata};
 use crate::expand::expand;
 use crate::fields;
 use crate::gate::Presence;
-use crate::level::{self, Level};
+use crate::level::Level;
 use crate::log_site::{fixed_level, with_level_path};
 
 /// A span site: its namespace, level, name and fields.
@@ -131,20 +131,8 @@ pub(crate) fn site_tokens(s: &SpanSite) -> syn::Result<TokenStream> {
     let telemetry = match Presence::telemetry(&s.target)?.known() {
         Some((false, false)) => quote!(::core::option::Option::None),
         known => {
-            let start_meta = metadata(
-                "Telemetry",
-                level::INFO.name,
-                &target,
-                &quote!(#start),
-                Span::call_site(),
-            );
-            let stop_meta = metadata(
-                "Telemetry",
-                level::INFO.name,
-                &target,
-                &quote!(#stop),
-                Span::call_site(),
-            );
+            let start_meta = telemetry_metadata(&target, &start);
+            let stop_meta = telemetry_metadata(&target, &stop);
             let some = quote! {
                 ::core::option::Option::Some((&__ELIDE_TCS, &__ELIDE_STOP))
             };
@@ -191,6 +179,7 @@ pub(crate) fn site_tokens(s: &SpanSite) -> syn::Result<TokenStream> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::level;
     use syn::parse::Parser;
 
     fn parsed(fixed: Option<Level>, tokens: TokenStream) -> Result<(String, String), String> {
