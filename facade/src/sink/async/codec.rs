@@ -52,23 +52,6 @@ pub(super) fn heap_len(lens: impl Iterator<Item = usize>) -> usize {
     lens.filter(|&n| n > MAX_INLINE).sum()
 }
 
-/// Heap bytes of a record's typed string fields.
-#[inline]
-pub(super) fn fields_heap(record: &Record<'_>) -> usize {
-    heap_len(record.fields().iter().map(|(_, v)| match v {
-        Value::Str(s) => s.len(),
-        _ => 0,
-    }))
-}
-
-/// Whether every field is typed (no `Display`/`Debug` to render).
-#[inline]
-pub(super) fn plain_fields(fields: &[Field<'_>]) -> bool {
-    fields
-        .iter()
-        .all(|(_, v)| !matches!(v, Value::Display(_) | Value::Debug(_)))
-}
-
 #[inline]
 pub(super) fn header(
     len: usize,
@@ -138,19 +121,32 @@ pub(super) fn arg_len(a: &RawArg<'_>) -> usize {
     }
 }
 
+/// Heap bytes of one argument (a long text leaves the ring).
 #[inline]
-pub(super) fn items_len(args: &[RawArg<'_>]) -> usize {
-    args.iter().map(arg_len).sum()
+fn arg_heap(a: &RawArg<'_>) -> usize {
+    match a {
+        RawArg::Str(s) if s.len() > MAX_INLINE => s.len(),
+        _ => 0,
+    }
 }
 
-/// Words of the fields, typed ones in full and rendered ones without text.
+/// Words and heap bytes of raw arguments, in one pass.
 #[inline]
-pub(super) fn fields_len(record: &Record<'_>) -> usize {
-    record
-        .fields()
-        .iter()
-        .map(|(_, v)| 2 + value_arg(v).map_or(0, |a| arg_len(&a)))
-        .sum()
+pub(super) fn args_size(args: &[RawArg<'_>]) -> (usize, usize) {
+    args.iter()
+        .fold((0, 0), |(w, h), a| (w + arg_len(a), h + arg_heap(a)))
+}
+
+/// Words (key and value) and heap bytes of fields that are all typed, in
+/// one pass; `None` when one is `Display`/`Debug` and must be rendered.
+#[inline]
+pub(super) fn typed_fields_size(fields: &[Field<'_>]) -> Option<(usize, usize)> {
+    let mut size = (0, 0);
+    for (_, v) in fields {
+        let a = value_arg(v)?;
+        size = (size.0 + 2 + arg_len(&a), size.1 + arg_heap(&a));
+    }
+    Some(size)
 }
 
 /// A field value as a raw argument, if typed.

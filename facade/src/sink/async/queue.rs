@@ -47,7 +47,7 @@ use super::wake::backoff;
 use super::writer::{Output, RingWriter};
 use super::{on_writer, Overflow};
 use crate::format::Format;
-use crate::raw::{MessageFormat, RawArg};
+use crate::raw::MessageFormat;
 use crate::record::Record;
 use crate::value::Value;
 
@@ -210,20 +210,21 @@ impl RingQueue {
                 None
             },
         };
-        match record.raw() {
-            Some(raw) if plain_fields(record.fields()) => {
+        // Sized in one pass each; fields to render go the cold way.
+        let typed = record
+            .raw()
+            .and_then(|raw| Some((raw, typed_fields_size(record.fields())?)));
+        match typed {
+            Some((raw, (fields_words, fields_heap))) => {
                 let args = raw.args();
+                let (args_words, args_heap) = args_size(args);
                 let len = 4
                     + thread.is_some() as usize
                     + name_len(name)
-                    + items_len(args)
-                    + fields_len(record)
+                    + args_words
+                    + fields_words
                     + extras.len();
-                let heap = heap_len(args.iter().map(|a| match a {
-                    RawArg::Str(s) => s.len(),
-                    _ => 0,
-                })) + fields_heap(record)
-                    + heap_len(name.map(str::len).into_iter());
+                let heap = args_heap + fields_heap + heap_len(name.map(str::len).into_iter());
                 let head = header(len, record, args.len(), RAW, thread, name);
                 let enc = |w: &mut [u64]| {
                     let mut at = start(w, head, record.metadata(), time, thread, name);
