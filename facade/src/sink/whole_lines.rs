@@ -259,6 +259,15 @@ mod tests {
     }
 
     #[test]
+    fn a_notice_written_before_a_failure_is_not_counted_as_a_record() {
+        // The writer takes the notice and the first record, then fails.
+        let mut out = full(9);
+        let t = WholeLines::default().write_records(&mut out, "note\nrec\nrec\n", 2, &[0]);
+        assert_eq!((t.written, t.failed), (1, 1));
+        assert_eq!(out.out, b"note\nrec\n");
+    }
+
+    #[test]
     fn an_interrupted_write_is_retried() {
         struct Interrupts(Vec<u8>, bool);
         impl Write for Interrupts {
