@@ -8,8 +8,8 @@
 //! quoted, so no text can be read back as another column or another
 //! `key=value` pair.
 //!
-//! Statics owned here: each thread's reusable `LINE` buffer, and the
-//! process-wide RADICAL name style (`radical.rs`).
+//! Statics owned here: each thread's reusable `LINE` buffer. A layout's
+//! options are part of its value ([`Format::RadicalDotted`]), never a global.
 
 use std::fmt::{self, Write};
 
@@ -34,7 +34,6 @@ pub use escape::Escaped;
 #[cfg(feature = "json")]
 #[allow(deprecated)]
 pub use json::{json_fields, json_str, json_value};
-pub use radical::{set_name_style, NameStyle};
 
 /// A line layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -50,7 +49,8 @@ pub enum Format {
     /// - time: epoch seconds, rounded to milliseconds as Python's `%.3f`
     ///   rounds `time.time()`;
     /// - name: the site's target, left-aligned in 20 columns (longer names
-    ///   are not cut), or its dotted spelling (see [`set_name_style`]);
+    ///   are not cut; [`RadicalDotted`](Format::RadicalDotted) spells it
+    ///   with dots);
     /// - process id, left-aligned in 5;
     /// - thread: elide's thread number ([`thread_number`](crate::thread_number):
     ///   1 for the first thread that logs, then 2, 3, ...), left-aligned in 5.
@@ -61,6 +61,17 @@ pub enum Format {
     ///   `TRACE` for trace records (Python has none), left-aligned in 8.
     #[default]
     Radical,
+    /// The [`Radical`](Format::Radical) layout with the name column in the
+    /// dotted spelling of radical.utils' logger names: `::` written as `.`,
+    /// and a target under the root namespace of [`init_ns`](crate::init_ns)
+    /// spelled from the root (`init_ns("radical.asyncflow")`:
+    /// `radical_asyncflow::engine` -> `radical.asyncflow.engine`), so mixed
+    /// Rust and Python logs sort and grep alike. `LOG_FMT=radical-dotted`.
+    ///
+    /// ```text
+    /// 1796066819.926 : radical.asyncflow.engine : 3556  : 1     : INFO     : started
+    /// ```
+    RadicalDotted,
     /// One JSON object per line: `time`, `level`, `target`, `pid`, `tid`,
     /// `msg`, `fields` (typed), `file`, `line`. Needs the cargo feature
     /// `json` (on by default); without it lines are written in the
@@ -73,10 +84,11 @@ pub enum Format {
 
 impl Format {
     /// The format's name as written in configuration (`LOG_FMT`):
-    /// `radical`, `json`, `compact`.
+    /// `radical`, `radical-dotted`, `json`, `compact`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Radical => "radical",
+            Format::RadicalDotted => "radical-dotted",
             Format::Json => "json",
             Format::Compact => "compact",
         }
@@ -87,6 +99,7 @@ impl Format {
     pub fn parse(s: &str) -> Option<Format> {
         match s.trim().to_ascii_lowercase().as_str() {
             "radical" => Some(Format::Radical),
+            "radical-dotted" => Some(Format::RadicalDotted),
             "json" => Some(Format::Json),
             "compact" => Some(Format::Compact),
             _ => None,
@@ -148,12 +161,13 @@ impl Format {
     pub fn write(self, record: &Record<'_>, out: &mut String) {
         // The values' `Debug`/`Display` run in here: a panic is theirs.
         crate::contain::formatting_values(|| match self {
-            Format::Radical => radical::write(record, out),
+            Format::Radical => radical::write(record, false, out),
+            Format::RadicalDotted => radical::write(record, true, out),
             #[cfg(feature = "json")]
             Format::Json => json::write(record, out),
             // Documented on the variant: the RADICAL layout instead.
             #[cfg(not(feature = "json"))]
-            Format::Json => radical::write(record, out),
+            Format::Json => radical::write(record, false, out),
             Format::Compact => compact::write(record, out),
         });
         out.push('\n');
@@ -166,7 +180,7 @@ impl Format {
     pub(crate) fn level_span(self, line: &str) -> Option<std::ops::Range<usize>> {
         let start = match self {
             // time : name : pid : tid : LEVEL
-            Format::Radical => line.match_indices(" : ").nth(3)?.0 + 3,
+            Format::Radical | Format::RadicalDotted => line.match_indices(" : ").nth(3)?.0 + 3,
             // HH:MM:SS.mmm LEVEL
             Format::Compact => line.find(' ')? + 1,
             #[cfg(feature = "json")]

@@ -1148,6 +1148,29 @@ fn log_fmt_chooses_the_line_format_of_the_log_targets() {
     );
 }
 
+/// `LOG_FMT=radical-dotted` writes the RADICAL line with the name column as
+/// radical.utils' logger names read, spelled from the root namespace.
+#[test]
+fn log_fmt_radical_dotted_spells_the_name_from_the_root() {
+    let r = probe(
+        &[
+            ("RADICAL_LOG_TGT", "./x.log"),
+            ("RADICAL_ASYNCFLOW_LOG_FMT", "radical-dotted"),
+            ("RADICAL_LOG_LVL", "info"),
+        ],
+        &["ns:radical.asyncflow", "emit"],
+    );
+    assert!(r.warnings().is_empty(), "{}", r.stderr);
+    let file = fs::read_to_string(r.dir.join("x.log")).expect("x.log");
+    let line = file
+        .lines()
+        .find(|l| l.contains("probe info line"))
+        .unwrap();
+    let columns: Vec<&str> = line.split(" : ").collect();
+    assert_eq!(columns.len(), 6, "{line}");
+    assert_eq!(columns[1].trim_end(), "radical.asyncflow.engine", "{line}");
+}
+
 #[test]
 fn bad_log_fmt_warns_once_and_keeps_the_radical_line() {
     let r = probe(

@@ -9,7 +9,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use elide::format::{set_name_style, Format, NameStyle};
+use elide::format::Format;
 use elide::sink::{AsyncSink, DurableFileSink, FileSink};
 use elide::{Kind, Level, Metadata, Record, Sink, Value};
 use line_reader::{parse_compact, parse_radical, splitlines};
@@ -226,7 +226,12 @@ fn hostile_targets_keys_and_values_forge_nothing() {
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
-    for format in [Format::Radical, Format::Compact, Format::Json] {
+    for format in [
+        Format::Radical,
+        Format::RadicalDotted,
+        Format::Compact,
+        Format::Json,
+    ] {
         let l = line(format, &r);
         assert_eq!(splitlines(&l).len(), 1, "{format:?}: {l:?}");
         assert!(l.is_ascii(), "{format:?}: {l:?}");
@@ -283,7 +288,12 @@ fn forged_target_through_a_macro_is_one_line() {
     struct Lines(Mutex<String>);
     impl Sink for Lines {
         fn emit(&self, r: &Record<'_>) {
-            for f in [Format::Radical, Format::Compact, Format::Json] {
+            for f in [
+                Format::Radical,
+                Format::RadicalDotted,
+                Format::Compact,
+                Format::Json,
+            ] {
                 f.write(r, &mut self.0.lock().unwrap());
             }
         }
@@ -293,12 +303,12 @@ fn forged_target_through_a_macro_is_one_line() {
     elide::set_level(elide::LevelFilter::Info);
     elide::info!(target: "tgt\nFORGED : x", d = %" key=forged", "hi\u{2029}");
     let text = lines.0.lock().unwrap().clone();
-    assert_eq!(splitlines(&text).len(), 3, "{text:?}");
+    assert_eq!(splitlines(&text).len(), 4, "{text:?}");
     assert!(text.contains(" d=\" key=forged\""), "{text:?}");
     elide::set_sinks([]);
 }
 
-/// `NameStyle::Dotted` under `init_ns("radical.asyncflow")` spells the name
+/// `Format::RadicalDotted` under `init_ns("radical.asyncflow")` spells the name
 /// column as radical.utils' logger names read.
 #[test]
 fn dotted_names_under_the_root_namespace() {
@@ -317,11 +327,9 @@ fn dotted_names_under_the_root_namespace() {
     let r = Record::new(&ENGINE, Level::Info, format_args!("m"), &[]).with_time(t0());
     let o = Record::new(&OTHER, Level::Info, format_args!("m"), &[]).with_time(t0());
     assert!(line(Format::Radical, &r).starts_with("1796066819.926 : radical_asyncflow::engine : "));
-    set_name_style(NameStyle::Dotted);
-    let dotted = line(Format::Radical, &r);
-    let other = line(Format::Radical, &o);
+    let dotted = line(Format::RadicalDotted, &r);
+    let other = line(Format::RadicalDotted, &o);
     let compact = line(Format::Compact, &r);
-    set_name_style(NameStyle::Target);
     assert!(
         dotted.starts_with("1796066819.926 : radical.asyncflow.engine : "),
         "{dotted:?}"
@@ -330,11 +338,13 @@ fn dotted_names_under_the_root_namespace() {
         other.starts_with(&format!("1796066819.926 : {:<20} : ", "my_app.db")),
         "{other:?}"
     );
-    // Only the RADICAL name column changes.
+    // The option belongs to the value: the other layouts, and the plain
+    // RADICAL line written after it, keep the target as written.
     assert!(
         compact.contains(" radical_asyncflow::engine: "),
         "{compact:?}"
     );
+    assert!(line(Format::Radical, &r).starts_with("1796066819.926 : radical_asyncflow::engine : "));
 }
 
 /// `key = ?value` of a string is quoted once, as tracing's fmt writes it,

@@ -287,6 +287,18 @@ fn check_radical(c: &Case, r: &Record<'_>) -> Result<(), TestCaseError> {
     check_read_back(c, parsed)
 }
 
+/// The dotted name column (no root namespace here): the target with every
+/// `::` as `.`, the rest of the line as the plain RADICAL line reads back.
+fn check_radical_dotted(c: &Case, r: &Record<'_>) -> Result<(), TestCaseError> {
+    let mut line = String::new();
+    Format::RadicalDotted.write(r, &mut line);
+    let l = one_line(&line)?;
+    let mut parsed = parse_radical(l, c.fields.len()).map_err(TestCaseError::fail)?;
+    prop_assert_eq!(&parsed.target, &c.target.replace("::", "."));
+    parsed.target.clone_from(&c.target);
+    check_read_back(c, parsed)
+}
+
 fn check_compact(c: &Case, r: &Record<'_>) -> Result<(), TestCaseError> {
     let mut line = String::new();
     Format::Compact.write(r, &mut line);
@@ -330,6 +342,7 @@ fn every_layout_one_line_and_read_back() {
     let result = runner.run(&case(), |c| {
         with_record(&c, Kind::Log, |r| {
             check_radical(&c, r)?;
+            check_radical_dotted(&c, r)?;
             check_compact(&c, r)?;
             check_json(&c, r)
         })?;

@@ -270,7 +270,8 @@ pub(crate) static LOG_FMT: Key<LogFormat> = Key {
     doc: Doc {
         meaning: "the line format of the `LOG_TGT` sinks, console and files",
         values: "`radical` (`<time> : <target> : <pid> : <tid> : <LEVEL> : <message>`), \
-                 `json` (one JSON object per line), `compact` (`HH:MM:SS.mmm LEVEL target: \
+                 `radical-dotted` (the same with the target spelled as radical.utils' \
+                 logger names: `radical.asyncflow.engine`), `json` (one JSON object per line), `compact` (`HH:MM:SS.mmm LEVEL target: \
                  message`), any case, spaces trimmed; `json` needs the cargo feature `json` \
                  (on by default), without it `radical` with one warning",
         default: "`radical`",

@@ -390,11 +390,12 @@ impl fmt::Display for LogFormat {
     }
 }
 
-/// `radical`, `json` or `compact` (case-insensitive, trimmed).
+/// `radical`, `radical-dotted`, `json` or `compact` (case-insensitive,
+/// trimmed).
 pub(crate) fn parse_log_format(text: &str) -> Result<LogFormat, String> {
-    Format::parse(text)
-        .map(LogFormat)
-        .ok_or_else(|| "not a line format (expected radical, json or compact)".to_owned())
+    Format::parse(text).map(LogFormat).ok_or_else(|| {
+        "not a line format (expected radical, radical-dotted, json or compact)".to_owned()
+    })
 }
 
 pub(crate) fn parse_log_mode(text: &str) -> Result<LogMode, String> {

@@ -2,45 +2,11 @@
 //! `%(created).3f : %(name)-20s : %(process)-5d : %(thread)-5d :
 //! %(levelname)-8s : %(message)s`, then the fields.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use super::digits::{pad, push_epoch_3, push_u64_left};
 use super::escape::escape_name;
 use super::{pid, write_fields, write_message};
 use crate::record::Record;
 use crate::Level;
-
-/// How the name column of a RADICAL line spells a site's namespace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum NameStyle {
-    /// The site's target as written (`radical_asyncflow::engine`): the
-    /// default.
-    #[default]
-    Target,
-    /// The dotted spelling radical.utils' logger names use: `::` written as
-    /// `.`, and a target under the root namespace of
-    /// [`init_ns`](crate::init_ns) spelled from the root
-    /// (`init_ns("radical.asyncflow")`: `radical_asyncflow::engine` ->
-    /// `radical.asyncflow.engine`), so mixed Rust and Python logs sort and
-    /// grep alike.
-    Dotted,
-}
-
-static DOTTED: AtomicBool = AtomicBool::new(false);
-
-/// Chooses how every RADICAL line (every sink, every path) spells the name
-/// column. Process-wide, so the sinks `LOG_TGT` opens follow it too.
-///
-/// ```
-/// use elide::format::{set_name_style, NameStyle};
-/// let _guard = elide::init_ns("radical.asyncflow");
-/// set_name_style(NameStyle::Dotted);
-/// // target `radical_asyncflow::engine` now reads `radical.asyncflow.engine`
-/// # set_name_style(NameStyle::Target);
-/// ```
-pub fn set_name_style(style: NameStyle) {
-    DOTTED.store(style == NameStyle::Dotted, Ordering::Relaxed);
-}
 
 /// The name column's width (`%-20s`); longer names are not cut.
 const NAME_WIDTH: usize = 20;
@@ -57,11 +23,13 @@ fn level_column(level: Level) -> &'static str {
     }
 }
 
-pub(super) fn write(record: &Record<'_>, out: &mut String) {
+/// Writes the line; `dotted` spells the name column as
+/// [`Format::RadicalDotted`](super::Format::RadicalDotted) does.
+pub(super) fn write(record: &Record<'_>, dotted: bool, out: &mut String) {
     out.reserve(96);
     push_epoch_3(record.time(), out);
     out.push_str(" : ");
-    let width = if DOTTED.load(Ordering::Relaxed) {
+    let width = if dotted {
         write_dotted(record.target(), out)
     } else {
         escape_name(record.target(), out)
@@ -81,7 +49,7 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     write_fields(record, out);
 }
 
-/// Writes the dotted spelling of `target` (see [`NameStyle::Dotted`]);
+/// Writes the dotted spelling of `target`;
 /// returns its width.
 fn write_dotted(target: &str, out: &mut String) -> usize {
     crate::namespace::with_root(|root| {
