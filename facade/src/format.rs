@@ -161,8 +161,11 @@ impl Format {
     pub fn write(self, record: &Record<'_>, out: &mut String) {
         // The values' `Debug`/`Display` run in here: a panic is theirs.
         crate::contain::formatting_values(|| match self {
-            Format::Radical => radical::write(record, false, out),
-            Format::RadicalDotted => radical::write(record, true, out),
+            // One call for both spellings, so the line's writer stays
+            // inlined here.
+            Format::Radical | Format::RadicalDotted => {
+                radical::write(record, self == Format::RadicalDotted, out)
+            }
             #[cfg(feature = "json")]
             Format::Json => json::write(record, out),
             // Documented on the variant: the RADICAL layout instead.

@@ -49,8 +49,9 @@ pub(super) fn write(record: &Record<'_>, dotted: bool, out: &mut String) {
     write_fields(record, out);
 }
 
-/// Writes the dotted spelling of `target`;
-/// returns its width.
+/// Writes the dotted spelling of `target`; returns its width. Out of
+/// line, so the default spelling's path keeps its registers.
+#[inline(never)]
 fn write_dotted(target: &str, out: &mut String) -> usize {
     crate::namespace::with_root(|root| {
         let (mut width, rest) = match root.and_then(|(name, prefix)| {
