@@ -198,18 +198,9 @@ impl Format {
 }
 
 fn write_message(record: &Record<'_>, out: &mut String) {
-    if let Some(s) = record.args().as_str() {
-        return escape::escape_text(s, out);
-    }
     // A data format: literal pieces and integers straight into the line,
     // without the `fmt` machinery; the text is what `format_args!` makes.
-    if let Some((pieces, args)) = record
-        .message_parts()
-        .and_then(|m| Some((m.pieces()?, m.args())))
-    {
-        return crate::raw::write_pieces(pieces, args, out, escape::escape_text);
-    }
-    let _ = Escaped(out).write_fmt(*record.args());
+    record.args().write_to(out, escape::escape_text)
 }
 
 fn write_fields(record: &Record<'_>, out: &mut String) {

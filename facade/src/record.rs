@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use crate::message::Message;
 use crate::metadata::{Kind, Metadata};
 use crate::raw::RawMessage;
 use crate::span_data::SpanData;
@@ -21,7 +22,9 @@ use crate::Level;
 pub struct Record<'a> {
     meta: &'static Metadata,
     level: Level,
-    args: fmt::Arguments<'a>,
+    /// The message: `fmt::Arguments`, or a data format's pieces and typed
+    /// arguments (see [`Message`]).
+    message: Message<'a>,
     fields: &'a [Field<'a>],
     time: OnceCell<SystemTime>,
     /// The time read from the cheap clock by an asynchronous sink, in Unix
@@ -32,9 +35,6 @@ pub struct Record<'a> {
     thread: u64,
     /// The emitting thread's name, for a record rebuilt on another thread.
     thread_name: Option<&'a str>,
-    /// The message as raw arguments and the site's decoder, when every
-    /// argument is of a copyable kind (see [`RawMessage`]).
-    raw: Option<RawMessage<'a>>,
     /// The innermost span the record was emitted in: read from the
     /// emitting thread on first ask, or fixed for a rebuilt record.
     span: OnceCell<Option<Arc<SpanData>>>,
@@ -54,16 +54,26 @@ impl<'a> Record<'a> {
         args: fmt::Arguments<'a>,
         fields: &'a [Field<'a>],
     ) -> Record<'a> {
+        Record::of_message(meta, level, Message::from(args), fields)
+    }
+
+    /// [`new`](Record::new) with a message in any of its forms.
+    #[inline]
+    pub(crate) fn of_message(
+        meta: &'static Metadata,
+        level: Level,
+        message: Message<'a>,
+        fields: &'a [Field<'a>],
+    ) -> Record<'a> {
         Record {
             meta,
             level,
-            args,
+            message,
             fields,
             time: OnceCell::new(),
             time_ns: Cell::new(0),
             thread: 0,
             thread_name: None,
-            raw: None,
             span: OnceCell::new(),
             scope: None,
         }
@@ -118,14 +128,14 @@ impl<'a> Record<'a> {
     /// caller. The macros call this; `None` leaves the record as it was.
     #[inline]
     pub(crate) fn with_raw(mut self, raw: Option<RawMessage<'a>>) -> Record<'a> {
-        self.raw = raw;
+        self.message = self.message.with_raw(raw);
         self
     }
     /// The message's raw view, if the site captured every argument by
     /// value (a borrowed argument can only be formatted on the caller).
     #[inline]
     pub(crate) fn raw(&self) -> Option<&RawMessage<'a>> {
-        self.raw.as_ref().filter(|r| r.is_owned())
+        self.message.raw().filter(|r| r.is_owned())
     }
 
     /// Appends the message to `out`: the same text as writing
@@ -142,33 +152,11 @@ impl<'a> Record<'a> {
     /// assert_eq!(text, "task 7 done");
     /// ```
     pub fn write_message(&self, out: &mut String) {
-        use fmt::Write as _;
-        if let Some(s) = self.args.as_str() {
+        if let Some(s) = self.message.as_str() {
             return out.push_str(s);
         }
         // The arguments' `Debug`/`Display` run in here: a panic is theirs.
-        crate::contain::formatting_values(|| {
-            match self
-                .raw
-                .as_ref()
-                .and_then(|m| Some((m.pieces()?, m.args())))
-            {
-                Some((pieces, args)) => {
-                    out.reserve(crate::raw::pieces_len(pieces));
-                    crate::raw::write_pieces(pieces, args, out, |s, out| out.push_str(s))
-                }
-                None => {
-                    let _ = out.write_fmt(self.args);
-                }
-            }
-        })
-    }
-
-    /// The message's arguments and format whether or not they are all held
-    /// by value (a line writer on the caller may format borrowed ones).
-    #[inline]
-    pub(crate) fn message_parts(&self) -> Option<&RawMessage<'a>> {
-        self.raw.as_ref()
+        crate::contain::formatting_values(|| self.message.write_to(out, |s, out| out.push_str(s)))
     }
 
     /// Fixes the record's time: for a record rebuilt away from its site
@@ -248,9 +236,12 @@ impl<'a> Record<'a> {
     pub fn target(&self) -> &'static str {
         self.meta.target()
     }
-    /// The message, still unformatted.
-    pub fn args(&self) -> &fmt::Arguments<'a> {
-        &self.args
+    /// The message, still unformatted: `{}` of it is the text the site's
+    /// `format_args!` gives ([`Message::with_args`] for the
+    /// `fmt::Arguments`, [`Message::as_str`] for a message without
+    /// arguments).
+    pub fn args(&self) -> &Message<'a> {
+        &self.message
     }
     /// The structured fields, in the order written at the site.
     pub fn fields(&self) -> &'a [Field<'a>] {
@@ -325,7 +316,7 @@ impl fmt::Debug for Record<'_> {
         f.debug_struct("Record")
             .field("level", &self.level)
             .field("target", &self.meta.target())
-            .field("message", &self.args)
+            .field("message", &self.message)
             .field("fields", &self.fields)
             .finish()
     }

@@ -6,6 +6,7 @@
 
 use crate::callsite::Callsite;
 use crate::dispatch::{dispatch_to, Route};
+use crate::message::Message;
 use crate::metadata::Metadata;
 use crate::raw::{MessageFormat, RawArg, RawMessage};
 use crate::route;
@@ -44,6 +45,11 @@ pub fn dispatch_message_at(
     args: &[RawArg<'_>],
 ) {
     if route::configured_for(cs, level.as_u8()) {
+        if kv.is_empty() {
+            // Apart from `with_fields`' closure, whose captures the
+            // compiler would otherwise store and reload.
+            return message_record(Route::All, &cs.meta, level, &[], format, args);
+        }
         with_fields(kv, |fields| {
             message_record(Route::All, &cs.meta, level, fields, format, args)
         })
@@ -82,25 +88,42 @@ fn message_record(
     format: &'static MessageFormat,
     args: &[RawArg<'_>],
 ) {
-    let raw = Some(RawMessage::new(format, args));
     match format.split() {
-        Ok(pieces) => dispatch_to(
+        // Pieces and arguments as they are: no `fmt::Arguments` for a
+        // record no sink formats.
+        Ok(_) => dispatch_to(
             route,
-            &crate::Record::new(
+            &crate::Record::of_message(
                 meta,
                 level,
-                format_args!("{}", crate::raw::interpret(pieces, args)),
+                Message::data(RawMessage::new(format, args)),
                 fields,
-            )
-            .with_raw(raw),
+            ),
         ),
-        Err(decode) => decode(args, &mut |message| {
-            dispatch_to(
-                route,
-                &crate::Record::new(meta, level, message, fields).with_raw(raw),
-            )
-        }),
+        Err(decode) => decoded_record(route, meta, level, fields, format, decode, args),
     }
+}
+
+/// [`message_record`] for a format only `fmt` renders: the record is built
+/// in the site's decoder callback. Out of line, so the data format's path
+/// does not set up this closure's captures.
+#[inline(never)]
+fn decoded_record(
+    route: Route,
+    meta: &'static Metadata,
+    level: crate::Level,
+    fields: &[crate::Field<'_>],
+    format: &'static MessageFormat,
+    decode: crate::raw::RawDecode,
+    args: &[RawArg<'_>],
+) {
+    let raw = Some(RawMessage::new(format, args));
+    decode(args, &mut |message| {
+        dispatch_to(
+            route,
+            &crate::Record::new(meta, level, message, fields).with_raw(raw),
+        )
+    })
 }
 
 /// The cold path of a log site whose message is rendered on the caller (no

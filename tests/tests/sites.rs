@@ -720,11 +720,13 @@ impl Sink for TwoLines {
         for format in [elide::format::Format::Radical, elide::format::Format::Json] {
             let mut fast = String::new();
             format.write(r, &mut fast);
-            let plain = elide::Record::new(r.metadata(), r.level(), *r.args(), r.fields())
-                .with_time(r.time())
-                .with_thread(r.thread_id());
             let mut slow = String::new();
-            format.write(&plain, &mut slow);
+            r.args().with_args(|args| {
+                let plain = elide::Record::new(r.metadata(), r.level(), args, r.fields())
+                    .with_time(r.time())
+                    .with_thread(r.thread_id());
+                format.write(&plain, &mut slow);
+            });
             self.0.lock().unwrap().push((fast, slow));
         }
     }

@@ -275,17 +275,19 @@ impl Sink for LogSink {
         let fields = Fields(record.fields());
         let logger = ::log::logger();
         forward(|| {
-            logger.log(
-                &::log::Record::builder()
-                    .args(*record.args())
-                    .level(to_log(record.level()))
-                    .target(record.target())
-                    .module_path_static(Some(meta.module_path()))
-                    .file_static((!meta.file().is_empty()).then_some(meta.file()))
-                    .line((meta.line() != 0).then_some(meta.line()))
-                    .key_values(&fields)
-                    .build(),
-            )
+            record.args().with_args(|args| {
+                logger.log(
+                    &::log::Record::builder()
+                        .args(args)
+                        .level(to_log(record.level()))
+                        .target(record.target())
+                        .module_path_static(Some(meta.module_path()))
+                        .file_static((!meta.file().is_empty()).then_some(meta.file()))
+                        .line((meta.line() != 0).then_some(meta.line()))
+                        .key_values(&fields)
+                        .build(),
+                )
+            })
         });
     }
 

@@ -521,7 +521,7 @@ impl Sink for TracingSink {
         let target = set
             .field("target")
             .filter(|_| meta.target() != record.target());
-        let args = *record.args();
+        let args = tfield::display(record.args());
         let overflow_text = tfield::display(&undeclared);
         let target_name = record.target();
         // A fixed-size list: the slots past the record's fields repeat

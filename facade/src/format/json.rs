@@ -158,7 +158,9 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     // The span it was emitted in, with the ids OTLP gives it.
     crate::trace_ids::push_json(record.scope_ids(), out);
     out.push_str(",\"msg\":\"");
-    let _ = JsonEscaped(out).write_fmt(*record.args());
+    let _ = record
+        .args()
+        .with_args(|args| JsonEscaped(out).write_fmt(args));
     out.push_str("\",\"fields\":");
     fields_object(record.fields(), out);
     super::span_chain::write_json(record, out);
