@@ -200,7 +200,7 @@ impl Format {
 fn write_message(record: &Record<'_>, out: &mut String) {
     // A data format: literal pieces and integers straight into the line,
     // without the `fmt` machinery; the text is what `format_args!` makes.
-    record.args().write_to(out, escape::escape_text)
+    record.args().write_to(out, escape::escape_text, false)
 }
 
 fn write_fields(record: &Record<'_>, out: &mut String) {

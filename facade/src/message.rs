@@ -106,20 +106,30 @@ impl<'a> Message<'a> {
 
     /// Appends the message to `out` (see
     /// [`Record::write_message`](crate::Record::write_message)), each
-    /// literal piece and argument through `text`.
-    pub(crate) fn write_to<T: Fn(&str, &mut String) + Copy>(&self, out: &mut String, text: T) {
+    /// literal piece and argument through `text`: a data format's pieces
+    /// straight into the line, without the `fmt` machinery (with `reserve`,
+    /// after reserving their length: for a fresh `String`).
+    #[inline]
+    pub(crate) fn write_to<T: Fn(&str, &mut String) + Copy>(
+        &self,
+        out: &mut String,
+        text: T,
+        reserve: bool,
+    ) {
+        if let Some(raw) = self.raw() {
+            if let Some(pieces) = raw.pieces() {
+                if reserve {
+                    out.reserve(crate::raw::pieces_len(pieces));
+                }
+                return crate::raw::write_pieces(pieces, raw.args(), out, text);
+            }
+        }
         if let Some(s) = self.as_str() {
             return text(s, out);
         }
-        match self.raw().and_then(|m| Some((m.pieces()?, m.args()))) {
-            Some((pieces, args)) => {
-                out.reserve(crate::raw::pieces_len(pieces));
-                crate::raw::write_pieces(pieces, args, out, text)
-            }
-            None => self.with_args(|args| {
-                let _ = Through(out, text).write_fmt(args);
-            }),
-        }
+        self.with_args(|args| {
+            let _ = Through(out, text).write_fmt(args);
+        })
     }
 }
 
@@ -184,7 +194,7 @@ mod tests {
         assert_eq!(format!("{m:?}"), expected);
         assert_eq!(m.with_args(|a| a.to_string()), expected);
         let mut plain = String::new();
-        m.write_to(&mut plain, |s, out| out.push_str(s));
+        m.write_to(&mut plain, |s, out| out.push_str(s), false);
         assert_eq!(plain, expected);
         assert_eq!(m.as_str(), None);
         assert!(m.raw().is_some());

@@ -152,11 +152,10 @@ impl<'a> Record<'a> {
     /// assert_eq!(text, "task 7 done");
     /// ```
     pub fn write_message(&self, out: &mut String) {
-        if let Some(s) = self.message.as_str() {
-            return out.push_str(s);
-        }
         // The arguments' `Debug`/`Display` run in here: a panic is theirs.
-        crate::contain::formatting_values(|| self.message.write_to(out, |s, out| out.push_str(s)))
+        crate::contain::formatting_values(|| {
+            self.message.write_to(out, |s, out| out.push_str(s), true)
+        })
     }
 
     /// Fixes the record's time: for a record rebuilt away from its site
