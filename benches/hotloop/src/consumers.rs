@@ -77,6 +77,18 @@ impl elide::Sink for FmtSink {
     }
 }
 
+/// Keeps every message, rendered, in memory: the same work as `MemLogger`
+/// and `MemSubscriber` (elide's own `MemorySink` keeps more: its row is
+/// separate).
+pub struct MemStrings(pub Mutex<Vec<String>>);
+
+impl elide::Sink for MemStrings {
+    fn emit(&self, r: &elide::Record<'_>) {
+        let msg = r.args().to_string();
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(msg);
+    }
+}
+
 // ---- log ------------------------------------------------------------------
 
 /// Accepts everything, does nothing.

@@ -11,7 +11,7 @@ use elide::{LevelFilter, Sink};
 use crate::child::{no_reset, Variant};
 use crate::consumers::{
     buffered_temp_file, temp_log_path, FileLogger, FmtLogger, FmtSink, InfoLogger, MemLogger,
-    MemSubscriber, NoopLogger, NoopSubscriber, NullTelemetrySink,
+    MemStrings, MemSubscriber, NoopLogger, NoopSubscriber, NullTelemetrySink,
 };
 use crate::sites::*;
 use crate::spdlog_peer::*;
@@ -26,6 +26,7 @@ const OFF_EAGER: &str = "runtime off, expensive arg, eager";
 const NO_WANT: &str = "enabled, no sink wants the level";
 const NULL: &str = "enabled, into a null sink";
 const MEMORY: &str = "enabled, into memory";
+const MEMORY_SINK: &str = "enabled, into elide's MemorySink (message, time, thread, fields kept)";
 const FORMAT: &str = "enabled, formatted into io::sink";
 const FORMAT_RADICAL: &str = "enabled, RADICAL columns into io::sink";
 const FILE: &str = "enabled, formatted into a 64 KiB-buffered file";
@@ -138,13 +139,27 @@ fn e_trace_null_info() {
 fn e_trace_null() {
     elide_with(Arc::new(NullSink::new()), LevelFilter::Trace);
 }
-static E_MEM: OnceLock<Arc<MemorySink>> = OnceLock::new();
+static E_MEM: OnceLock<Arc<MemStrings>> = OnceLock::new();
 fn e_trace_mem() {
-    let mem = E_MEM.get_or_init(|| Arc::new(MemorySink::new())).clone();
+    let mem = E_MEM
+        .get_or_init(|| Arc::new(MemStrings(Mutex::new(Vec::new()))))
+        .clone();
     elide_with(mem, LevelFilter::Trace);
 }
 fn e_mem_reset() {
     if let Some(m) = E_MEM.get() {
+        m.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+static E_MEMORY_SINK: OnceLock<Arc<MemorySink>> = OnceLock::new();
+fn e_trace_memory_sink() {
+    let mem = E_MEMORY_SINK
+        .get_or_init(|| Arc::new(MemorySink::new()))
+        .clone();
+    elide_with(mem, LevelFilter::Trace);
+}
+fn e_memory_sink_reset() {
+    if let Some(m) = E_MEMORY_SINK.get() {
         m.clear();
     }
 }
@@ -509,6 +524,14 @@ pub static VARIANTS: &[Variant] = &[
         e_trace_mem,
         hot_elide_debug,
         e_mem_reset
+    ),
+    v!(
+        "e-memory-sink",
+        MEMORY_SINK,
+        "elide",
+        e_trace_memory_sink,
+        hot_elide_debug,
+        e_memory_sink_reset
     ),
     v!(
         "l-memory",
