@@ -43,7 +43,7 @@ pub use crate::site_record::{
 /// A record's raw view of its message, if the site captured every
 /// argument by value (for the tests of the macros' argument capture; sinks
 /// see the message through `Record::args` and `Record::write_message`).
-pub fn record_raw<'r, 'a>(record: &'r crate::Record<'a>) -> Option<&'r RawMessage<'a>> {
+pub fn record_raw<'r, 'a>(record: &'r crate::record::Record<'a>) -> Option<&'r RawMessage<'a>> {
     record.raw()
 }
 

@@ -6,9 +6,9 @@ use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::callsite::Callsite;
+use crate::level::Level;
 use crate::metadata::Metadata;
 use crate::record::Record;
-use crate::Level;
 
 /// The reaction to a failed `check!`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,8 +21,8 @@ use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
 use crate::env::keys::{Key, DEBUG, PROFILE};
 use crate::env::lookup::Decided;
 use crate::env::{self, EnvSnapshot, Origin, Root};
+use crate::level::LevelFilter;
 use crate::namespace::{env_prefix, most_specific_rule};
-use crate::LevelFilter;
 
 /// The run-time configuration.
 #[derive(Debug)]

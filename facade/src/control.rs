@@ -12,10 +12,10 @@ use std::sync::Arc;
 use crate::config;
 use crate::env;
 use crate::interest;
+use crate::level::LevelFilter;
 use crate::namespace::env_prefix;
 use crate::runtime::{self, env_sinks, Guard, Shutdown};
 use crate::sink::Sink;
-use crate::LevelFilter;
 
 /// Sets the level of every namespace that has no more specific rule.
 ///

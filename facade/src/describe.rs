@@ -11,10 +11,10 @@ use crate::env::keys::{
 };
 use crate::env::lookup::Decided;
 use crate::env::{self, Origin};
+use crate::level::LevelFilter;
 use crate::namespace::env_prefix;
 use crate::runtime;
 use crate::static_gate::StaticGate;
-use crate::LevelFilter;
 
 /// One key of the effective configuration.
 #[derive(Clone, Debug)]

@@ -27,11 +27,11 @@ use std::sync::Arc;
 
 use arc_swap::ArcSwapOption;
 
+use crate::level::LevelFilter;
 use crate::metadata::Kind;
 use crate::record::Record;
 use crate::sink::Sink;
 use crate::stats;
-use crate::LevelFilter;
 
 struct Entry {
     sink: Arc<dyn Sink>,
@@ -704,7 +704,7 @@ pub(crate) static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 mod tests {
     use super::*;
     use crate::metadata::Metadata;
-    use crate::{Kind, Level};
+    use crate::{level::Level, metadata::Kind};
     use std::sync::atomic::AtomicUsize;
     use std::sync::Weak;
 

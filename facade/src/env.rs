@@ -40,7 +40,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use crate::LevelFilter;
+use crate::level::LevelFilter;
 use keys::{Ctx, Key, KEYS, LOG_DIR, LOG_FMT, LOG_LVL, LOG_MODE, LOG_TGT, PROFILE_DIR, VERBOSE};
 pub(crate) use lookup::clip;
 use lookup::{Decided, Warning};

@@ -25,10 +25,10 @@ use std::sync::{Arc, Mutex};
 use crate::callsite::{self, Callsite, Interest};
 use crate::config::{self, Config};
 use crate::dispatch;
+use crate::level::LevelFilter;
 use crate::metadata::{Kind, Metadata};
 use crate::namespace::env_prefix;
 use crate::sink::Sink;
-use crate::LevelFilter;
 
 /// Serialises configuration and sink-set changes with their rewrites.
 static REBUILD: Mutex<()> = Mutex::new(());
@@ -204,7 +204,7 @@ pub(crate) fn replace_sinks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Level;
+    use crate::level::Level;
 
     /// Raising sites for a capture sends every hit of a disabled level to
     /// the cold path; without a capture a log site caches exactly what the

@@ -1,6 +1,6 @@
 //! Static facts about a call site, fixed at compile time.
 
-use crate::Level;
+use crate::level::Level;
 
 /// What a call site does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -86,14 +86,21 @@ impl Metadata {
 
 /// A log site's metadata for unit tests that build records by hand.
 #[cfg(test)]
-pub(crate) static TEST_LOG: Metadata =
-    Metadata::new(Kind::Log, crate::Level::Info, "t", "t", "t.rs", 1, "");
+pub(crate) static TEST_LOG: Metadata = Metadata::new(
+    Kind::Log,
+    crate::level::Level::Info,
+    "t",
+    "t",
+    "t.rs",
+    1,
+    "",
+);
 
 /// A telemetry event's metadata (event `task.start`), likewise.
 #[cfg(all(test, any(feature = "json", feature = "prof")))]
 pub(crate) static TEST_EVENT: Metadata = Metadata::new(
     Kind::Telemetry,
-    crate::Level::Info,
+    crate::level::Level::Info,
     "t",
     "t",
     "t.rs",

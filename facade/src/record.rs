@@ -9,12 +9,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use crate::level::Level;
 use crate::message::Message;
 use crate::metadata::{Kind, Metadata};
 use crate::raw::RawMessage;
 use crate::span_data::SpanData;
 use crate::value::{Field, Value};
-use crate::Level;
 
 /// One emitted event: the site's static metadata, the level, the message and
 /// the structured fields. Time and thread are looked up lazily, the first

@@ -25,7 +25,7 @@
 
 use crate::callsite::Callsite;
 use crate::dispatch::{self, Route};
-use crate::Level;
+use crate::level::Level;
 
 /// Where the record of a site at level `needed` goes, if anywhere: the hot
 /// check, then, on a hit, [`routed`]. Inlined, not generic: a site with a

@@ -20,11 +20,11 @@ use std::sync::{OnceLock, RwLock};
 
 use crate::callsite::Callsite;
 use crate::dispatch::{self, Route};
+use crate::level::Level;
 use crate::metadata::{Kind, Metadata};
 use crate::record::Record;
 use crate::route;
 use crate::value::{Field, Value};
-use crate::Level;
 
 /// Distinct run-time targets kept before new ones share one overflow site
 /// (each costs a leaked `Callsite` and the target's text, about 150 bytes).

@@ -21,8 +21,8 @@ use crate::value::with_present_fields;
 pub fn dispatch_message(
     route: Route,
     meta: &'static Metadata,
-    level: crate::Level,
-    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    level: crate::level::Level,
+    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
     format: &'static MessageFormat,
     args: &[RawArg<'_>],
 ) {
@@ -39,8 +39,8 @@ pub fn dispatch_message(
 #[inline(never)]
 pub fn dispatch_message_at(
     cs: &'static Callsite,
-    level: crate::Level,
-    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    level: crate::level::Level,
+    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
     format: &'static MessageFormat,
     args: &[RawArg<'_>],
 ) {
@@ -66,8 +66,8 @@ pub fn dispatch_message_at(
 #[inline(never)]
 fn message_rerouted(
     cs: &'static Callsite,
-    level: crate::Level,
-    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    level: crate::level::Level,
+    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
     format: &'static MessageFormat,
     args: &[RawArg<'_>],
 ) {
@@ -83,8 +83,8 @@ fn message_rerouted(
 fn message_record(
     route: Route,
     meta: &'static Metadata,
-    level: crate::Level,
-    fields: &[crate::Field<'_>],
+    level: crate::level::Level,
+    fields: &[crate::value::Field<'_>],
     format: &'static MessageFormat,
     args: &[RawArg<'_>],
 ) {
@@ -93,7 +93,7 @@ fn message_record(
         // record no sink formats.
         Ok(_) => dispatch_to(
             route,
-            &crate::Record::of_message(
+            &crate::record::Record::of_message(
                 meta,
                 level,
                 Message::data(RawMessage::new(format, args)),
@@ -111,8 +111,8 @@ fn message_record(
 fn decoded_record(
     route: Route,
     meta: &'static Metadata,
-    level: crate::Level,
-    fields: &[crate::Field<'_>],
+    level: crate::level::Level,
+    fields: &[crate::value::Field<'_>],
     format: &'static MessageFormat,
     decode: crate::raw::RawDecode,
     args: &[RawArg<'_>],
@@ -121,7 +121,7 @@ fn decoded_record(
     decode(args, &mut |message| {
         dispatch_to(
             route,
-            &crate::Record::new(meta, level, message, fields).with_raw(raw),
+            &crate::record::Record::new(meta, level, message, fields).with_raw(raw),
         )
     })
 }
@@ -132,17 +132,23 @@ fn decoded_record(
 pub fn dispatch_text(
     route: Route,
     meta: &'static Metadata,
-    level: crate::Level,
-    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    level: crate::level::Level,
+    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
     message: core::fmt::Arguments<'_>,
 ) {
     if kv.is_empty() {
         // Apart from the closure, whose captures would be stored and
         // reloaded (as in `dispatch_message_at`).
-        return dispatch_to(route, &crate::Record::new(meta, level, message, &[]));
+        return dispatch_to(
+            route,
+            &crate::record::Record::new(meta, level, message, &[]),
+        );
     }
     with_fields(kv, |fields| {
-        dispatch_to(route, &crate::Record::new(meta, level, message, fields))
+        dispatch_to(
+            route,
+            &crate::record::Record::new(meta, level, message, fields),
+        )
     })
 }
 
@@ -150,8 +156,8 @@ pub fn dispatch_text(
 #[inline(never)]
 pub fn dispatch_text_at(
     cs: &'static Callsite,
-    level: crate::Level,
-    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    level: crate::level::Level,
+    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
     message: core::fmt::Arguments<'_>,
 ) {
     if route::configured_for(cs, level.as_u8()) {
@@ -166,8 +172,8 @@ pub fn dispatch_text_at(
 #[inline(never)]
 fn text_rerouted(
     cs: &'static Callsite,
-    level: crate::Level,
-    kv: &[(&'static str, Option<crate::Value<'_>>)],
+    level: crate::level::Level,
+    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
     message: core::fmt::Arguments<'_>,
 ) {
     if let Some(route) = route::of_site(cs, level.as_u8()) {
@@ -179,8 +185,8 @@ fn text_rerouted(
 /// none (no indirect call), else through [`with_present_fields`].
 #[inline(always)]
 fn with_fields(
-    kv: &[(&'static str, Option<crate::Value<'_>>)],
-    mut emit: impl FnMut(&[crate::Field<'_>]),
+    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
+    mut emit: impl FnMut(&[crate::value::Field<'_>]),
 ) {
     if kv.is_empty() {
         emit(&[])

@@ -386,8 +386,8 @@ pub fn instrumented<F: Future>(span: Span, inner: F) -> Instrumented<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::level::Level;
     use crate::value::Value;
-    use crate::Level;
 
     fn span(name: &'static str, fields: &[Field<'_>], parent: Option<Arc<SpanData>>) -> Span {
         Span::of(Inner {

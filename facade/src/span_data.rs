@@ -11,9 +11,9 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use crate::level::Level;
 use crate::owned_value::OwnedValue;
 use crate::value::Field;
-use crate::Level;
 
 /// Whether any span was ever entered or bridged in the process: until
 /// then a record's chain is known empty without a thread-local lookup (a

@@ -14,7 +14,7 @@ use super::parse::{
     parse_profile_name, parse_targets, LogFormat, LogMode, Targets,
 };
 use super::{EnvSnapshot, Shown};
-use crate::LevelFilter;
+use crate::level::LevelFilter;
 
 /// Where a key's variables are looked up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

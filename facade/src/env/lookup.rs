@@ -281,7 +281,7 @@ enum Outcome {
 mod tests {
     use super::*;
     use crate::env::parse::{parse_flag, parse_level};
-    use crate::LevelFilter;
+    use crate::level::LevelFilter;
 
     fn snap(vars: &[(&str, &str)]) -> EnvSnapshot {
         EnvSnapshot::from_vars(vars.iter().map(|(k, v)| (k.to_string(), OsString::from(v))))

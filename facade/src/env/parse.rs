@@ -8,8 +8,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::format::Format;
+use crate::level::LevelFilter;
 use crate::sink::FileMode;
-use crate::LevelFilter;
 
 /// Parses `LOG_LVL` / `VERBOSE` with the one level parser that
 /// `LevelFilter::from_str` uses (names in any case, `critical`/`warning`,

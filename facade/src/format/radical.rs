@@ -5,8 +5,8 @@
 use super::digits::{pad, push_epoch_3, push_u64_left};
 use super::escape::escape_name;
 use super::{pid, write_fields, write_message};
+use crate::level::Level;
 use crate::record::Record;
-use crate::Level;
 
 /// The name column's width (`%-20s`); longer names are not cut.
 const NAME_WIDTH: usize = 20;

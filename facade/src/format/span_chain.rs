@@ -94,9 +94,9 @@ pub(crate) fn write_json(record: &Record<'_>, out: &mut String) {
 mod tests {
     use super::*;
     use crate::format::Format;
+    use crate::level::Level;
     use crate::metadata::{Kind, Metadata};
     use crate::value::Value;
-    use crate::Level;
     use std::sync::Arc;
 
     static META: Metadata = Metadata::new(Kind::Log, Level::Info, "app", "m", "f.rs", 1, "");

@@ -25,7 +25,7 @@ use crate::format::Format;
 use crate::interest;
 use crate::sink::{ConsoleSink, FileMode, Sink};
 #[cfg(feature = "file")]
-use crate::{sink::FileSink, LevelFilter};
+use crate::{level::LevelFilter, sink::FileSink};
 
 /// The sinks installed from `LOG_TGT`, so a later change of root or a
 /// reload can replace exactly those and leave sinks added through the API.

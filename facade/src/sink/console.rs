@@ -5,9 +5,9 @@ use std::io::{self, IsTerminal, Write};
 use std::sync::{Mutex, OnceLock};
 
 use crate::format::Format;
+use crate::level::{Level, LevelFilter};
 use crate::record::Record;
 use crate::sink::Sink;
-use crate::{Level, LevelFilter};
 
 /// Which console stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,7 +147,7 @@ impl ConsoleSink {
                 Stream::Stdout => "stdout",
                 Stream::Stderr => "stderr",
             };
-            crate::report_write_error(name, &e);
+            crate::stats::report_write_error(name, &e);
         }
     }
 }

@@ -18,10 +18,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::format::Format;
+use crate::level::LevelFilter;
 use crate::record::Record;
 use crate::sink::whole_lines::{Tally, WholeLines};
 use crate::sink::Sink;
-use crate::LevelFilter;
 
 /// `fsync` is meaningless on pipes, sockets and terminals (Linux answers
 /// `EINVAL`); there is nothing more to make durable, so that is not an error.
@@ -279,7 +279,7 @@ impl DurableFileSink {
         self.failed.fetch_sub(t.revived, Ordering::Relaxed);
         self.written.fetch_add(t.written, Ordering::Relaxed);
         if let Some(e) = t.error {
-            crate::report_write_error(&self.name, &e);
+            crate::stats::report_write_error(&self.name, &e);
             self.failed.fetch_add(t.failed, Ordering::Relaxed);
         }
     }

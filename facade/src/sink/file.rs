@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::format::Format;
+use crate::level::{Level, LevelFilter};
 use crate::record::Record;
 use crate::sink::Sink;
-use crate::{Level, LevelFilter};
 
 /// Appends formatted lines to a file through a buffer.
 ///
@@ -115,14 +115,14 @@ impl FileSink {
 
     fn write_line(&self, line: &str, level: Level) {
         let Some(mut out) = self.out() else {
-            return crate::report_write_error(&self.name, &held_at_fork());
+            return crate::stats::report_write_error(&self.name, &held_at_fork());
         };
         let mut res = out.file.write_all(line.as_bytes());
         if res.is_ok() && level <= self.flush_level {
             res = out.file.flush();
         }
         if let Err(e) = res {
-            crate::report_write_error(&self.name, &e);
+            crate::stats::report_write_error(&self.name, &e);
         }
     }
 }
@@ -148,7 +148,7 @@ impl Sink for FileSink {
         // In a forked child, a file the parent held stays as it is.
         let Some(mut out) = self.out() else { return };
         if let Err(e) = out.file.flush() {
-            crate::report_write_error(&self.name, &e);
+            crate::stats::report_write_error(&self.name, &e);
         }
     }
 }

@@ -5,12 +5,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::format::Format;
+use crate::level::LevelFilter;
 #[cfg(feature = "async")]
 use crate::sink::AsyncSink;
 #[cfg(feature = "file")]
 use crate::sink::DurableFileSink;
 use crate::sink::Sink;
-use crate::LevelFilter;
 
 /// The ways elide can write a log file, for code (or configuration) that
 /// picks one at run time.

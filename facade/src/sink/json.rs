@@ -8,9 +8,9 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::format::push_epoch_7;
 use crate::format::Format;
+use crate::level::LevelFilter;
 use crate::record::Record;
 use crate::sink::Sink;
-use crate::LevelFilter;
 
 /// Writes each telemetry event as one JSON object on its own line:
 ///
@@ -67,7 +67,7 @@ impl JsonSink {
     }
 
     fn report(&self, e: &io::Error) {
-        crate::report_write_error(&self.path.display().to_string(), e);
+        crate::stats::report_write_error(&self.path.display().to_string(), e);
     }
 
     fn render(record: &Record<'_>, out: &mut String) {

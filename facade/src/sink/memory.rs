@@ -3,11 +3,11 @@
 use std::sync::Mutex;
 use std::time::SystemTime;
 
+use crate::level::{Level, LevelFilter};
 use crate::metadata::Kind;
 pub use crate::owned_value::OwnedValue;
 use crate::record::Record;
 use crate::sink::Sink;
-use crate::{Level, LevelFilter};
 
 /// An owned copy of a [`Record`], with the message rendered.
 #[derive(Clone, Debug, PartialEq)]
@@ -194,7 +194,7 @@ mod tests {
         assert!(sink.is_empty());
         sink.emit(&Record::new(
             &crate::metadata::TEST_LOG,
-            crate::Level::Info,
+            crate::level::Level::Info,
             format_args!("one"),
             &[],
         ));

@@ -74,7 +74,7 @@ pub(crate) fn on_writer_thread() -> bool {
         false
     }
 }
-use crate::LevelFilter;
+use crate::level::LevelFilter;
 
 /// A destination for records.
 ///
@@ -144,7 +144,7 @@ pub(crate) fn assert_counts_a_write_error(sink: &dyn Sink) {
     let before = crate::stats().write_errors;
     sink.emit(&Record::new(
         &crate::metadata::TEST_EVENT,
-        crate::Level::Info,
+        crate::level::Level::Info,
         format_args!("x"),
         &[],
     ));

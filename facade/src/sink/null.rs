@@ -1,8 +1,8 @@
 //! A sink that accepts records and discards them.
 
+use crate::level::LevelFilter;
 use crate::record::Record;
 use crate::sink::Sink;
-use crate::LevelFilter;
 
 /// Accepts every record up to its level and does nothing with it. Useful to
 /// measure the cost of the facade itself, or to silence output while keeping

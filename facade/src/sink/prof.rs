@@ -11,9 +11,9 @@ use std::time::SystemTime;
 use super::ntp_cache::{self, Offset};
 use super::profiles::thread_label;
 use crate::format::push_epoch_7;
+use crate::level::LevelFilter;
 use crate::record::Record;
 use crate::sink::Sink;
-use crate::LevelFilter;
 
 /// The header line's field names, in line order.
 pub(crate) const HEADER: &str = "#time,event,comp,thread,uid,state,msg";
@@ -218,7 +218,7 @@ impl ProfSink {
     }
 
     fn report(&self, e: &io::Error) {
-        crate::report_write_error(&self.path.display().to_string(), e);
+        crate::stats::report_write_error(&self.path.display().to_string(), e);
     }
 
     /// Appends the line for `record` (with its `\n`) to `out`.

@@ -71,13 +71,13 @@ impl LazyProf {
 }
 
 impl Sink for LazyProf {
-    fn max_level(&self) -> crate::LevelFilter {
-        crate::LevelFilter::Off
+    fn max_level(&self) -> crate::level::LevelFilter {
+        crate::level::LevelFilter::Off
     }
     fn wants_telemetry(&self) -> bool {
         true
     }
-    fn emit(&self, record: &crate::Record<'_>) {
+    fn emit(&self, record: &crate::record::Record<'_>) {
         if let Some(sink) = self.open() {
             sink.emit(record);
         }
@@ -103,7 +103,7 @@ pub fn close() {
     };
     for sink in sinks.iter().filter_map(Weak::upgrade) {
         if let Err(e) = sink.close() {
-            crate::report_write_error(&sink.path().display().to_string(), &e);
+            crate::stats::report_write_error(&sink.path().display().to_string(), &e);
         }
     }
 }
@@ -121,7 +121,7 @@ pub(crate) fn thread_label(out: &mut impl std::fmt::Write) {
             let _ = out.write_str(name);
         }
         None => {
-            let _ = write!(out, "{}", crate::thread_number());
+            let _ = write!(out, "{}", crate::record::thread_number());
         }
     }
 }
@@ -130,11 +130,11 @@ pub(crate) fn thread_label(out: &mut impl std::fmt::Write) {
 mod tests {
     use super::*;
     use crate::metadata::{Kind, Metadata};
-    use crate::Record;
+    use crate::record::Record;
 
     static EVENT: Metadata = Metadata::new(
         Kind::Telemetry,
-        crate::Level::Info,
+        crate::level::Level::Info,
         "t",
         "t",
         "t.rs",
@@ -154,7 +154,7 @@ mod tests {
         assert!(!path.exists(), "no event, no file");
         sink.emit(&Record::new(
             &EVENT,
-            crate::Level::Info,
+            crate::level::Level::Info,
             format_args!("e"),
             &[],
         ));

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 
 use crate::callsite::Callsite;
 use crate::dispatch::dispatch;
+use crate::level::Level;
 use crate::metadata::{Kind, Metadata};
 use crate::record::Record;
 use crate::value::Value;
-use crate::Level;
 
 static SITE: Callsite = Callsite::new(Metadata::new(
     Kind::Telemetry,
@@ -99,7 +99,7 @@ fn publish() {
     if crate::runtime::configured(&SITE) < 1 {
         return;
     }
-    for (name, total) in crate::counters() {
+    for (name, total) in crate::counter::counters() {
         let fields = [("uid", Value::Str(name)), ("value", Value::U64(total))];
         dispatch(&Record::new(
             SITE.metadata(),

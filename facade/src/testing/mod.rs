@@ -63,8 +63,8 @@ use std::thread::JoinHandle;
 
 use crate::dispatch;
 use crate::interest;
+use crate::level::LevelFilter;
 use crate::sink::{MemorySink, Sink};
-use crate::LevelFilter;
 
 pub use captured::Captured;
 pub use records::Records;

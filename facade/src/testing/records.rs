@@ -2,9 +2,9 @@
 
 use std::fmt::{self, Write};
 
+use crate::level::Level;
 use crate::metadata::Kind;
 use crate::sink::OwnedRecord;
-use crate::Level;
 
 /// The records a capture collected, in the order they were logged (per
 /// thread; records of threads that entered the capture interleave as they

@@ -13,6 +13,7 @@ use super::queue::RingQueue;
 use super::shared::lock;
 use super::writer::Output;
 use crate::format::Format;
+use crate::level::Level;
 use crate::metadata::TEST_LOG;
 use crate::raw::Piece;
 use crate::raw::{MessageFormat, RawArg, RawFloat, RawMessage};
@@ -20,7 +21,6 @@ use crate::record::Record;
 use crate::sink::until;
 use crate::sink::Overflow;
 use crate::value::{Field, Value};
-use crate::Level;
 use std::time::SystemTime;
 
 /// 2026-11-30 in nanoseconds since the epoch: records carry their own
@@ -395,7 +395,7 @@ fn each_threads_records_carry_its_number() {
             let record = Record::new(&TEST_LOG, Level::Info, format_args!("from a thread"), &[])
                 .with_time(at(i));
             q.emit(&record);
-            (crate::thread_number(), direct(&record))
+            (crate::record::thread_number(), direct(&record))
         }));
         want.push(line);
     }
@@ -747,7 +747,7 @@ fn an_exited_threads_ring_goes_to_the_next_thread() {
         let q = q.clone();
         numbers.push(joined(std::thread::spawn(move || {
             q.emit(&plain(round).with_thread(0));
-            crate::thread_number()
+            crate::record::thread_number()
         })));
     }
     assert!(flushed(&q));
@@ -822,7 +822,7 @@ fn a_record_from_a_thread_local_destructor_is_written() {
             // Registered before the rings, so dropped after them.
             AT_EXIT.with(|a| *a.borrow_mut() = Some(LogsOnDrop(q.clone())));
             q.emit(&plain(0));
-            crate::thread_number()
+            crate::record::thread_number()
         }))
     };
     assert!(flushed(&q));

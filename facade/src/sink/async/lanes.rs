@@ -62,7 +62,7 @@ pub(super) fn lane(l: &Lanes, shared: &Arc<RingShared>) -> *const Ring {
         Some(l) => l.ring.clone(),
         None => {
             let ring = shared.take_spare().unwrap_or_else(|| {
-                let ring = Arc::new(Ring::new(shared.ring_words, crate::thread_number()));
+                let ring = Arc::new(Ring::new(shared.ring_words, crate::record::thread_number()));
                 shared.register(ring.clone());
                 ring
             });

@@ -83,10 +83,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::format::Format;
+use crate::level::{Level, LevelFilter};
 use crate::metadata::{Kind, Metadata};
 use crate::record::Record;
 use crate::sink::{DurableFile, Sink};
-use crate::{Level, LevelFilter};
 use queue::RingQueue;
 use writer::Output;
 
@@ -490,7 +490,7 @@ impl AsyncSink {
     #[cold]
     fn drop_in_child(&self) {
         self.drop_unwritten();
-        crate::report_write_error(
+        crate::stats::report_write_error(
             &format!("{} (in a forked child)", self.name),
             &io::Error::other("no writer thread after fork; the record is dropped"),
         );
@@ -920,8 +920,10 @@ mod tests {
         let sink = AsyncSink::builder(out.clone()).thread_buffer(1).build();
         let big = "x".repeat(30 * 1024);
         // A long text and 64 fields: several hundred words of buffer.
-        let fields: Vec<crate::Field<'_>> =
-            NAMES.iter().map(|n| (*n, crate::Value::U64(7))).collect();
+        let fields: Vec<crate::value::Field<'_>> = NAMES
+            .iter()
+            .map(|n| (*n, crate::value::Value::U64(7)))
+            .collect();
         sink.emit(&Record::new(
             &TEST_META,
             Level::Info,

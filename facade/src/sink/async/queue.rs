@@ -110,7 +110,7 @@ impl RingQueue {
             Ok(h) => *lock(&shared.writer) = Some(h.thread().clone()),
             Err(e) => {
                 shared.writer_alive.store(false, Ordering::Relaxed);
-                crate::report_write_error(&format!("{} (writer thread)", shared.name), &e);
+                crate::stats::report_write_error(&format!("{} (writer thread)", shared.name), &e);
             }
         }
         RingQueue { shared }

@@ -14,11 +14,11 @@ use super::wake::{IDLE, IDLE_MAX};
 use super::DROPPED_META;
 use crate::contain::contained;
 use crate::format::Format;
+use crate::level::Level;
 use crate::record::Record;
 use crate::sink::whole_lines::WholeLines;
 use crate::sink::Sink;
 use crate::value::Value;
-use crate::Level;
 
 /// Bytes gathered before they are handed to the writer, within one batch.
 const CHUNK: usize = 64 * 1024;
@@ -261,7 +261,7 @@ impl RingWriter {
     fn fail(&self, lines: u64, err: &io::Error) {
         self.shared.failed.fetch_add(lines, Ordering::Relaxed);
         self.shared.in_hand.fetch_sub(lines, Ordering::Relaxed);
-        crate::report_write_error(&self.shared.name, err);
+        crate::stats::report_write_error(&self.shared.name, err);
     }
 
     /// Hands the batch to `out` (no flush), after the rest of a line an

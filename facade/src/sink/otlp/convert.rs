@@ -10,6 +10,7 @@ use super::wire::{
     self, bytes, fixed64, kv_int, kv_str, nested, uint, ANY_ARRAY, ANY_BOOL, ANY_DOUBLE, ANY_INT,
     ANY_KVLIST, ANY_STRING, KV_KEY, KV_VALUE, LIST_VALUES,
 };
+use crate::level::Level;
 use crate::metadata::Kind;
 use crate::record::Record;
 use crate::scope_names::{
@@ -17,7 +18,6 @@ use crate::scope_names::{
 };
 use crate::trace_ids;
 use crate::value::{Value, Visit};
-use crate::Level;
 
 /// What one record becomes: its target (the instrumentation scope) and
 /// its encoded message.
@@ -318,10 +318,10 @@ mod tests {
     use prost::Message;
 
     use super::{convert, Extra, Ids, Item};
+    use crate::level::Level;
     use crate::metadata::{Kind, Metadata};
     use crate::record::Record;
     use crate::value::{Field, Value};
-    use crate::Level;
 
     static LOG: Metadata = Metadata::new(
         Kind::Log,

@@ -21,9 +21,9 @@ pub(crate) use config::read_otel;
 pub(crate) use config::OtelExtra;
 pub use config::DEFAULT_ENDPOINT;
 
+use crate::level::LevelFilter;
 use crate::record::Record;
 use crate::sink::{AsyncSink, Overflow, Sink};
-use crate::LevelFilter;
 use convert::{convert, Extra, Ids};
 use exporter::{Exporter, Settings};
 use http::Endpoint;
@@ -656,8 +656,8 @@ mod tests {
 
     use super::stub::{within, Stub};
     use super::*;
+    use crate::level::Level;
     use crate::metadata::TEST_LOG;
-    use crate::Level;
 
     /// `builder_from_vars` over `vars` (an unset variable is left out;
     /// names as the environment spells them): the builder and the warnings.
