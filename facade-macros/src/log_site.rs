@@ -151,15 +151,25 @@ pub(crate) fn log_any(input: TokenStream) -> TokenStream {
 }
 
 /// The site's `Callsite`: its own `static` (a constant target), or the
-/// shared one of a run-time target, looked up on every hit. Returns the
+/// shared one of a run-time target, looked up on every hit whose level
+/// `needed` some namespace allows (else the facade's off site: one load and
+/// a compare, and the target expression is not evaluated). Returns the
 /// declaration, an expression of type `&'static Callsite` and one of type
 /// `&'static Metadata` (for a `static`, a field projection: a constant).
-fn site_decl(level: &str, a: &LogArgs) -> (TokenStream, TokenStream, TokenStream) {
+fn site_decl(
+    level: &str,
+    needed: &TokenStream,
+    a: &LogArgs,
+) -> (TokenStream, TokenStream, TokenStream) {
     let target = fields::target_tokens(&a.target);
     if fields::is_runtime_target(&a.target) {
         let decl = quote! {
             let __elide_cs: &'static #ELIDE::__private::Callsite =
-                #ELIDE::__private::runtime_site(#target);
+                if #ELIDE::__private::above_every_level(#needed) {
+                    &#ELIDE::__private::OFF_SITE
+                } else {
+                    #ELIDE::__private::runtime_site(#target)
+                };
         };
         (decl, quote!(__elide_cs), quote!(&__elide_cs.meta))
     } else {
@@ -190,9 +200,9 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
         return Ok(Presence::for_level(level, &a.target)?.select(live, || log_dead(a)));
     }
     let record = a.dispatch(&level.variant(), false);
-    let (cs, cs_ref, meta_ref) = site_decl(level.name, a);
-    let body = quote!(|__elide_meta, __elide_route| { #record });
     let needed = level.number_tokens();
+    let (cs, cs_ref, meta_ref) = site_decl(level.name, &needed, a);
+    let body = quote!(|__elide_meta, __elide_route| { #record });
     let call = sampled(a, &cs_ref, &meta_ref, &needed, body);
     let live = quote! {{
         #cs
@@ -204,7 +214,7 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
 /// A log site whose level is only known at run time: both gates compare
 /// against the value.
 fn log_dynamic(level: &Expr, a: &LogArgs) -> syn::Result<TokenStream> {
-    let (cs, cs_ref, meta_ref) = site_decl("Trace", a);
+    let (cs, cs_ref, meta_ref) = site_decl("Trace", &quote!(__elide_lvl), a);
     let static_max = gate::static_max_tokens(&a.target)?;
     let record = a.dispatch(&quote!(__elide_level), false);
     let body = quote!(|__elide_meta, __elide_route| { #record });

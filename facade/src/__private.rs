@@ -14,7 +14,7 @@ pub use crate::raw::{
     RawByLowerHex, RawByOctal, RawByUpperExp, RawByUpperHex, RawCapture, RawDecode, RawFloat,
     RawMessage, RawUnformattable, RawWrap, ToRawArg,
 };
-pub use crate::runtime_site::site as runtime_site;
+pub use crate::runtime_site::{site as runtime_site, OFF_SITE};
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
 pub use crate::span::{instrumented, open_span};
 pub use crate::static_gate::{
@@ -34,7 +34,7 @@ pub use crate::{__elide_record as record, __elide_site as site};
 
 // The route of a record is decided in `route`; these are the names the
 // macro expansions call.
-pub use crate::route::{enabled, hit, of_site as admit, route, routed};
+pub use crate::route::{above_every_level, enabled, hit, of_site as admit, route, routed};
 // A log site's record, built and handed to dispatch.
 pub use crate::site_record::{
     dispatch_message, dispatch_message_at, dispatch_text, dispatch_text_at,

@@ -116,8 +116,15 @@ pub(crate) fn of_target_site(cs: &'static Callsite, level: Level) -> Option<Rout
 /// a test capture, which wants every level.
 #[inline]
 pub(crate) fn above_every_namespace(level: Level) -> bool {
+    above_every_level(level.as_u8())
+}
+
+/// [`above_every_namespace`] by level number: what a site with a run-time
+/// target asks before it looks its target up.
+#[inline(always)]
+pub fn above_every_level(needed: u8) -> bool {
     // A global load first: the thread-local read only while some thread
     // is in a capture.
-    level.as_u8() > crate::interest::max_level_cached()
+    needed > crate::interest::max_level_cached()
         && !(dispatch::captures_anywhere() && dispatch::capturing_here())
 }

@@ -70,10 +70,24 @@ fn overflow_site() -> &'static Callsite {
 }
 
 /// The site of a run-time target, created on first use. Not public API; the
-/// macros call it for a `target:` that is not a constant.
+/// macros call it for a `target:` that is not a constant, after
+/// [`above_every_level`](crate::route::above_every_level) said the level
+/// may be on somewhere (else they take [`OFF_SITE`]).
 #[doc(hidden)]
 #[inline]
 pub fn site(target: &str) -> &'static Callsite {
+    site_of(target)
+}
+
+/// The site of a run-time target whose level no namespace allows: it wants
+/// nothing, so the site's hot check turns the record away, as a constant
+/// target's disabled site does, and its target is not even evaluated.
+#[doc(hidden)]
+pub static OFF_SITE: Callsite =
+    Callsite::off(Metadata::new(Kind::Log, Level::Trace, "", "", "", 0, ""));
+
+#[inline]
+fn site_of(target: &str) -> &'static Callsite {
     let hit = RECENT_SITES.with(|recent| {
         for (i, slot) in recent.iter().enumerate() {
             if let Some(cs) = slot.get() {

@@ -267,6 +267,43 @@ fn self_routed_sites_emit_at_exactly_the_configured_level() {
     );
 }
 
+/// A site with a run-time target whose level no namespace allows neither
+/// evaluates its target expression nor its arguments (it does not look the
+/// target up); once a namespace allows the level, the same site emits, and a
+/// test capture on the thread still sees it while it is off.
+#[test]
+fn an_off_run_time_target_evaluates_nothing_until_a_namespace_wants_it() {
+    let _s = serial();
+    let mem = capture(LevelFilter::Info);
+    let targets = AtomicUsize::new(0);
+    let args = AtomicUsize::new(0);
+    let target = String::from("plugins::loader");
+    let hit = || {
+        debug!(
+            target: {
+                bump(&targets);
+                target.as_str()
+            },
+            "loaded {}",
+            bump(&args)
+        )
+    };
+    hit();
+    assert_eq!((targets.load(Ordering::SeqCst), args.load(Ordering::SeqCst)), (0, 0));
+    assert!(mem.messages().is_empty());
+
+    let run = testing::capture(hit);
+    run.assert_logged(Level::Debug, "loaded 0");
+    assert_eq!(run.records[0].target, "plugins::loader");
+    assert!(mem.messages().is_empty(), "the capture alone wanted it");
+
+    elide::set_level_for("plugins", LevelFilter::Debug);
+    hit();
+    elide::set_level_for("plugins", LevelFilter::Info);
+    assert_eq!(mem.messages(), ["loaded 1"]);
+    assert_eq!(args.load(Ordering::SeqCst), 2);
+}
+
 #[test]
 fn enabled_answers_per_target_and_level() {
     let _s = serial();

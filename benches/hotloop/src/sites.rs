@@ -49,6 +49,9 @@ hot!(hot_elide_emit_debug, |x, n| {
         format_args!("iteration {}", x),
     )
 });
+hot!(hot_elide_runtime_target_debug, |x, n| {
+    elide::debug!(target: black_box(RUNTIME_TARGET), "iteration {}", x)
+});
 hot!(hot_log_runtime_target_debug, |x, n| {
     log::debug!(target: black_box(RUNTIME_TARGET), "iteration {}", x)
 });

@@ -48,8 +48,10 @@ const BRIDGE_TRACING_OFF: &str = "tracing::debug! off (elide: under elide's laye
 const BRIDGE_TRACING_SPAN_NS: &str =
     "tracing::debug_span! off in its namespace, another at trace (elide: under elide's layer; tracing: Targets filter)";
 const BRIDGE_LOG_NULL: &str = "log::debug! on, into a null sink (elide: bridged)";
-const RUNTIME_OFF: &str = "run-time target, off (elide::emit vs log target: expr)";
-const RUNTIME_NULL: &str = "run-time target, into a null sink (elide::emit)";
+const RUNTIME_OFF: &str = "run-time target, off (debug!(target: expr, ..))";
+const RUNTIME_NULL: &str = "run-time target, into a null sink (debug!(target: expr, ..))";
+const EMIT_OFF: &str = "elide::emit (a function: its fmt::Arguments built before the check), off";
+const EMIT_NULL: &str = "elide::emit (a function), into a null sink";
 
 const ELIDE_LEVELS: [LevelFilter; 6] = [
     LevelFilter::Off,
@@ -631,8 +633,15 @@ pub static VARIANTS: &[Variant] = &[
         hot_log_debug
     ),
     v!(
-        "e-emit-off",
+        "e-rt-target-off",
         RUNTIME_OFF,
+        "elide",
+        e_info_null,
+        hot_elide_runtime_target_debug
+    ),
+    v!(
+        "e-emit-off",
+        EMIT_OFF,
         "elide",
         e_info_null,
         hot_elide_emit_debug
@@ -645,8 +654,15 @@ pub static VARIANTS: &[Variant] = &[
         hot_log_runtime_target_debug
     ),
     v!(
-        "e-emit-null",
+        "e-rt-target-null",
         RUNTIME_NULL,
+        "elide",
+        e_trace_null,
+        hot_elide_runtime_target_debug
+    ),
+    v!(
+        "e-emit-null",
+        EMIT_NULL,
         "elide",
         e_trace_null,
         hot_elide_emit_debug
