@@ -60,59 +60,29 @@ pub(crate) fn target_tokens(target: &Option<Expr>) -> TokenStream {
     }
 }
 
-/// The expression that builds a site's record (from `__elide_meta`, the
-/// level, the message and the fields) and dispatches it.
-pub(crate) fn dispatch_tokens(
-    level: &TokenStream,
-    message: &TokenStream,
-    fields: &[Field],
-) -> TokenStream {
-    with_field_slice(fields, |fields| {
-        quote! {
-            #ELIDE::__private::dispatch_to(__elide_route, &#ELIDE::Record::new(
-                __elide_meta, #level, #message, #fields,
-            ))
-        }
-    })
+/// The expression that builds a telemetry event's record (from
+/// `__elide_meta`, whose name is the message, `__elide_route` and the
+/// fields) and dispatches it, through the facade's shared path: every kind
+/// of site hands its fields over the same way (see [`kv_list`]).
+pub(crate) fn event_dispatch_tokens(fields: &[Field]) -> TokenStream {
+    let kv = kv_list(fields);
+    quote!(#ELIDE::__private::dispatch_event(__elide_route, __elide_meta, #kv))
 }
 
-/// An expression that evaluates the fields and runs `body` (given the
-/// expression of the `&[Field]` slice) on them.
-///
-/// Plain `key = expr` fields go through `FieldValue`, so an `Option` that is
-/// `None` leaves its field out; `body` then gets the present ones. Sites
-/// without plain fields pass their slice directly.
-pub(crate) fn with_field_slice(
-    fields: &[Field],
-    body: impl FnOnce(TokenStream) -> TokenStream,
-) -> TokenStream {
-    if !fields.iter().any(|f| matches!(f.sigil, Sigil::Plain)) {
-        let items = fields.iter().map(|f| {
-            let name = &f.name;
-            let v = &f.value;
-            match f.sigil {
-                Sigil::Debug => quote!((#name, #ELIDE::Value::Debug(&(#v)))),
-                _ => quote!((#name, #ELIDE::Value::Display(&(#v)))),
-            }
-        });
-        return body(quote!(&[#(#items),*]));
-    }
+/// An expression that runs the `&mut dyn FnMut(&[Field])` named `f` on the
+/// site's present fields (a scope's or a span's opening).
+pub(crate) fn call_with_fields(fields: &[Field], f: TokenStream) -> TokenStream {
+    let kv = kv_list(fields);
+    quote!(#ELIDE::__private::with_present_fields(#kv, #f))
+}
+
+/// A site's fields as `&[(name, Option<Value>)]`, the one form every kind
+/// of site hands to the facade, which leaves out the absent ones (a plain
+/// `key = expr` field whose `Option` is `None`) in shared code: nothing
+/// per site but the array.
+pub(crate) fn kv_list(fields: &[Field]) -> TokenStream {
     let items = kv_items(fields);
-    let n = fields.len();
-    let body = body(quote!(__elide_fields));
-    // Not generic: no per-site copy of a shared function (a closure-taking
-    // helper would be instantiated once per site). The `match` keeps the
-    // field expressions' temporaries alive through `body`.
-    quote! {
-        match [#(#items),*] {
-            __elide_kv => {
-                let mut __elide_present = [#ELIDE::__private::NO_FIELD; #n];
-                let __elide_fields: &[#ELIDE::Field<'_>] =
-                    #ELIDE::__private::present_fields(&__elide_kv, &mut __elide_present);
-                #body
-            }
-        }
-    }
+    quote!(&[#(#items),*])
 }
 
 /// Each field as `(name, Option<Value>)` (see [`kv_values`]).

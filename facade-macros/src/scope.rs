@@ -98,7 +98,7 @@ fn parts(a: &ScopeArgs) -> syn::Result<Parts> {
     let (start, stop) = (format!("{name}_start"), format!("{name}_stop"));
     let cs = callsite("Telemetry", level::INFO.name, &target, &quote!(#start));
     let stop_meta = telemetry_metadata(&target, &stop);
-    let call = fields::with_field_slice(&a.fields, |f| quote!(__elide_f(#f)));
+    let call = fields::call_with_fields(&a.fields, quote!(__elide_f));
     let on = level::interest_on();
     let open = quote! {{
         #cs

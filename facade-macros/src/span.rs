@@ -151,7 +151,7 @@ pub(crate) fn site_tokens(s: &SpanSite) -> syn::Result<TokenStream> {
             }}
         }
     };
-    let call = fields::with_field_slice(&s.fields, |f| quote!(__elide_f(#f)));
+    let call = fields::call_with_fields(&s.fields, quote!(__elide_f));
     let live = quote! {{
         #cs
         if #needed <= #ELIDE::__private::Callsite::interest(&__ELIDE_CS) {

@@ -51,11 +51,7 @@ pub(crate) fn telemetry(input: TokenStream) -> TokenStream {
         let target = fields::target_tokens(&a.target);
         let event = &a.event;
         let cs = callsite("Telemetry", level::INFO.name, &target, &quote!(#event));
-        let record = fields::dispatch_tokens(
-            &level::INFO.variant(),
-            &quote!(::core::format_args!("{}", #event)),
-            &a.fields,
-        );
+        let record = fields::event_dispatch_tokens(&a.fields);
         let on = level::interest_on();
         let body = quote!(|__elide_meta, __elide_route| { #record });
         let call = guarded(

@@ -28,7 +28,7 @@ pub use crate::static_gate::{
 pub use crate::telemetry::scope::{
     open_scope, scope_bind, scope_guard, timed, timed_as, NoScope, Timed,
 };
-pub use crate::value::{present_fields, with_present_fields, FieldValue, ToValue, NO_FIELD};
+pub use crate::value::{with_present_fields, FieldValue, ToValue};
 #[doc(inline)]
 pub use crate::{__elide_record as record, __elide_site as site};
 
@@ -37,7 +37,7 @@ pub use crate::{__elide_record as record, __elide_site as site};
 pub use crate::route::{above_every_level, enabled, hit, of_site as admit, route, routed};
 // A log site's record, built and handed to dispatch.
 pub use crate::site_record::{
-    dispatch_message, dispatch_message_at, dispatch_text, dispatch_text_at,
+    dispatch_event, dispatch_message, dispatch_message_at, dispatch_text, dispatch_text_at,
 };
 
 /// A record's raw view of its message, if the site captured every

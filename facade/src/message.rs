@@ -31,6 +31,8 @@ pub struct Message<'a>(Repr<'a>);
 enum Repr<'a> {
     /// Formatted by `fmt`.
     Args(fmt::Arguments<'a>),
+    /// A text known at compile time (a telemetry event's name).
+    Static(&'static str),
     /// A data format's pieces with their arguments (its format splits).
     Data(RawMessage<'a>),
     /// A format only `fmt` renders, with the typed arguments an
@@ -39,6 +41,12 @@ enum Repr<'a> {
 }
 
 impl<'a> Message<'a> {
+    /// A text that needs no formatting.
+    #[inline]
+    pub(crate) fn text(text: &'static str) -> Message<'a> {
+        Message(Repr::Static(text))
+    }
+
     /// A data format's message (the site's shared path; `raw`'s format
     /// must split into pieces, else it formats as empty).
     #[inline]
@@ -59,7 +67,7 @@ impl<'a> Message<'a> {
     #[inline]
     pub(crate) fn raw(&self) -> Option<&RawMessage<'a>> {
         match &self.0 {
-            Repr::Args(_) => None,
+            Repr::Args(_) | Repr::Static(_) => None,
             Repr::Data(raw) | Repr::Both(_, raw) => Some(raw),
         }
     }
@@ -70,6 +78,7 @@ impl<'a> Message<'a> {
     pub fn as_str(&self) -> Option<&'static str> {
         match &self.0 {
             Repr::Args(args) | Repr::Both(args, _) => args.as_str(),
+            Repr::Static(text) => Some(text),
             Repr::Data(raw) => match raw.pieces() {
                 Some([Piece::Lit(s)]) => Some(*s),
                 Some([]) => Some(""),
@@ -94,6 +103,7 @@ impl<'a> Message<'a> {
     pub fn with_args<R>(&self, f: impl FnOnce(fmt::Arguments<'_>) -> R) -> R {
         match &self.0 {
             Repr::Args(args) | Repr::Both(args, _) => f(*args),
+            Repr::Static(text) => f(format_args!("{text}")),
             Repr::Data(raw) => match raw.pieces() {
                 Some(pieces) => f(format_args!(
                     "{}",
@@ -169,6 +179,7 @@ impl fmt::Display for Message<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Repr::Args(args) | Repr::Both(args, _) => fmt::Display::fmt(args, f),
+            Repr::Static(text) => f.write_str(text),
             Repr::Data(raw) => match raw.pieces() {
                 Some(pieces) => fmt::Display::fmt(&crate::raw::interpret(pieces, raw.args()), f),
                 None => Ok(()),
@@ -223,6 +234,11 @@ mod tests {
         let m = Message::from(format_args!("ready"));
         assert_eq!(m.as_str(), Some("ready"));
         assert!(m.raw().is_none());
+        let m = Message::text("task.start");
+        assert_eq!(m.as_str(), Some("task.start"));
+        assert_eq!(m.to_string(), "task.start");
+        assert_eq!(format!("[{m:>12}]"), "[task.start]");
+        assert_eq!(m.with_args(|a| a.to_string()), "task.start");
     }
 
     fn padded(args: &[RawArg<'_>], f: &mut dyn FnMut(fmt::Arguments<'_>)) {

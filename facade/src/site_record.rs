@@ -10,7 +10,7 @@ use crate::message::Message;
 use crate::metadata::Metadata;
 use crate::raw::{MessageFormat, RawArg, RawMessage};
 use crate::route;
-use crate::value::with_present_fields;
+use crate::value::present_then;
 
 /// The cold path of a log site with message arguments: the record, with
 /// its raw view when every argument is held by value, built from the
@@ -126,6 +126,26 @@ fn decoded_record(
     })
 }
 
+/// The cold path of a telemetry event: its record's message is the
+/// event's name (the site's `Metadata::name`), its fields those present in
+/// `kv`. Not generic; `#[inline]`, so an optimised build folds it into
+/// the site's cold closure, where the fields' presence is known (an
+/// unoptimised one calls one copy).
+#[inline]
+pub fn dispatch_event(
+    route: Route,
+    meta: &'static Metadata,
+    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
+) {
+    with_fields(kv, |fields| {
+        let message = Message::text(meta.name());
+        dispatch_to(
+            route,
+            &crate::record::Record::of_message(meta, crate::level::Level::Info, message, fields),
+        )
+    })
+}
+
 /// The cold path of a log site whose message is rendered on the caller (no
 /// arguments, or a format the raw path does not take). Not generic.
 #[inline(never)]
@@ -182,15 +202,15 @@ fn text_rerouted(
 }
 
 /// Runs `emit` on the present fields of `kv`: directly when the site has
-/// none (no indirect call), else through [`with_present_fields`].
+/// none, else after leaving out the absent ones (no indirect call).
 #[inline(always)]
 fn with_fields(
     kv: &[(&'static str, Option<crate::value::Value<'_>>)],
-    mut emit: impl FnMut(&[crate::value::Field<'_>]),
+    emit: impl FnOnce(&[crate::value::Field<'_>]),
 ) {
     if kv.is_empty() {
         emit(&[])
     } else {
-        with_present_fields(kv, &mut emit)
+        present_then(kv, emit)
     }
 }

@@ -344,17 +344,28 @@ impl<T: ToValue> FieldValue for &Option<T> {
 }
 
 /// Runs `f` on the present fields of `kv` (the absent `None`s left out),
-/// in order. Not public API; a log site's shared cold path calls it. Not
-/// generic: one copy for every site.
+/// in order. Not public API; the macros call it where a site hands its
+/// fields to a callback (a scope's or a span's opening). Not generic: one
+/// copy for every site.
 #[doc(hidden)]
 pub fn with_present_fields(
     kv: &[(&'static str, Option<Value<'_>>)],
     f: &mut dyn FnMut(&[Field<'_>]),
 ) {
+    present_then(kv, f)
+}
+
+/// [`with_present_fields`] for the facade's own shared paths, inlined into
+/// each (a few copies in all, none per site), so the record is built and
+/// dispatched without an indirect call.
+#[inline(always)]
+pub(crate) fn present_then<R>(
+    kv: &[(&'static str, Option<Value<'_>>)],
+    f: impl FnOnce(&[Field<'_>]) -> R,
+) -> R {
     const ON_STACK: usize = 16;
     if kv.len() > ON_STACK {
-        let all: Vec<Field<'_>> = kv.iter().filter_map(|(k, v)| v.map(|v| (*k, v))).collect();
-        return f(&all);
+        return present_on_heap(kv, f);
     }
     // Uninitialised: a site with two fields writes two slots, not sixteen.
     let mut buf = [const { std::mem::MaybeUninit::<Field<'_>>::uninit() }; ON_STACK];
@@ -371,26 +382,13 @@ pub fn with_present_fields(
     f(present)
 }
 
-/// A placeholder for the slots [`present_fields`] fills. Not public API.
-#[doc(hidden)]
-pub const NO_FIELD: Field<'static> = ("", Value::Bool(false));
-
-/// Copies the present fields of `kv` (the absent `None`s left out), in
-/// order, into `out` and returns them. Not public API; the macros call it
-/// on the cold path. Not generic: one copy for every site.
-#[doc(hidden)]
-pub fn present_fields<'a, 'b>(
-    kv: &[(&'static str, Option<Value<'a>>)],
-    out: &'b mut [Field<'a>],
-) -> &'b [Field<'a>] {
-    let mut n = 0;
-    for (k, v) in kv {
-        if let Some(v) = v {
-            out[n] = (k, *v);
-            n += 1;
-        }
-    }
-    &out[..n]
+#[cold]
+fn present_on_heap<R>(
+    kv: &[(&'static str, Option<Value<'_>>)],
+    f: impl FnOnce(&[Field<'_>]) -> R,
+) -> R {
+    let all: Vec<Field<'_>> = kv.iter().filter_map(|(k, v)| v.map(|v| (*k, v))).collect();
+    f(&all)
 }
 
 #[cfg(test)]

@@ -289,7 +289,10 @@ fn an_off_run_time_target_evaluates_nothing_until_a_namespace_wants_it() {
         )
     };
     hit();
-    assert_eq!((targets.load(Ordering::SeqCst), args.load(Ordering::SeqCst)), (0, 0));
+    assert_eq!(
+        (targets.load(Ordering::SeqCst), args.load(Ordering::SeqCst)),
+        (0, 0)
+    );
     assert!(mem.messages().is_empty());
 
     let run = testing::capture(hit);
