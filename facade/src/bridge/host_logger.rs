@@ -20,7 +20,7 @@
 use std::sync::Arc;
 
 use crate::sink::Sink;
-use crate::LevelFilter;
+use crate::level::LevelFilter;
 
 /// The sink forwarding to the application's logger and that logger's most
 /// verbose level, if the application set one up.

@@ -38,7 +38,7 @@ use crate::runtime::{self, Shutdown};
 use crate::runtime_site::{emit_at, site, site_static};
 use crate::sink::Sink;
 use crate::value::{Field, Value};
-use crate::{Level, LevelFilter};
+use crate::level::{Level, LevelFilter};
 
 /// The `log` logger that routes `log` records into elide. Installed by
 /// [`install`]; there is one, [`LOGGER`].

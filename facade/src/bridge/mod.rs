@@ -220,7 +220,7 @@ fn placed_slow(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Level;
+    use crate::level::Level;
 
     static SITE: Metadata = Metadata::new(Kind::Log, Level::Trace, "bridged", "bridged", "", 0, "");
 

@@ -54,7 +54,7 @@ use crate::runtime_site::{emit_at, site};
 use crate::sink::{OwnedValue, Sink};
 use crate::span_data::SpanData;
 use crate::value::{Field, Value};
-use crate::{Level, LevelFilter};
+use crate::level::{Level, LevelFilter};
 
 use forward_sites::forward_site;
 pub use forward_sites::{forward_callsites, MAX_FORWARD_CALLSITES, OVERFLOW_FIELDS};

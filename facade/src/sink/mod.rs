@@ -141,7 +141,7 @@ pub(crate) fn until(what: &str, cond: impl Fn() -> bool) {
 #[cfg(test)]
 #[cfg(any(feature = "json", feature = "prof"))]
 pub(crate) fn assert_counts_a_write_error(sink: &dyn Sink) {
-    let before = crate::stats().write_errors;
+    let before = crate::stats::stats().write_errors;
     sink.emit(&Record::new(
         &crate::metadata::TEST_EVENT,
         crate::level::Level::Info,
@@ -149,7 +149,7 @@ pub(crate) fn assert_counts_a_write_error(sink: &dyn Sink) {
         &[],
     ));
     sink.flush();
-    assert!(crate::stats().write_errors > before);
+    assert!(crate::stats::stats().write_errors > before);
 }
 
 #[cfg(test)]
