@@ -119,7 +119,7 @@ pub(crate) fn above_every_namespace(level: Level) -> bool {
     above_every_level(level.as_u8())
 }
 
-/// [`above_every_namespace`] by level number: what a site with a run-time
+/// `above_every_namespace` by level number: what a site with a run-time
 /// target asks before it looks its target up.
 #[inline(always)]
 pub fn above_every_level(needed: u8) -> bool {
