@@ -19,8 +19,8 @@
 
 use std::sync::Arc;
 
-use crate::sink::Sink;
 use crate::level::LevelFilter;
+use crate::sink::Sink;
 
 /// The sink forwarding to the application's logger and that logger's most
 /// verbose level, if the application set one up.

@@ -32,13 +32,13 @@ use ::log::kv::{self, VisitSource};
 
 use crate::bridge::{forward, forwarding, intern, placed, Place};
 use crate::interest;
+use crate::level::{Level, LevelFilter};
 use crate::record::Record;
 use crate::route::of_target_site as enabled_at;
 use crate::runtime::{self, Shutdown};
 use crate::runtime_site::{emit_at, site, site_static};
 use crate::sink::Sink;
 use crate::value::{Field, Value};
-use crate::level::{Level, LevelFilter};
 
 /// The `log` logger that routes `log` records into elide. Installed by
 /// [`install`]; there is one, [`LOGGER`].

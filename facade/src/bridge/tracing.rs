@@ -47,6 +47,7 @@ use tracing_subscriber::registry::LookupSpan;
 use crate::bridge::{forward, forwarding, intern_text, placed, Place};
 use crate::dispatch::{self, Route};
 use crate::interest;
+use crate::level::{Level, LevelFilter};
 use crate::record::Record;
 use crate::route::of_target_site as enabled_at;
 use crate::runtime;
@@ -54,7 +55,6 @@ use crate::runtime_site::{emit_at, site};
 use crate::sink::{OwnedValue, Sink};
 use crate::span_data::SpanData;
 use crate::value::{Field, Value};
-use crate::level::{Level, LevelFilter};
 
 use forward_sites::forward_site;
 pub use forward_sites::{forward_callsites, MAX_FORWARD_CALLSITES, OVERFLOW_FIELDS};

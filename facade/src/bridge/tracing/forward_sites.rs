@@ -26,9 +26,9 @@ use tracing_core::field::FieldSet;
 use tracing_core::{callsite, Interest, Kind, Metadata};
 
 use super::to_tracing;
+use crate::level::Level;
 use crate::record::Record;
 use crate::runtime_site::OVERFLOW_TARGET;
-use crate::level::Level;
 
 /// The most `tracing` callsites [`TracingSink`](super::TracingSink) makes
 /// (each about 400 bytes and its list of names, kept for the life of the
