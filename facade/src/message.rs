@@ -177,14 +177,7 @@ impl<'a> From<fmt::Arguments<'a>> for Message<'a> {
 
 impl fmt::Display for Message<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Repr::Args(args) | Repr::Both(args, _) => fmt::Display::fmt(args, f),
-            Repr::Static(text) => f.write_str(text),
-            Repr::Data(raw) => match raw.pieces() {
-                Some(pieces) => fmt::Display::fmt(&crate::raw::interpret(pieces, raw.args()), f),
-                None => Ok(()),
-            },
-        }
+        self.with_args(|args| fmt::Display::fmt(&args, f))
     }
 }
 

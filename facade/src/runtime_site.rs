@@ -76,18 +76,6 @@ fn overflow_site() -> &'static Callsite {
 #[doc(hidden)]
 #[inline]
 pub fn site(target: &str) -> &'static Callsite {
-    site_of(target)
-}
-
-/// The site of a run-time target whose level no namespace allows: it wants
-/// nothing, so the site's hot check turns the record away, as a constant
-/// target's disabled site does, and its target is not even evaluated.
-#[doc(hidden)]
-pub static OFF_SITE: Callsite =
-    Callsite::off(Metadata::new(Kind::Log, Level::Trace, "", "", "", 0, ""));
-
-#[inline]
-fn site_of(target: &str) -> &'static Callsite {
     let hit = RECENT_SITES.with(|recent| {
         for (i, slot) in recent.iter().enumerate() {
             if let Some(cs) = slot.get() {
@@ -107,6 +95,13 @@ fn site_of(target: &str) -> &'static Callsite {
         None => site_slow(target),
     }
 }
+
+/// The site of a run-time target whose level no namespace allows: it wants
+/// nothing, so the site's hot check turns the record away, as a constant
+/// target's disabled site does, and its target is not even evaluated.
+#[doc(hidden)]
+pub static OFF_SITE: Callsite =
+    Callsite::off(Metadata::new(Kind::Log, Level::Trace, "", "", "", 0, ""));
 
 /// [`site`] for a target text that lives for the whole program: the last
 /// such text is recognised by its address (static text is never freed, so

@@ -45,11 +45,6 @@ pub fn dispatch_message_at(
     args: &[RawArg<'_>],
 ) {
     if route::configured_for(cs, level.as_u8()) {
-        if kv.is_empty() {
-            // Apart from `with_fields`' closure, whose captures the
-            // compiler would otherwise store and reload for this case too.
-            return message_record(Route::All, &cs.meta, level, &[], format, args);
-        }
         with_fields(kv, |fields| {
             message_record(Route::All, &cs.meta, level, fields, format, args)
         })
@@ -156,14 +151,6 @@ pub fn dispatch_text(
     kv: &[(&'static str, Option<crate::value::Value<'_>>)],
     message: core::fmt::Arguments<'_>,
 ) {
-    if kv.is_empty() {
-        // Apart from the closure, whose captures would be stored and
-        // reloaded (as in `dispatch_message_at`).
-        return dispatch_to(
-            route,
-            &crate::record::Record::new(meta, level, message, &[]),
-        );
-    }
     with_fields(kv, |fields| {
         dispatch_to(
             route,
