@@ -130,11 +130,23 @@ fn arg_heap(a: &RawArg<'_>) -> usize {
     }
 }
 
-/// Words and heap bytes of raw arguments, in one pass.
+/// Words and heap bytes of raw arguments, in one pass; `None` when one is
+/// borrowed (only the caller can format it: the message is rendered).
 #[inline]
-pub(super) fn args_size(args: &[RawArg<'_>]) -> (usize, usize) {
-    args.iter()
-        .fold((0, 0), |(w, h), a| (w + arg_len(a), h + arg_heap(a)))
+pub(super) fn args_size(args: &[RawArg<'_>]) -> Option<(usize, usize)> {
+    let (mut words, mut heap) = (0, 0);
+    for a in args {
+        match a {
+            RawArg::I128(_) | RawArg::U128(_) => words += 3,
+            RawArg::Str(s) => {
+                words += text_words(s.len());
+                heap += arg_heap(a);
+            }
+            _ if a.is_owned() => words += 2,
+            _ => return None,
+        }
+    }
+    Some((words, heap))
 }
 
 /// Words (key and value) and heap bytes of fields that are all typed, in
@@ -165,7 +177,9 @@ pub(super) fn value_arg<'a>(v: &Value<'a>) -> Option<RawArg<'a>> {
     })
 }
 
-#[inline]
+/// One argument: scalars in line (the common case, kept small enough to
+/// inline into the encoder's loop), wide numbers and texts out of line.
+#[inline(always)]
 pub(super) fn put_arg(w: &mut [u64], at: usize, a: &RawArg<'_>) -> usize {
     let (tag, word) = match *a {
         RawArg::I8(n) => (0, n as u64),
@@ -173,24 +187,32 @@ pub(super) fn put_arg(w: &mut [u64], at: usize, a: &RawArg<'_>) -> usize {
         RawArg::I32(n) => (2, n as u64),
         RawArg::I64(n) => (3, n as u64),
         RawArg::Isize(n) => (4, n as u64),
-        RawArg::I128(n) => return put_wide(w, at, 5, n as u128),
         RawArg::U8(n) => (6, u64::from(n)),
         RawArg::U16(n) => (7, u64::from(n)),
         RawArg::U32(n) => (8, u64::from(n)),
         RawArg::U64(n) => (9, n),
         RawArg::Usize(n) => (10, n as u64),
-        RawArg::U128(n) => return put_wide(w, at, 11, n),
         RawArg::F32(n) => (12, u64::from(n.get().to_bits())),
         RawArg::F64(n) => (13, n.get().to_bits()),
         RawArg::Bool(b) => (14, u64::from(b)),
         RawArg::Char(c) => (15, u64::from(c)),
-        RawArg::Str(s) => return put_text(w, at, 16, s),
-        // Not pushed: a message with a borrowed argument has no raw view.
-        _ => return put_text(w, at, 16, ""),
+        _ => return put_arg_item(w, at, a),
     };
     w[at] = tag;
     w[at + 1] = word;
     at + 2
+}
+
+/// [`put_arg`] for what takes more than one word.
+#[inline(never)]
+fn put_arg_item(w: &mut [u64], at: usize, a: &RawArg<'_>) -> usize {
+    match *a {
+        RawArg::I128(n) => put_wide(w, at, 5, n as u128),
+        RawArg::U128(n) => put_wide(w, at, 11, n),
+        RawArg::Str(s) => put_text(w, at, 16, s),
+        // Not pushed: a message with a borrowed argument has no raw view.
+        _ => put_text(w, at, 16, ""),
+    }
 }
 
 pub(super) fn put_wide(w: &mut [u64], at: usize, tag: u64, n: u128) -> usize {
@@ -233,8 +255,17 @@ pub(super) fn put_key(w: &mut [u64], at: usize, key: &'static str) -> usize {
     at + 2
 }
 
-#[inline]
-pub(super) fn put_fields(w: &mut [u64], mut at: usize, fields: &[Field<'_>]) -> usize {
+/// The fields' words: none for most records, so that test is in line.
+#[inline(always)]
+pub(super) fn put_fields(w: &mut [u64], at: usize, fields: &[Field<'_>]) -> usize {
+    if fields.is_empty() {
+        return at;
+    }
+    put_some_fields(w, at, fields)
+}
+
+#[inline(never)]
+fn put_some_fields(w: &mut [u64], mut at: usize, fields: &[Field<'_>]) -> usize {
     for (k, v) in fields {
         at = put_key(w, at, k);
         if let Some(a) = value_arg(v) {
@@ -242,6 +273,39 @@ pub(super) fn put_fields(w: &mut [u64], mut at: usize, fields: &[Field<'_>]) -> 
         }
     }
     at
+}
+
+/// A record whose message and fields are all typed, ready to be copied
+/// into its words as they are (nothing rendered).
+pub(super) struct Typed<'r, 'a> {
+    pub(super) head: u64,
+    pub(super) time: u64,
+    pub(super) thread: Option<u64>,
+    pub(super) name: Option<&'r str>,
+    pub(super) record: &'r Record<'a>,
+    pub(super) raw: &'r RawMessage<'a>,
+    pub(super) extras: &'r Extras,
+}
+
+impl Typed<'_, '_> {
+    /// Writes its words (`w` is exactly its length).
+    #[inline(always)]
+    pub(super) fn put(&self, w: &mut [u64]) {
+        let mut at = start(
+            w,
+            self.head,
+            self.record.metadata(),
+            self.time,
+            self.thread,
+            self.name,
+        );
+        w[3] = self.raw.format() as *const MessageFormat as usize as u64;
+        for a in self.raw.args() {
+            at = put_arg(w, at, a);
+        }
+        let at = put_fields(w, at, self.record.fields());
+        self.extras.put(w, at);
+    }
 }
 
 /// The keys of the items after a record's fields that are not fields,
@@ -274,8 +338,17 @@ impl Extras {
 
     /// Writes it at `at` (the encoder runs once, when the record is
     /// published: one reference of the chain goes to the ring).
-    #[inline]
-    pub(super) fn put(&self, w: &mut [u64], mut at: usize) -> usize {
+    #[inline(always)]
+    pub(super) fn put(&self, w: &mut [u64], at: usize) -> usize {
+        // Most records carry neither: two tests in line.
+        if self.span.is_none() && self.scope.is_none() {
+            return at;
+        }
+        self.put_some(w, at)
+    }
+
+    #[inline(never)]
+    fn put_some(&self, w: &mut [u64], mut at: usize) -> usize {
         if let Some(span) = &self.span {
             at = put_key(w, at, SPAN_KEY);
             let p = Arc::into_raw(span.clone()) as usize as u64;

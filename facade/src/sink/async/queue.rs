@@ -47,7 +47,6 @@ use super::wake::backoff;
 use super::writer::{Output, RingWriter};
 use super::{on_writer, Overflow};
 use crate::format::Format;
-use crate::raw::MessageFormat;
 use crate::record::Record;
 use crate::value::Value;
 
@@ -210,14 +209,18 @@ impl RingQueue {
                 None
             },
         };
-        // Sized in one pass each; fields to render go the cold way.
-        let typed = record
-            .raw()
-            .and_then(|raw| Some((raw, typed_fields_size(record.fields())?)));
+        // Sized in one pass each; a borrowed argument or a field to render
+        // sends the record the cold way.
+        let typed = record.args().raw().and_then(|raw| {
+            Some((
+                raw,
+                args_size(raw.args())?,
+                typed_fields_size(record.fields())?,
+            ))
+        });
         match typed {
-            Some((raw, (fields_words, fields_heap))) => {
+            Some((raw, (args_words, args_heap), (fields_words, fields_heap))) => {
                 let args = raw.args();
-                let (args_words, args_heap) = args_size(args);
                 let len = 4
                     + thread.is_some() as usize
                     + name_len(name)
@@ -225,18 +228,20 @@ impl RingQueue {
                     + fields_words
                     + extras.len();
                 let heap = args_heap + fields_heap + heap_len(name.map(str::len).into_iter());
-                let head = header(len, record, args.len(), RAW, thread, name);
-                let enc = |w: &mut [u64]| {
-                    let mut at = start(w, head, record.metadata(), time, thread, name);
-                    w[3] = raw.format() as *const MessageFormat as usize as u64;
-                    for a in args {
-                        at = put_arg(w, at, a);
-                    }
-                    let at = put_fields(w, at, record.fields());
-                    extras.put(w, at);
+                let typed = Typed {
+                    head: header(len, record, args.len(), RAW, thread, name),
+                    time,
+                    thread,
+                    name,
+                    record,
+                    raw,
+                    extras: &extras,
                 };
+                // Two closures over one in-line encoder: the first, used
+                // once, folds into this function; the second serves the
+                // cold paths.
                 // SAFETY: forwarded from the caller.
-                unsafe { self.push_with(ring, len, heap, enc) }
+                unsafe { self.push_with(ring, len, heap, |w| typed.put(w), &|w| typed.put(w)) }
             }
             // SAFETY: forwarded from the caller.
             _ => unsafe { self.push_rendered(ring, record, time, thread, name, &extras) },
@@ -327,28 +332,43 @@ impl RingQueue {
             extras.put(w, at);
         };
         // SAFETY: forwarded from the caller.
-        unsafe { self.push_with(ring, len, heap, enc) }
+        unsafe { self.push_with(ring, len, heap, enc, &enc) }
     }
 
     /// Publishes a record of `len` words, holding `heap` bytes of long
     /// texts, waiting or dropping when the ring or the byte budget is full.
+    /// `enc` and `again` write the same words: `enc` when there is room at
+    /// once (in line), `again` on the paths that wait or go to the heap.
+    ///
+    /// # Safety
+    /// The caller must be `ring`'s only producer.
     #[inline]
-    unsafe fn push_with(&self, ring: &Ring, len: usize, heap: usize, enc: impl Fn(&mut [u64])) {
+    unsafe fn push_with(
+        &self,
+        ring: &Ring,
+        len: usize,
+        heap: usize,
+        enc: impl FnOnce(&mut [u64]),
+        again: &dyn Fn(&mut [u64]),
+    ) {
         if len > ring.words() / 2 {
             // SAFETY: forwarded from the caller.
-            return unsafe { self.push_big(ring, len, heap, &enc) };
+            return unsafe { self.push_big(ring, len, heap, again) };
         }
         if heap > 0 && !self.reserve_heap(heap) {
             return;
         }
-        // SAFETY: forwarded from the caller.
-        if unsafe { ring.try_push(len, &enc) } {
+        // SAFETY: forwarded from the caller; the slice is published before
+        // anything else reserves.
+        if let Some((words, end)) = unsafe { ring.reserve(len) } {
+            enc(words);
+            ring.publish(end);
             if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
                 self.shared.wake();
             }
             return;
         }
-        if !self.wait_for_room(ring, len, &enc) {
+        if !self.wait_for_room(ring, len, again) {
             self.shared.heap_bytes.fetch_sub(heap, Ordering::Relaxed);
         }
     }

@@ -94,6 +94,29 @@ impl Ring {
     /// Only one thread may act as the producer of a ring at a time.
     #[inline]
     pub(crate) unsafe fn try_push(&self, len: usize, write: impl FnOnce(&mut [u64])) -> bool {
+        // SAFETY: forwarded from the caller.
+        match unsafe { self.reserve(len) } {
+            Some((words, end)) => {
+                write(words);
+                self.publish(end);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Producer: the `len` words (1 <= len <= half the capacity) of the
+    /// next record, and the position that [`publish`](Ring::publish) takes
+    /// once they are all written; `None` if there is no room now. What
+    /// [`try_push`](Ring::try_push) does, in two steps, so a hot caller
+    /// can write its record in line rather than through a closure.
+    ///
+    /// # Safety
+    /// Only one thread may act as the producer of a ring at a time, and it
+    /// must publish (or drop) the slice before it reserves again.
+    #[inline]
+    #[allow(clippy::mut_from_ref)] // the producer's words: see the safety note
+    pub(crate) unsafe fn reserve(&self, len: usize) -> Option<(&mut [u64], usize)> {
         let tail = self.tail.0 .0.load(Ordering::Relaxed);
         let cap = self.mask + 1;
         let at = tail & self.mask;
@@ -102,7 +125,7 @@ impl Ring {
         if end - self.tail.0 .2.get() > cap {
             self.tail.0 .2.set(self.head.0 .0.load(Ordering::Acquire));
             if end - self.tail.0 .2.get() > cap {
-                return false;
+                return None;
             }
         }
         let base = self.buf.as_ptr() as *mut u64;
@@ -115,12 +138,21 @@ impl Ring {
         };
         // SAFETY: [start, start + len) is inside the buffer (no straddle,
         // by `pad`) and free (checked against `head` above); the consumer
-        // reads it only after the release store below.
-        write(unsafe { std::slice::from_raw_parts_mut(base.add(start), len) });
+        // reads it only after `publish`'s release store, and the one
+        // producer holds no other slice of it.
+        Some((
+            unsafe { std::slice::from_raw_parts_mut(base.add(start), len) },
+            end,
+        ))
+    }
+
+    /// Producer: publishes the record [`reserve`](Ring::reserve) made room
+    /// for, `end` being the position it returned.
+    #[inline]
+    pub(crate) fn publish(&self, end: usize) {
         let pushed = self.tail.0 .1.load(Ordering::Relaxed);
         self.tail.0 .1.store(pushed + 1, Ordering::Relaxed);
         self.tail.0 .0.store(end, Ordering::Release);
-        true
     }
 
     /// Producer: whether the ring looked more than half full at the last
