@@ -32,6 +32,13 @@ pub(crate) fn exe_name() -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
+/// The process id once [`pid`] has stored it, else 0: one load, for a
+/// hot check against an id read earlier (a mismatch goes the slow way).
+#[inline]
+pub(crate) fn known_pid() -> u32 {
+    PID.load(Ordering::Relaxed)
+}
+
 /// The process id, for every line. `getpid` is a system call (about 130 ns
 /// here, a third of a RADICAL header), so it is read once and kept; on Unix
 /// a `pthread_atfork` child handler forgets it, so a forked child prints its

@@ -275,8 +275,27 @@ fn put_some_fields(w: &mut [u64], mut at: usize, fields: &[Field<'_>]) -> usize 
     at
 }
 
+/// Writes a record's words into a slice of exactly its length. `Copy`, so
+/// the queue's cold paths take a copy of their own and its fast path
+/// writes in line.
+pub(super) trait Encode: Copy {
+    fn put(&self, w: &mut [u64]);
+}
+
+/// An encoder written as a closure (the rendered records').
+#[derive(Clone, Copy)]
+pub(super) struct EncodeWith<F>(pub(super) F);
+
+impl<F: Fn(&mut [u64]) + Copy> Encode for EncodeWith<F> {
+    #[inline]
+    fn put(&self, w: &mut [u64]) {
+        (self.0)(w)
+    }
+}
+
 /// A record whose message and fields are all typed, ready to be copied
 /// into its words as they are (nothing rendered).
+#[derive(Clone, Copy)]
 pub(super) struct Typed<'r, 'a> {
     pub(super) head: u64,
     pub(super) time: u64,
@@ -287,10 +306,9 @@ pub(super) struct Typed<'r, 'a> {
     pub(super) extras: &'r Extras,
 }
 
-impl Typed<'_, '_> {
-    /// Writes its words (`w` is exactly its length).
+impl Encode for Typed<'_, '_> {
     #[inline(always)]
-    pub(super) fn put(&self, w: &mut [u64]) {
+    fn put(&self, w: &mut [u64]) {
         let mut at = start(
             w,
             self.head,

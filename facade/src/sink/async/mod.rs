@@ -486,6 +486,20 @@ impl AsyncSink {
         crate::process::pid() != self.pid
     }
 
+    /// [`emit`](Sink::emit) in a forked child, after the sink closed, or
+    /// where the process id is not stored.
+    #[cold]
+    #[inline(never)]
+    fn emit_unusual(&self, record: &Record<'_>) {
+        if self.in_forked_child() {
+            self.drop_in_child()
+        } else if self.closed.load(Ordering::Relaxed) {
+            self.drop_unwritten()
+        } else {
+            self.rings.emit(record)
+        }
+    }
+
     /// A record emitted in a forked child: counted as dropped and reported.
     #[cold]
     fn drop_in_child(&self) {
@@ -522,11 +536,10 @@ impl Sink for AsyncSink {
         on_writer()
     }
     fn emit(&self, record: &Record<'_>) {
-        if self.in_forked_child() {
-            return self.drop_in_child();
-        }
-        if self.closed.load(Ordering::Relaxed) {
-            return self.drop_unwritten();
+        // The id this sink was made in is stored by then: one compare, and
+        // nothing called before the push but what it needs.
+        if crate::process::known_pid() != self.pid || self.closed.load(Ordering::Relaxed) {
+            return self.emit_unusual(record);
         }
         self.rings.emit(record);
     }

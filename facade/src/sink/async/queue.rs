@@ -123,16 +123,25 @@ impl RingQueue {
     #[inline]
     pub(crate) fn emit(&self, record: &Record<'_>) {
         let shared = &*self.shared;
-        let ring = LANES.try_with(|l| {
-            if l.last_id.get() == shared.id {
-                l.last.get()
-            } else {
-                lane(l, &self.shared)
-            }
-        });
-        match ring {
+        // The ring this thread used last, if it is this sink's; anything
+        // else out of line, so the common path calls nothing before it
+        // pushes.
+        let last = LANES.try_with(|l| (l.last_id.get() == shared.id).then(|| l.last.get()));
+        match last {
             // SAFETY: the pointer is kept alive by the thread's `Lanes`,
             // and this thread is the ring's only producer.
+            Ok(Some(ring)) => unsafe { self.push(&*ring, record, (*ring).taken_over.get()) },
+            _ => self.emit_other_lane(record),
+        }
+    }
+
+    /// [`emit`](Self::emit) when this thread's last ring is another sink's
+    /// (or it has none yet), or its locals are gone.
+    #[cold]
+    #[inline(never)]
+    fn emit_other_lane(&self, record: &Record<'_>) {
+        match LANES.try_with(|l| lane(l, &self.shared)) {
+            // SAFETY: as in `emit`.
             Ok(ring) => unsafe { self.push(&*ring, record, (*ring).taken_over.get()) },
             Err(_) => self.emit_orphan(record),
         }
@@ -237,11 +246,8 @@ impl RingQueue {
                     raw,
                     extras: &extras,
                 };
-                // Two closures over one in-line encoder: the first, used
-                // once, folds into this function; the second serves the
-                // cold paths.
                 // SAFETY: forwarded from the caller.
-                unsafe { self.push_with(ring, len, heap, |w| typed.put(w), &|w| typed.put(w)) }
+                unsafe { self.push_with(ring, len, heap, typed) }
             }
             // SAFETY: forwarded from the caller.
             _ => unsafe { self.push_rendered(ring, record, time, thread, name, &extras) },
@@ -332,43 +338,59 @@ impl RingQueue {
             extras.put(w, at);
         };
         // SAFETY: forwarded from the caller.
-        unsafe { self.push_with(ring, len, heap, enc, &enc) }
+        unsafe { self.push_with(ring, len, heap, EncodeWith(enc)) }
     }
 
     /// Publishes a record of `len` words, holding `heap` bytes of long
     /// texts, waiting or dropping when the ring or the byte budget is full.
-    /// `enc` and `again` write the same words: `enc` when there is room at
-    /// once (in line), `again` on the paths that wait or go to the heap.
+    /// A record that fits at once is written in line; the rest go the cold
+    /// way with their own copy of `enc`, so nothing is kept in memory for
+    /// them on the way that is taken.
     ///
     /// # Safety
     /// The caller must be `ring`'s only producer.
     #[inline]
-    unsafe fn push_with(
-        &self,
-        ring: &Ring,
-        len: usize,
-        heap: usize,
-        enc: impl FnOnce(&mut [u64]),
-        again: &dyn Fn(&mut [u64]),
-    ) {
+    unsafe fn push_with(&self, ring: &Ring, len: usize, heap: usize, enc: impl Encode) {
+        if heap == 0 && len <= ring.words() / 2 {
+            // SAFETY: forwarded from the caller; the slice is published
+            // before anything else reserves.
+            if let Some((words, end)) = unsafe { ring.reserve(len) } {
+                enc.put(words);
+                ring.publish(end);
+                if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
+                    self.shared.wake();
+                }
+                return;
+            }
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { self.push_slow(ring, len, heap, enc) }
+    }
+
+    /// [`push_with`](Self::push_with) for a record that is large, holds
+    /// long texts or finds the ring full.
+    ///
+    /// # Safety
+    /// The caller must be `ring`'s only producer.
+    #[cold]
+    #[inline(never)]
+    unsafe fn push_slow(&self, ring: &Ring, len: usize, heap: usize, enc: impl Encode) {
+        let enc = |w: &mut [u64]| enc.put(w);
         if len > ring.words() / 2 {
             // SAFETY: forwarded from the caller.
-            return unsafe { self.push_big(ring, len, heap, again) };
+            return unsafe { self.push_big(ring, len, heap, &enc) };
         }
         if heap > 0 && !self.reserve_heap(heap) {
             return;
         }
-        // SAFETY: forwarded from the caller; the slice is published before
-        // anything else reserves.
-        if let Some((words, end)) = unsafe { ring.reserve(len) } {
-            enc(words);
-            ring.publish(end);
+        // SAFETY: forwarded from the caller.
+        if unsafe { ring.try_push(len, enc) } {
             if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
                 self.shared.wake();
             }
             return;
         }
-        if !self.wait_for_room(ring, len, again) {
+        if !self.wait_for_room(ring, len, &enc) {
             self.shared.heap_bytes.fetch_sub(heap, Ordering::Relaxed);
         }
     }
