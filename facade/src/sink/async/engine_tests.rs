@@ -382,6 +382,86 @@ fn a_raw_message_with_a_rendered_field_is_rendered() {
     q.shut_down();
 }
 
+/// A raw message with a borrowed argument (a `Display` value only the
+/// caller can format) cannot be copied as words either: it is rendered
+/// on the caller, typed neighbours and all, and reads the same.
+#[test]
+fn a_raw_message_with_a_borrowed_argument_is_rendered() {
+    static PIECES: [Piece; 4] = [
+        Piece::Lit("n="),
+        Piece::Display(0),
+        Piece::Lit(" s="),
+        Piece::Display(1),
+    ];
+    static FORMAT: MessageFormat = MessageFormat::pieces(&PIECES);
+    let out = Out::default();
+    let q = queue(&out);
+    let shown = Shown("w", 2);
+    let args = [RawArg::U32(5), RawArg::Display(&shown)];
+    let mut want = String::new();
+    FORMAT.with_arguments(&args, &mut |m| {
+        let record = Record::new(&TEST_LOG, Level::Info, m, &[])
+            .with_time(at(0))
+            .with_thread(2)
+            .with_raw(Some(RawMessage::new(&FORMAT, &args)));
+        q.emit(&record);
+        want.push_str(&direct(&record));
+    });
+    assert!(flushed(&q));
+    assert_eq!(out.text(), want);
+    assert!(want.contains("n=5 s=ww"), "{want}");
+    assert_eq!(q.shared.counts(), (1, 0, 0));
+    q.shut_down();
+}
+
+/// A record in a span keeps its chain through the ring (the writer gets
+/// a reference to the same spans, not a copy), with and without fields
+/// of its own; one out of any span carries none.
+#[test]
+fn a_records_span_chain_goes_through_the_ring() {
+    use crate::span_data::SpanData;
+    let outer = Arc::new(SpanData::new(
+        "outer",
+        "app",
+        Level::Info,
+        &[("b", Value::U64(1))],
+        None,
+    ));
+    let inner = Arc::new(SpanData::new(
+        "inner",
+        "app",
+        Level::Info,
+        &[("b", Value::Str("x\u{2028}y"))],
+        Some(outer.clone()),
+    ));
+    let out = Out::default();
+    let q = queue(&out);
+    let fields: [Field<'_>; 1] = [("k", Value::I64(-3))];
+    let mut want = String::new();
+    for (span, fields) in [
+        (Some(inner.clone()), &fields[..]),
+        (Some(outer.clone()), &[][..]),
+        (None, &fields[..]),
+    ] {
+        let record = Record::new(&TEST_LOG, Level::Info, format_args!("step"), fields)
+            .with_time(at(0))
+            .with_thread(2)
+            .with_span(span);
+        q.emit(&record);
+        want.push_str(&direct(&record));
+    }
+    assert!(flushed(&q));
+    assert_eq!(out.text(), want);
+    assert!(want.contains("outer") && want.contains("inner"), "{want}");
+    assert_eq!(q.shared.counts(), (3, 0, 0));
+    q.shut_down();
+    // Only the test's references are left: the writer gave its back.
+    assert_eq!(
+        (Arc::strong_count(&inner), Arc::strong_count(&outer)),
+        (1, 2)
+    );
+}
+
 /// Without a thread given, a record carries the number of the thread
 /// that logged it: each thread's ring is stamped with its own.
 #[test]
