@@ -346,6 +346,9 @@ pub(crate) fn unread_namespace_vars(snap: &EnvSnapshot, root: Option<&Root>) -> 
             continue;
         }
         let ns = &name[..name.len() - key.name().len() - 1];
+        if ends_other_tools_vars(*key) && !in_family(ns, app) {
+            continue;
+        }
         // A value its parser refuses says so first: the usual mistake (a
         // crate logging through a bridge, whose records its own level check
         // stopped, so no lookup ran to name the value).
@@ -374,6 +377,25 @@ pub(crate) fn unread_namespace_vars(snap: &EnvSnapshot, root: Option<&Root>) -> 
         });
     }
     out
+}
+
+/// Whether other tools end their variables with this key's name too:
+/// `DEBUG` and `PROFILE` (`CARGO_PROFILE_DEV_DEBUG`, `NEXTEST_PROFILE`,
+/// `AWS_PROFILE`). Such a variable nobody read is reported only within
+/// the program's family (see [`in_family`]); `LOG_LVL` and `VERBOSE` are
+/// elide's own words and reported under any namespace.
+fn ends_other_tools_vars(key: &dyn keys::AnyKey) -> bool {
+    key.name() == keys::DEBUG.name || key.name() == keys::PROFILE.name
+}
+
+/// Whether namespace `ns` is of this program's family: its first word is
+/// the application prefix's, or RADICAL's (whose `RADICAL_DEFAULT_*` every
+/// lookup reads), so a mistyped namespace of the program's own is still
+/// reported.
+fn in_family(ns: &str, app: &str) -> bool {
+    let first = |s: &str| s.split('_').next().unwrap_or("").to_owned();
+    let ns = first(ns);
+    ns == first(&lookup::default_var("")) || (!app.is_empty() && ns == first(app))
 }
 
 /// The variables of `key` that the application root with `prefix` reads:
@@ -1056,6 +1078,35 @@ mod tests {
             };
             assert_eq!(n, 1, "{var}={garbage:?}");
         }
+    }
+
+    /// `DEBUG` and `PROFILE` end other tools' variables too: one that no
+    /// site read is reported only in the program's family (its own
+    /// prefix's first word, or RADICAL's); `LOG_LVL` under any namespace
+    /// (a crate logging through a bridge, its value mistyped).
+    #[test]
+    fn other_tools_debug_and_profile_variables_are_not_reported() {
+        let s = snap(&[
+            ("CARGO_PROFILE_DEV_DEBUG", "0"),
+            ("NEXTEST_PROFILE", "default"),
+            ("AWS_PROFILE", "prod"),
+            ("PROBE_DBB_DEBUG", "1"),
+            ("RADICAL_ASYNCFLO_PROFILE", "1"),
+            ("SOMECRATE_LOG_LVL", "verbose"),
+        ]);
+        let mut vars: Vec<String> = unread_namespace_vars(&s, None)
+            .into_iter()
+            .map(|w| w.var)
+            .collect();
+        vars.sort();
+        assert_eq!(
+            vars,
+            [
+                "PROBE_DBB_DEBUG",
+                "RADICAL_ASYNCFLO_PROFILE",
+                "SOMECRATE_LOG_LVL"
+            ]
+        );
     }
 
     /// One rule for every key of the table: without `init_ns` the
