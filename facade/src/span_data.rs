@@ -194,3 +194,18 @@ pub(crate) fn with_bridged<R>(chain: Option<Arc<SpanData>>, f: impl FnOnce() -> 
     let _ = BRIDGED.try_with(|b| *b.borrow_mut() = before);
     out
 }
+
+/// Two spans for tests: `outer{b=1}` and, inside it, `inner` with
+/// `fields`; both returned, outer first.
+#[cfg(test)]
+pub(crate) fn test_chain(fields: &[Field<'_>]) -> (Arc<SpanData>, Arc<SpanData>) {
+    let outer = Arc::new(SpanData::new(
+        "outer",
+        "app",
+        Level::Info,
+        &[("b", crate::value::Value::U64(1))],
+        None,
+    ));
+    let inner = SpanData::new("inner", "app", Level::Info, fields, Some(outer.clone()));
+    (outer, Arc::new(inner))
+}

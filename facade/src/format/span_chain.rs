@@ -97,7 +97,6 @@ mod tests {
     use crate::level::Level;
     use crate::metadata::{Kind, Metadata};
     use crate::value::Value;
-    use std::sync::Arc;
 
     static META: Metadata = Metadata::new(Kind::Log, Level::Info, "app", "m", "f.rs", 1, "");
 
@@ -105,20 +104,8 @@ mod tests {
     /// with its owner, in every layout.
     #[test]
     fn every_layout_writes_the_chain_outermost_first() {
-        let outer = Arc::new(SpanData::new(
-            "outer",
-            "app",
-            Level::Info,
-            &[("b", Value::U64(1))],
-            None,
-        ));
-        let inner = Arc::new(SpanData::new(
-            "inner",
-            "app",
-            Level::Info,
-            &[("b", Value::U64(2)), ("s", Value::Str("x y"))],
-            Some(outer),
-        ));
+        let (_, inner) =
+            crate::span_data::test_chain(&[("b", Value::U64(2)), ("s", Value::Str("x y"))]);
         let fields = [("b", Value::U64(3))];
         let line = |format: Format| {
             let r = Record::new(&META, Level::Info, format_args!("msg"), &fields)

@@ -419,21 +419,7 @@ fn a_raw_message_with_a_borrowed_argument_is_rendered() {
 /// of its own; one out of any span carries none.
 #[test]
 fn a_records_span_chain_goes_through_the_ring() {
-    use crate::span_data::SpanData;
-    let outer = Arc::new(SpanData::new(
-        "outer",
-        "app",
-        Level::Info,
-        &[("b", Value::U64(1))],
-        None,
-    ));
-    let inner = Arc::new(SpanData::new(
-        "inner",
-        "app",
-        Level::Info,
-        &[("b", Value::Str("x\u{2028}y"))],
-        Some(outer.clone()),
-    ));
+    let (outer, inner) = crate::span_data::test_chain(&[("b", Value::Str("x\u{2028}y"))]);
     let out = Out::default();
     let q = queue(&out);
     let fields: [Field<'_>; 1] = [("k", Value::I64(-3))];

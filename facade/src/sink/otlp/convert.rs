@@ -441,25 +441,10 @@ mod tests {
     /// outermost first, each span's fields apart from the record's.
     #[test]
     fn a_log_record_in_spans_carries_the_chain() {
-        use crate::span_data::SpanData;
-        use std::sync::Arc;
         static META: Metadata = Metadata::new(Kind::Log, Level::Info, "app", "app", "a.rs", 3, "");
-        let outer = Arc::new(SpanData::new(
-            "outer",
-            "app",
-            Level::Info,
-            &[("b", Value::U64(1))],
-            None,
-        ));
-        let inner = SpanData::new(
-            "inner",
-            "app",
-            Level::Info,
-            &[("b", Value::U64(2))],
-            Some(outer),
-        );
+        let (_, inner) = crate::span_data::test_chain(&[("b", Value::U64(2))]);
         let fields = [("b", Value::U64(3))];
-        let r = record(&META, Level::Info, &fields).with_span(Some(Arc::new(inner)));
+        let r = record(&META, Level::Info, &fields).with_span(Some(inner));
         let (_, l) = log(convert(&r, Ids { salt: 1 }, ALL));
         let span = |name: &str, b: i64| {
             value(any_value::Value::KvlistValue(KeyValueList {
