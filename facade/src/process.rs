@@ -34,6 +34,7 @@ pub(crate) fn exe_name() -> Option<String> {
 
 /// The process id once [`pid`] has stored it, else 0: one load, for a
 /// hot check against an id read earlier (a mismatch goes the slow way).
+#[cfg(feature = "async")]
 #[inline]
 pub(crate) fn known_pid() -> u32 {
     PID.load(Ordering::Relaxed)
