@@ -72,7 +72,7 @@ impl Accepts {
     /// Whether the sink takes `record`.
     #[inline(always)]
     fn record(self, record: &Record<'_>) -> bool {
-        takes(record, || self.limit, || self.telemetry)
+        takes::<true>(record, || self.limit, || self.telemetry)
     }
 }
 
@@ -80,13 +80,15 @@ impl Accepts {
 /// telemetry switch only when the record's kind needs it: the fast path of
 /// [`dispatch_to`] keeps them in thread-local cells, and loading both
 /// before the branch costs it an instruction per record.
+/// `ANY_KIND` false: the caller knows the record is no telemetry event
+/// (a log site's), and the kind is not read.
 #[inline(always)]
-fn takes(
+fn takes<const ANY_KIND: bool>(
     record: &Record<'_>,
     limit: impl FnOnce() -> u8,
     telemetry: impl FnOnce() -> bool,
 ) -> bool {
-    if record.kind() == Kind::Telemetry {
+    if ANY_KIND && record.kind() == Kind::Telemetry {
         telemetry()
     } else {
         record.level().as_u8() <= limit()
@@ -527,12 +529,41 @@ pub fn dispatch(record: &Record<'_>) {
 /// line.
 #[inline]
 pub fn dispatch_to(route: Route, record: &Record<'_>) {
-    LOCAL.with(|l| {
+    dispatch_any(route, record)
+}
+
+/// [`dispatch_to`]'s one shared copy, so a site that calls it directly
+/// (a telemetry event, a scope) holds a call, not the fast path.
+#[inline(never)]
+fn dispatch_any(route: Route, record: &Record<'_>) {
+    dispatch_as::<true>(route, record)
+}
+
+/// [`dispatch_to`] for a log site's record, in line in the shared
+/// functions the log sites call: it never is a telemetry event, so the
+/// sink's level alone decides.
+#[inline(always)]
+pub(crate) fn dispatch_log(route: Route, record: &Record<'_>) {
+    debug_assert!(record.kind() != Kind::Telemetry);
+    dispatch_as::<false>(route, record)
+}
+
+/// The fast case and the way out to the rest; `ANY_KIND` as for [`takes`].
+#[inline(always)]
+fn dispatch_as<const ANY_KIND: bool>(route: Route, record: &Record<'_>) {
+    // Through a pointer rather than inside `LOCAL.with`'s closure, which
+    // the compiler kept out of line (a call, its argument moves and the
+    // route's test, about 6 instructions a record).
+    // SAFETY: `Local` needs no drop (asserted below), so its thread-local
+    // is never torn down: it lives as long as this thread, and this call
+    // does not outlive the thread.
+    let l = unsafe { &*LOCAL.with(|l| l as *const Local) };
+    {
         if let Some(sink) = l.single.get() {
             // Equal only if this thread caches the current set, is not
             // inside `dispatch` and is in no capture.
             if route == Route::All && l.state.get() == SINKS_GENERATION.load(Ordering::Acquire) {
-                if takes(record, || l.single_limit.get(), || l.single_telemetry.get()) {
+                if takes::<ANY_KIND>(record, || l.single_limit.get(), || l.single_telemetry.get()) {
                     // The state is read again after the call rather than
                     // kept in a register: nothing to save around the call.
                     l.state.set(l.state.get() | BUSY);
@@ -546,8 +577,12 @@ pub fn dispatch_to(route: Route, record: &Record<'_>) {
             }
         }
         dispatch_slow(l, route, record)
-    })
+    }
 }
+
+// `dispatch_as` borrows `LOCAL` past `with`, which is sound only while the
+// thread-local has no destructor.
+const _: () = assert!(!std::mem::needs_drop::<Local>());
 
 /// Every case but the fast one: nested, stale cache, several sinks or
 /// none, captures.

@@ -5,7 +5,7 @@
 //! serves every site, which only builds its arguments and fields.
 
 use crate::callsite::Callsite;
-use crate::dispatch::{dispatch_to, Route};
+use crate::dispatch::{dispatch_log, dispatch_to, Route};
 use crate::message::Message;
 use crate::metadata::Metadata;
 use crate::raw::{MessageFormat, RawArg, RawMessage};
@@ -86,7 +86,7 @@ fn message_record(
     match format.split() {
         // Pieces and arguments as they are: no `fmt::Arguments` for a
         // record no sink formats.
-        Ok(_) => dispatch_to(
+        Ok(_) => dispatch_log(
             route,
             &crate::record::Record::of_message(
                 meta,
@@ -114,7 +114,7 @@ fn decoded_record(
 ) {
     let raw = Some(RawMessage::new(format, args));
     decode(args, &mut |message| {
-        dispatch_to(
+        dispatch_log(
             route,
             &crate::record::Record::new(meta, level, message, fields).with_raw(raw),
         )
@@ -152,7 +152,7 @@ pub fn dispatch_text(
     message: core::fmt::Arguments<'_>,
 ) {
     with_fields(kv, |fields| {
-        dispatch_to(
+        dispatch_log(
             route,
             &crate::record::Record::new(meta, level, message, fields),
         )
