@@ -254,8 +254,9 @@ pub(crate) fn emit_at(
 ) {
     // Every site but the overflow one is its target's own (`site` found it
     // by that text), so only the overflow site compares the text.
+    // Every site here is a log site (`leak_site`), never a telemetry event.
     if !is_overflow(meta) || meta.target() == target {
-        dispatch::dispatch_to(route, &Record::new(meta, level, args, fields));
+        dispatch::dispatch_log(route, &Record::new(meta, level, args, fields));
     } else {
         // An overflow target: say which one it was.
         let mut all = Vec::with_capacity(fields.len() + 1);
