@@ -150,34 +150,55 @@ pub(crate) fn log_any(input: TokenStream) -> TokenStream {
     })
 }
 
-/// The site's `Callsite`: its own `static` (a constant target), or the
-/// shared one of a run-time target, looked up on every hit whose level
-/// `needed` some namespace allows (else the facade's off site: one load and
-/// a compare, and the target expression is not evaluated). Returns the
-/// declaration, an expression of type `&'static Callsite` and one of type
-/// `&'static Metadata` (for a `static`, a field projection: a constant).
+/// Where a site's `Callsite` comes from: its own `static` (a constant
+/// target), or, for a run-time target, the shared one looked up on every
+/// hit whose level some namespace allows; any other hit costs one load and
+/// a compare, and evaluates neither the target nor the rest.
+enum SiteDecl {
+    Static(TokenStream),
+    Runtime {
+        needed: TokenStream,
+        target: TokenStream,
+    },
+}
+
+impl SiteDecl {
+    /// `call` (which names `__ELIDE_CS` or `__elide_cs`) with its site.
+    fn around(&self, call: TokenStream) -> TokenStream {
+        match self {
+            SiteDecl::Static(decl) => quote! { #decl #call },
+            SiteDecl::Runtime { needed, target } => quote! {
+                if !#ELIDE::__private::above_every_level(#needed) {
+                    let __elide_cs: &'static #ELIDE::__private::Callsite =
+                        #ELIDE::__private::runtime_site(#target);
+                    #call
+                }
+            },
+        }
+    }
+}
+
+/// The site's [`SiteDecl`], an expression of type `&'static Callsite` and
+/// one of type `&'static Metadata` (for a `static`, a field projection: a
+/// constant).
 fn site_decl(
     level: &str,
     needed: &TokenStream,
     a: &LogArgs,
-) -> (TokenStream, TokenStream, TokenStream) {
+) -> (SiteDecl, TokenStream, TokenStream) {
     let target = fields::target_tokens(&a.target);
     if fields::is_runtime_target(&a.target) {
-        let decl = quote! {
-            let __elide_cs: &'static #ELIDE::__private::Callsite =
-                if #ELIDE::__private::above_every_level(#needed) {
-                    &#ELIDE::__private::OFF_SITE
-                } else {
-                    #ELIDE::__private::runtime_site(#target)
-                };
+        let decl = SiteDecl::Runtime {
+            needed: needed.clone(),
+            target,
         };
         (decl, quote!(__elide_cs), quote!(&__elide_cs.meta))
     } else {
         (
-            callsite("Log", level, &target, &{
+            SiteDecl::Static(callsite("Log", level, &target, &{
                 let name = a.name.as_ref().map_or(String::new(), |n| n.value());
                 quote!(#name)
-            }),
+            })),
             quote!(&__ELIDE_CS),
             quote!(&__ELIDE_CS.meta),
         )
@@ -203,11 +224,8 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
     let needed = level.number_tokens();
     let (cs, cs_ref, meta_ref) = site_decl(level.name, &needed, a);
     let body = quote!(|__elide_meta, __elide_route| { #record });
-    let call = sampled(a, &cs_ref, &meta_ref, &needed, body);
-    let live = quote! {{
-        #cs
-        #call
-    }};
+    let call = cs.around(sampled(a, &cs_ref, &meta_ref, &needed, body));
+    let live = quote! {{ #call }};
     Ok(Presence::for_level(level, &a.target)?.select(live, || log_dead(a)))
 }
 
@@ -218,13 +236,12 @@ fn log_dynamic(level: &Expr, a: &LogArgs) -> syn::Result<TokenStream> {
     let static_max = gate::static_max_tokens(&a.target)?;
     let record = a.dispatch(&quote!(__elide_level), false);
     let body = quote!(|__elide_meta, __elide_route| { #record });
-    let call = sampled(a, &cs_ref, &meta_ref, &quote!(__elide_lvl), body);
+    let call = cs.around(sampled(a, &cs_ref, &meta_ref, &quote!(__elide_lvl), body));
     let dead = log_dead(a);
     Ok(quote! {{
         let __elide_level: #ELIDE::Level = #level;
         let __elide_lvl: u8 = #ELIDE::Level::as_u8(__elide_level);
         if __elide_lvl <= #static_max {
-            #cs
             #call
         } else {
             #dead

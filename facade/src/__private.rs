@@ -14,7 +14,7 @@ pub use crate::raw::{
     RawByLowerHex, RawByOctal, RawByUpperExp, RawByUpperHex, RawCapture, RawDecode, RawFloat,
     RawMessage, RawUnformattable, RawWrap, ToRawArg,
 };
-pub use crate::runtime_site::{site as runtime_site, OFF_SITE};
+pub use crate::runtime_site::site as runtime_site;
 pub use crate::sample::{sample_nth, sample_undo, Every, First};
 pub use crate::span::{instrumented, open_span};
 pub use crate::static_gate::{

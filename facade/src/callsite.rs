@@ -61,19 +61,6 @@ impl Callsite {
         }
     }
 
-    /// A site that wants nothing and is never resolved (its bytes are not
-    /// [`UNRESOLVED`]) nor registered: what a run-time target's site uses
-    /// when its level is above every namespace's, so it is off without a
-    /// lookup of its target.
-    pub const fn off(meta: Metadata) -> Callsite {
-        Callsite {
-            interest: AtomicU8::new(0),
-            configured: AtomicU8::new(0),
-            link: Link::new(),
-            meta,
-        }
-    }
-
     /// The cached interest: the hot path's one load.
     #[inline(always)]
     pub fn interest(&self) -> u8 {

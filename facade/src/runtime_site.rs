@@ -72,7 +72,8 @@ fn overflow_site() -> &'static Callsite {
 /// The site of a run-time target, created on first use. Not public API; the
 /// macros call it for a `target:` that is not a constant, after
 /// [`above_every_level`](crate::route::above_every_level) said the level
-/// may be on somewhere (else they take [`OFF_SITE`]).
+/// may be on somewhere (else the site does nothing more: the target is not
+/// even evaluated).
 #[doc(hidden)]
 #[inline]
 pub fn site(target: &str) -> &'static Callsite {
@@ -95,13 +96,6 @@ pub fn site(target: &str) -> &'static Callsite {
         None => site_slow(target),
     }
 }
-
-/// The site of a run-time target whose level no namespace allows: it wants
-/// nothing, so the site's hot check turns the record away, as a constant
-/// target's disabled site does, and its target is not even evaluated.
-#[doc(hidden)]
-pub static OFF_SITE: Callsite =
-    Callsite::off(Metadata::new(Kind::Log, Level::Trace, "", "", "", 0, ""));
 
 /// [`site`] for a target text that lives for the whole program: the last
 /// such text is recognised by its address (static text is never freed, so
