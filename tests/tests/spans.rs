@@ -145,6 +145,54 @@ fn a_span_below_the_level_is_none_and_evaluates_nothing() {
     assert_eq!(format!("{chain:?}"), "kept");
 }
 
+/// Every span macro makes a span of its level, name, target and fields
+/// (`span!` with the level as a path, the five level macros), and each is
+/// `none` when its level is off.
+#[test]
+fn each_span_macro_makes_a_span_of_its_level() {
+    use elide::Level;
+    let _s = serial();
+    let mem = Arc::new(elide::sink::MemorySink::new());
+    elide::set_sinks([mem.clone() as Arc<dyn elide::Sink>]);
+    elide::set_level(elide::LevelFilter::Debug);
+    {
+        let spans = [
+            elide::span!(Level::INFO, "any", k = 1),
+            elide::span!(target: "app::db", Level::WARN, "targeted"),
+            elide::error_span!("e", k = 2),
+            elide::warn_span!("w"),
+            elide::info_span!("i"),
+            elide::debug_span!("d"),
+        ];
+        for span in &spans {
+            span.in_scope(|| elide::info!("in"));
+        }
+        assert!(elide::trace_span!("t").is_none());
+        assert!(elide::span!(Level::TRACE, "t").is_none());
+    }
+    elide::set_sinks([]);
+    let records = mem.records();
+    let seen: Vec<(Level, &str, &str, String)> = records
+        .iter()
+        .map(|r| {
+            let s = r.span.as_ref().expect("each record is in its span");
+            (s.level(), s.name(), s.target(), format!("{s:?}"))
+        })
+        .collect();
+    let here = module_path!();
+    assert_eq!(
+        seen,
+        [
+            (Level::Info, "any", here, "any{k=1}".to_owned()),
+            (Level::Warn, "targeted", "app::db", "targeted".to_owned()),
+            (Level::Error, "e", here, "e{k=2}".to_owned()),
+            (Level::Warn, "w", here, "w".to_owned()),
+            (Level::Info, "i", here, "i".to_owned()),
+            (Level::Debug, "d", here, "d".to_owned()),
+        ]
+    );
+}
+
 /// Events bridged from `tracing` carry every span they are in, outermost
 /// first, each with its own fields (a `record` on a span included), and no
 /// span field flattened into the event's.
