@@ -80,43 +80,39 @@ fn expand_enabled(a: EnabledArgs) -> syn::Result<TokenStream> {
     let target = fields::target_tokens(&a.target);
     let runtime = fields::is_runtime_target(&a.target);
     // A constant target has its own `static` site; a run-time one is looked
-    // up (see `elide::enabled_for`).
-    let site = |level: &str| -> (TokenStream, TokenStream) {
+    // up (see `elide::enabled_for`), and only when some namespace (or a
+    // test capture on the thread) allows the level: else the answer is no
+    // after one load and a compare, without evaluating the target.
+    let check = |level: &str, n: &TokenStream| -> TokenStream {
         if runtime {
-            let decl = quote! {
-                let __elide_cs: &'static #ELIDE::__private::Callsite =
-                    #ELIDE::__private::runtime_site(#target);
-            };
-            (decl, quote!(__elide_cs))
+            quote! {
+                (!#ELIDE::__private::above_every_level(#n)
+                    && #ELIDE::__private::enabled(#ELIDE::__private::runtime_site(#target), #n))
+            }
         } else {
-            (
-                callsite("Log", level, &target, &quote!("")),
-                quote!(&__ELIDE_CS),
-            )
+            let cs = callsite("Log", level, &target, &quote!(""));
+            quote! {{
+                #cs
+                #ELIDE::__private::enabled(&__ELIDE_CS, #n)
+            }}
         }
     };
     Ok(match fixed_level(&a.level) {
         Some(level) => {
-            let (cs, cs_ref) = site(level.name);
             let n = level.number_tokens();
-            let live = quote! {{
-                #cs
-                #ELIDE::__private::enabled(#cs_ref, #n)
-            }};
+            let live = check(level.name, &n);
             let target_type = fields::target_type(&a.target);
             let dead = quote! {{ let _: #target_type = #target; false }};
             let site = Presence::for_level(level, &a.target)?.select_valued(live, || dead);
             with_level_path(level, &a.level, site)
         }
         None => {
-            let (cs, cs_ref) = site("Trace");
+            let live = check("Trace", &quote!(__elide_lvl));
             let static_max = gate::static_max_tokens(&a.target)?;
             let level = &a.level;
             quote! {{
                 let __elide_lvl: u8 = #ELIDE::Level::as_u8(#level);
-                #cs
-                __elide_lvl <= #static_max
-                    && #ELIDE::__private::enabled(#cs_ref, __elide_lvl)
+                __elide_lvl <= #static_max && #live
             }}
         }
     })

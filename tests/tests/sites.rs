@@ -307,6 +307,37 @@ fn an_off_run_time_target_evaluates_nothing_until_a_namespace_wants_it() {
     assert_eq!(args.load(Ordering::SeqCst), 2);
 }
 
+/// `enabled!` with a run-time target answers as the site would: no, without
+/// evaluating the target, at a level no namespace allows; yes inside a test
+/// capture, and once a namespace allows it (a fixed level and one known
+/// only at run time alike).
+#[test]
+fn enabled_with_a_run_time_target_evaluates_it_only_when_a_namespace_may_want_it() {
+    let _s = serial();
+    let _mem = capture(LevelFilter::Info);
+    let targets = AtomicUsize::new(0);
+    let target = String::from("plugins::probe");
+    let level = Level::Debug;
+    let ask = || {
+        let t = || {
+            bump(&targets);
+            target.as_str()
+        };
+        (
+            enabled!(target: t(), Level::Debug),
+            enabled!(target: t(), level),
+        )
+    };
+    assert_eq!(ask(), (false, false));
+    assert_eq!(targets.load(Ordering::SeqCst), 0);
+    assert_eq!(testing::capture(ask).value, (true, true));
+    elide::set_level_for("plugins", LevelFilter::Debug);
+    let on = ask();
+    elide::set_level_for("plugins", LevelFilter::Info);
+    assert_eq!(on, (true, true));
+    assert_eq!(targets.load(Ordering::SeqCst), 4);
+}
+
 #[test]
 fn enabled_answers_per_target_and_level() {
     let _s = serial();
