@@ -294,6 +294,8 @@ fn name_and_parent_fields_with_log_captures_stay_fields() {
     let (name, parent) = ("n", 7);
     info!(name:? = name, parent:% = parent; "captures");
     info!(name:debug, parent:err; "shorthand");
+    // A capture as the only thing of a site without a message.
+    info!(name:debug);
     let r = mem.take();
     assert_eq!(
         fields(&r[0]),
@@ -303,4 +305,5 @@ fn name_and_parent_fields_with_log_captures_stay_fields() {
         fields(&r[1]),
         [("name", "\"n\"".into()), ("parent", "7".into())]
     );
+    assert_eq!(fields(&r[2]), [("name", "\"n\"".into())]);
 }
