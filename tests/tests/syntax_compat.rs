@@ -285,6 +285,21 @@ fn tracing_idioms_record_what_they_say() {
     assert_eq!(r[8].message, "\"dbg\"");
 }
 
+/// Fields named like the message macros elide reads (`concat!`,
+/// `stringify!`) stay fields: only the name followed by `!` is a message.
+#[test]
+fn fields_named_concat_or_stringify_stay_fields() {
+    let _s = serial();
+    let mem = capture();
+    info!(concat = 1, stringify = 2, "fields");
+    let r = mem.take();
+    assert_eq!(
+        fields(&r[0]),
+        [("concat", "1".into()), ("stringify", "2".into())]
+    );
+    assert_eq!(r[0].message, "fields");
+}
+
 /// log's capture syntax on fields named like tracing's arguments stays a
 /// field.
 #[test]
