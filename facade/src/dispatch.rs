@@ -558,26 +558,24 @@ fn dispatch_as<const ANY_KIND: bool>(route: Route, record: &Record<'_>) {
     // is never torn down: it lives as long as this thread, and this call
     // does not outlive the thread.
     let l = unsafe { &*LOCAL.with(|l| l as *const Local) };
-    {
-        if let Some(sink) = l.single.get() {
-            // Equal only if this thread caches the current set, is not
-            // inside `dispatch` and is in no capture.
-            if route == Route::All && l.state.get() == SINKS_GENERATION.load(Ordering::Acquire) {
-                if takes::<ANY_KIND>(record, || l.single_limit.get(), || l.single_telemetry.get()) {
-                    // The state is read again after the call rather than
-                    // kept in a register: nothing to save around the call.
-                    l.state.set(l.state.get() | BUSY);
-                    // SAFETY: this thread owns a strong count on the set
-                    // that holds `sink` until `refresh` or `ReleaseOnExit`
-                    // gives it back, and neither runs while `BUSY` is set.
-                    emit_contained(unsafe { sink.as_ref() }, record);
-                    l.state.set(l.state.get() & !BUSY);
-                }
-                return;
+    if let Some(sink) = l.single.get() {
+        // Equal only if this thread caches the current set, is not
+        // inside `dispatch` and is in no capture.
+        if route == Route::All && l.state.get() == SINKS_GENERATION.load(Ordering::Acquire) {
+            if takes::<ANY_KIND>(record, || l.single_limit.get(), || l.single_telemetry.get()) {
+                // The state is read again after the call rather than
+                // kept in a register: nothing to save around the call.
+                l.state.set(l.state.get() | BUSY);
+                // SAFETY: this thread owns a strong count on the set
+                // that holds `sink` until `refresh` or `ReleaseOnExit`
+                // gives it back, and neither runs while `BUSY` is set.
+                emit_contained(unsafe { sink.as_ref() }, record);
+                l.state.set(l.state.get() & !BUSY);
             }
+            return;
         }
-        dispatch_slow(l, route, record)
     }
+    dispatch_slow(l, route, record)
 }
 
 // `dispatch_as` borrows `LOCAL` past `with`, which is sound only while the
