@@ -257,11 +257,36 @@ fn an_instrumented_async_fn_carries_its_span_across_await() {
         format!("{:?}", fetched.span.as_ref().unwrap()),
         "fetch.page{page=4}"
     );
+    assert_eq!(fetched.span.as_ref().unwrap().target(), "app::fetch");
     let ret = &records[1];
     assert_eq!(ret.target, "app::fetch");
     ret.assert_field("return", 8);
     assert!(ret.span.is_some());
     assert!(records[2].span.is_none(), "{}", records[2]);
+}
+
+#[elide::instrument(ret(Display), err(Debug))]
+fn greet(name: &str) -> Result<String, String> {
+    match name {
+        "" => Err("no name".to_owned()),
+        n => Ok(format!("hello {n}")),
+    }
+}
+
+/// `ret(Display)` and `err(Debug)` choose the trait the value is logged
+/// through (a `String` reads `hello ann` by `Display`, `"no name"` by
+/// `Debug`).
+#[test]
+fn ret_and_err_log_through_the_trait_asked_for() {
+    let _s = serial();
+    elide::set_sinks([]);
+    let records = elide::testing::capture(|| {
+        let _ = greet("ann");
+        let _ = greet("");
+    });
+    assert_eq!(records.len(), 2, "{records:?}");
+    records[0].assert_field("return", "hello ann");
+    records[1].assert_field("error", "\"no name\"");
 }
 
 #[elide::timed(skip(limit), fields(limit = limit), err(Debug), level = "debug")]
