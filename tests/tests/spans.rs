@@ -265,6 +265,23 @@ fn an_instrumented_async_fn_carries_its_span_across_await() {
     assert!(records[2].span.is_none(), "{}", records[2]);
 }
 
+#[elide::instrument(ret)]
+fn opaque(n: u32) -> impl std::fmt::Debug {
+    n * 3
+}
+
+/// `ret` on a function returning `impl Trait` (whose type cannot be
+/// named in the expansion) logs the value all the same.
+#[test]
+fn ret_logs_an_impl_trait_return_value() {
+    let _s = serial();
+    elide::set_sinks([]);
+    let records = elide::testing::capture(|| {
+        let _ = opaque(5);
+    });
+    records[0].assert_field("return", 15);
+}
+
 #[elide::instrument(ret(Display), err(Debug))]
 fn greet(name: &str) -> Result<String, String> {
     match name {
