@@ -265,6 +265,25 @@ fn an_instrumented_async_fn_carries_its_span_across_await() {
     assert!(records[2].span.is_none(), "{}", records[2]);
 }
 
+#[elide::instrument(err, ret)]
+fn parse_boxed(s: &str) -> Result<u32, Box<dyn std::error::Error>> {
+    Ok(s.parse::<u32>()?)
+}
+
+/// `err` and `ret` on a function whose error is converted by `?` into a
+/// boxed error: the body's type comes from the signature, not the body.
+#[test]
+fn err_and_ret_with_a_converting_question_mark() {
+    let _s = serial();
+    elide::set_sinks([]);
+    let records = elide::testing::capture(|| {
+        assert_eq!(parse_boxed("7").unwrap(), 7);
+        assert!(parse_boxed("x").is_err());
+    });
+    records[0].assert_field("return", 7);
+    records[1].assert_field("error", "invalid digit found in string");
+}
+
 #[elide::instrument(ret)]
 fn opaque(n: u32) -> impl std::fmt::Debug {
     n * 3
