@@ -232,6 +232,10 @@ mod tests {
             "[package]\npackage = \"elide\"",
             "[dependencies]\n# log = { package = \"elide\" }",
             "[features]\nlog = { package = \"elide\" }",
+            "[workspace.package]\nlog = { package = \"elide\" }",
+            "[foo.dependencies]\nlog = { package = \"elide\" }",
+            "[target.'cfg(unix)'.features]\nlog = { package = \"elide\" }",
+            "[target.x.y]\nlog = { package = \"elide\" }",
         ] {
             assert_eq!(renamed(manifest), None, "{manifest}");
         }
@@ -250,5 +254,39 @@ mod tests {
     fn comments_end_outside_strings() {
         assert_eq!(strip_comment("a = \"#x\" # c"), "a = \"#x\" ");
         assert_eq!(strip_comment("a = '#' "), "a = '#' ");
+        assert_eq!(strip_comment("a = \"ab#c\" # d"), "a = \"ab#c\" ");
+        assert_eq!(strip_comment("a = \"it's\" # d"), "a = \"it's\" ");
+    }
+
+    /// A member's `log = { workspace = true }` finds the rename in the
+    /// nearest manifest above it that has a `[workspace]` (real files).
+    #[test]
+    fn an_inherited_rename_is_read_from_the_workspace_manifest() {
+        let root =
+            std::env::temp_dir().join(format!("elide-macros-manifest-{}", std::process::id()));
+        let member = root.join("member");
+        std::fs::create_dir_all(&member).unwrap();
+        let write = |dir: &Path, text: &str| std::fs::write(dir.join("Cargo.toml"), text).unwrap();
+        write(
+            &root,
+            "[workspace]\nmembers = [\"member\"]\n\n[workspace.dependencies]\n\
+             my-log = { package = \"elide\", path = \"../facade\" }\nother = \"1\"\n",
+        );
+        write(
+            &member,
+            "[package]\nname = \"member\"\n\n[dependencies]\nmy-log = { workspace = true }\n",
+        );
+        let found = lookup(&member);
+        // Inherited under another name than the workspace's rename: none.
+        write(&member, "[dependencies]\nother = { workspace = true }\n");
+        let other = lookup(&member);
+        // No workspace above: none.
+        std::fs::remove_file(root.join("Cargo.toml")).unwrap();
+        write(&member, "[dependencies]\nmy-log = { workspace = true }\n");
+        let orphan = lookup(&member);
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(found.as_deref(), Some("my_log"));
+        assert_eq!(other, None);
+        assert_eq!(orphan, None);
     }
 }
