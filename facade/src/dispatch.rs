@@ -527,15 +527,12 @@ pub fn dispatch(record: &Record<'_>) {
 /// the current set, the set has one sink, and it wants the record) reads
 /// only thread-local state and one shared word; everything else is out of
 /// line.
-#[inline]
-pub fn dispatch_to(route: Route, record: &Record<'_>) {
-    dispatch_any(route, record)
-}
-
-/// [`dispatch_to`]'s one shared copy, so a site that calls it directly
-/// (a telemetry event, a scope) holds a call, not the fast path.
+///
+/// Out of line: a site that calls it directly (a telemetry event, a scope)
+/// holds a call, not the fast path; log sites' shared functions inline
+/// the fast path themselves ([`dispatch_log`]).
 #[inline(never)]
-fn dispatch_any(route: Route, record: &Record<'_>) {
+pub fn dispatch_to(route: Route, record: &Record<'_>) {
     dispatch_as::<true>(route, record)
 }
 

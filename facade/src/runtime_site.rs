@@ -247,8 +247,8 @@ pub(crate) fn emit_at(
     args: fmt::Arguments<'_>,
 ) {
     // Every site but the overflow one is its target's own (`site` found it
-    // by that text), so only the overflow site compares the text.
-    // Every site here is a log site (`leak_site`), never a telemetry event.
+    // by that text), so only the overflow site compares the text. Every
+    // site here is a log site (`leak_site`), so `dispatch_log` serves.
     if !is_overflow(meta) || meta.target() == target {
         dispatch::dispatch_log(route, &Record::new(meta, level, args, fields));
     } else {

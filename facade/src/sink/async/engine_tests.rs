@@ -366,20 +366,35 @@ fn a_raw_message_with_a_rendered_field_is_rendered() {
     let only_empty: [Field<'_>; 1] = [("e", Value::Str(""))];
     let mut want = String::new();
     for fields in [&mixed[..], &only_rendered, &only_empty] {
-        FORMAT.with_arguments(&args, &mut |m| {
-            let record = Record::new(&TEST_LOG, Level::Debug, m, fields)
-                .with_time(at(0))
-                .with_thread(2)
-                .with_raw(Some(RawMessage::new(&FORMAT, &args)));
-            q.emit(&record);
-            want.push_str(&direct(&record));
-        });
+        want += &emit_raw(&q, &FORMAT, &args, Level::Debug, fields);
     }
     assert!(flushed(&q));
     assert_eq!(out.text(), want);
     assert!(want.contains("n=5") && want.contains("k=vvv"), "{want}");
     assert_eq!(q.shared.counts(), (3, 0, 0));
     q.shut_down();
+}
+
+/// Emits a record of `format` over `args` with its raw view, as a site
+/// does, at a fixed time and thread; returns the line the synchronous
+/// layout writes for it.
+fn emit_raw(
+    q: &RingQueue,
+    format: &'static MessageFormat,
+    args: &[RawArg<'_>],
+    level: Level,
+    fields: &[Field<'_>],
+) -> String {
+    let mut line = String::new();
+    format.with_arguments(args, &mut |m| {
+        let record = Record::new(&TEST_LOG, level, m, fields)
+            .with_time(at(0))
+            .with_thread(2)
+            .with_raw(Some(RawMessage::new(format, args)));
+        q.emit(&record);
+        line = direct(&record);
+    });
+    line
 }
 
 /// A raw message with a borrowed argument (a `Display` value only the
@@ -398,15 +413,7 @@ fn a_raw_message_with_a_borrowed_argument_is_rendered() {
     let q = queue(&out);
     let shown = Shown("w", 2);
     let args = [RawArg::U32(5), RawArg::Display(&shown)];
-    let mut want = String::new();
-    FORMAT.with_arguments(&args, &mut |m| {
-        let record = Record::new(&TEST_LOG, Level::Info, m, &[])
-            .with_time(at(0))
-            .with_thread(2)
-            .with_raw(Some(RawMessage::new(&FORMAT, &args)));
-        q.emit(&record);
-        want.push_str(&direct(&record));
-    });
+    let want = emit_raw(&q, &FORMAT, &args, Level::Info, &[]);
     assert!(flushed(&q));
     assert_eq!(out.text(), want);
     assert!(want.contains("n=5 s=ww"), "{want}");
