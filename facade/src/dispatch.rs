@@ -530,7 +530,7 @@ pub fn dispatch(record: &Record<'_>) {
 ///
 /// Out of line: a site that calls it directly (a telemetry event, a scope)
 /// holds a call, not the fast path; log sites' shared functions inline
-/// the fast path themselves ([`dispatch_log`]).
+/// the fast path themselves (`dispatch_log`).
 #[inline(never)]
 pub fn dispatch_to(route: Route, record: &Record<'_>) {
     dispatch_as::<true>(route, record)
