@@ -121,7 +121,7 @@ pub(crate) fn site_static(target: &'static str) -> &'static Callsite {
 /// the shared overflow site's: its target text is the overflow site's own,
 /// compared by address (a site for the same text typed by a user has its
 /// own copy of it).
-fn is_overflow(meta: &Metadata) -> bool {
+pub(crate) fn is_overflow(meta: &Metadata) -> bool {
     let t = meta.target();
     t.len() == OVERFLOW_TARGET.len()
         && std::ptr::eq(t.as_ptr(), overflow_site().metadata().target().as_ptr())
@@ -246,18 +246,44 @@ pub(crate) fn emit_at(
     fields: &[Field<'_>],
     args: fmt::Arguments<'_>,
 ) {
+    emit_in(meta, route, target, level, fields, args)
+}
+
+/// [`emit_at`] in line, for a bridge whose whole path is one function.
+#[inline(always)]
+pub(crate) fn emit_in(
+    meta: &'static Metadata,
+    route: Route,
+    target: &str,
+    level: Level,
+    fields: &[Field<'_>],
+    args: fmt::Arguments<'_>,
+) {
     // Every site but the overflow one is its target's own (`site` found it
     // by that text), so only the overflow site compares the text. Every
     // site here is a log site (`leak_site`), so `dispatch_log` serves.
     if !is_overflow(meta) || meta.target() == target {
         dispatch::dispatch_log(route, &Record::new(meta, level, args, fields));
     } else {
-        // An overflow target: say which one it was.
-        let mut all = Vec::with_capacity(fields.len() + 1);
-        all.push(("target", Value::Str(target)));
-        all.extend_from_slice(fields);
-        dispatch::dispatch_to(route, &Record::new(meta, level, args, &all));
+        emit_overflow(meta, route, target, level, fields, args);
     }
+}
+
+/// An overflow target's record: it says which target it was.
+#[cold]
+#[inline(never)]
+fn emit_overflow(
+    meta: &'static Metadata,
+    route: Route,
+    target: &str,
+    level: Level,
+    fields: &[Field<'_>],
+    args: fmt::Arguments<'_>,
+) {
+    let mut all = Vec::with_capacity(fields.len() + 1);
+    all.push(("target", Value::Str(target)));
+    all.extend_from_slice(fields);
+    dispatch::dispatch_to(route, &Record::new(meta, level, args, &all));
 }
 
 #[cfg(test)]

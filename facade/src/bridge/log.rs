@@ -28,15 +28,19 @@
 //! # }
 //! ```
 
+use std::cell::Cell;
+
 use ::log::kv::{self, VisitSource};
 
 use crate::bridge::{forward, forwarding, intern, placed, Place};
+use crate::callsite::Callsite;
 use crate::interest;
 use crate::level::{Level, LevelFilter};
+use crate::metadata::Metadata;
 use crate::record::Record;
 use crate::route::of_target_site as enabled_at;
 use crate::runtime::{self, Shutdown};
-use crate::runtime_site::{emit_at, site, site_static};
+use crate::runtime_site::{emit_at, emit_in, is_overflow, site, site_static};
 use crate::sink::Sink;
 use crate::value::{Field, Value};
 
@@ -136,26 +140,34 @@ impl ::log::Log for Logger {
         let level = from_log(record.level());
         let target = record.target();
         // `log`'s macros give the module path as the target unless told
-        // otherwise: then the target text is `'static` and known by address.
-        let cs = match record.module_path_static() {
-            Some(m) if std::ptr::eq(m, target) => site_static(m),
-            _ => site(target),
+        // otherwise: then every text of the record is `'static`, known by
+        // its address, and the site and its placed metadata are found
+        // together in this thread's cache.
+        let (cs, meta) = match (
+            record.module_path_static(),
+            record.file_static(),
+            record.line(),
+        ) {
+            (Some(m), Some(file), Some(line)) if std::ptr::eq(m, target) => {
+                macro_place(m, file, line)
+            }
+            (module_path, file, line) => {
+                let cs = site(target);
+                let place = Place {
+                    file,
+                    line,
+                    module_path,
+                };
+                (cs, placed(cs.metadata(), place))
+            }
         };
         let Some(route) = enabled_at(cs, level) else {
             return;
         };
-        let meta = placed(
-            cs.metadata(),
-            Place {
-                file: record.file_static(),
-                line: record.line(),
-                module_path: record.module_path_static(),
-            },
-        );
         let source = record.key_values();
         if source.count() == 0 {
             // The common case: no key-values, nothing to collect.
-            return emit_at(meta, route, record.target(), level, &[], *record.args());
+            return emit_in(meta, route, target, level, &[], *record.args());
         }
         let mut kvs = Collect(Vec::new());
         let _ = source.visit(&mut kvs);
@@ -168,6 +180,72 @@ impl ::log::Log for Logger {
             runtime::shutdown(Shutdown::Flush);
         }
     }
+}
+
+/// Where a `log` macro was: its module path (also its target), file and
+/// line, by the addresses of its `'static` texts (the same macro hands over
+/// the same texts every time).
+type MacroKey = (*const u8, usize, *const u8, usize, u32);
+
+/// Macro places this thread logged from lately, in a few slots chosen by
+/// line, each with its run-time site and placed metadata.
+const RECENT_MACROS: usize = 8;
+
+type RecentMacro = Cell<Option<(MacroKey, &'static Callsite, &'static Metadata)>>;
+
+thread_local! {
+    static RECENT: [RecentMacro; RECENT_MACROS] =
+        const { [const { Cell::new(None) }; RECENT_MACROS] };
+}
+
+/// The run-time site of target `module` and its metadata placed at `file`
+/// and `line`: from this thread's cache of macro places at a few compares,
+/// else through the site table and [`placed`] (and then cached, unless the
+/// site is the shared overflow one, which stands for many targets).
+#[inline]
+fn macro_place(
+    module: &'static str,
+    file: &'static str,
+    line: u32,
+) -> (&'static Callsite, &'static Metadata) {
+    let key: MacroKey = (
+        module.as_ptr(),
+        module.len(),
+        file.as_ptr(),
+        file.len(),
+        line,
+    );
+    let slot = line as usize % RECENT_MACROS;
+    let hit = RECENT
+        .try_with(|r| match r[slot].get() {
+            Some((k, cs, meta)) if k == key => Some((cs, meta)),
+            _ => None,
+        })
+        .ok()
+        .flatten();
+    hit.unwrap_or_else(|| macro_place_slow(module, file, line, key, slot))
+}
+
+#[cold]
+#[inline(never)]
+fn macro_place_slow(
+    module: &'static str,
+    file: &'static str,
+    line: u32,
+    key: MacroKey,
+    slot: usize,
+) -> (&'static Callsite, &'static Metadata) {
+    let cs = site_static(module);
+    let place = Place {
+        file: Some(file),
+        line: Some(line),
+        module_path: Some(module),
+    };
+    let meta = placed(cs.metadata(), place);
+    if !is_overflow(cs.metadata()) {
+        let _ = RECENT.try_with(|r| r[slot].set(Some((key, cs, meta))));
+    }
+    (cs, meta)
 }
 
 /// The key-values of a `log` record, names made `'static`.
@@ -296,5 +374,39 @@ impl Sink for LogSink {
         if !is_installed() {
             forward(|| ::log::logger().flush());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each macro place gets its own placed metadata, also when two places
+    /// share a slot of the thread's cache (lines 4 and 12) or differ only by
+    /// file, and a place found again from the cache is the same copy.
+    #[test]
+    fn macro_places_sharing_a_slot_or_a_line_keep_their_own_place() {
+        let module = "bridge_cache_test::m";
+        let places = [("src/a.rs", 4), ("src/a.rs", 12), ("src/b.rs", 4)];
+        let first: Vec<_> = places
+            .iter()
+            .map(|&(file, line)| macro_place(module, file, line))
+            .collect();
+        for _ in 0..2 {
+            for (&(file, line), &(cs, meta)) in places.iter().zip(&first) {
+                let (again_cs, again) = macro_place(module, file, line);
+                assert!(std::ptr::eq(again_cs, cs) && std::ptr::eq(again, meta));
+                assert_eq!(
+                    (
+                        again.target(),
+                        again.module_path(),
+                        again.file(),
+                        again.line()
+                    ),
+                    (module, module, file, line)
+                );
+            }
+        }
+        assert!(std::ptr::eq(first[0].0, site(module)));
     }
 }
