@@ -235,23 +235,10 @@ fn emit_on(target: &str, level: Level, fields: &[Field<'_>], args: fmt::Argument
 
 /// Builds and dispatches the record of a run-time site that is on. `meta`
 /// is its site's metadata, or (from a bridge) a copy of it with the place
-/// the other facade gave.
-#[cold]
-#[inline(never)]
+/// the other facade gave. In line in its few callers (`emit` past its
+/// check, the bridges), each one shared function.
+#[inline]
 pub(crate) fn emit_at(
-    meta: &'static Metadata,
-    route: Route,
-    target: &str,
-    level: Level,
-    fields: &[Field<'_>],
-    args: fmt::Arguments<'_>,
-) {
-    emit_in(meta, route, target, level, fields, args)
-}
-
-/// [`emit_at`] in line, for a bridge whose whole path is one function.
-#[inline(always)]
-pub(crate) fn emit_in(
     meta: &'static Metadata,
     route: Route,
     target: &str,
@@ -262,28 +249,24 @@ pub(crate) fn emit_in(
     // Every site but the overflow one is its target's own (`site` found it
     // by that text), so only the overflow site compares the text. Every
     // site here is a log site (`leak_site`), so `dispatch_log` serves.
+    let record = Record::new(meta, level, args, fields);
     if !is_overflow(meta) || meta.target() == target {
-        dispatch::dispatch_log(route, &Record::new(meta, level, args, fields));
+        dispatch::dispatch_log(route, &record);
     } else {
-        emit_overflow(meta, route, target, level, fields, args);
+        emit_overflow(route, target, &record);
     }
 }
 
 /// An overflow target's record: it says which target it was.
 #[cold]
 #[inline(never)]
-fn emit_overflow(
-    meta: &'static Metadata,
-    route: Route,
-    target: &str,
-    level: Level,
-    fields: &[Field<'_>],
-    args: fmt::Arguments<'_>,
-) {
-    let mut all = Vec::with_capacity(fields.len() + 1);
+fn emit_overflow(route: Route, target: &str, record: &Record<'_>) {
+    let mut all = Vec::with_capacity(record.fields().len() + 1);
     all.push(("target", Value::Str(target)));
-    all.extend_from_slice(fields);
-    dispatch::dispatch_to(route, &Record::new(meta, level, args, &all));
+    all.extend_from_slice(record.fields());
+    let message = *record.args();
+    let with_target = Record::of_message(record.metadata(), record.level(), message, &all);
+    dispatch::dispatch_to(route, &with_target);
 }
 
 #[cfg(test)]

@@ -40,7 +40,7 @@ use crate::metadata::Metadata;
 use crate::record::Record;
 use crate::route::of_target_site as enabled_at;
 use crate::runtime::{self, Shutdown};
-use crate::runtime_site::{emit_at, emit_in, is_overflow, site, site_static};
+use crate::runtime_site::{emit_at, is_overflow, site, site_static};
 use crate::sink::Sink;
 use crate::value::{Field, Value};
 
@@ -167,7 +167,7 @@ impl ::log::Log for Logger {
         let source = record.key_values();
         if source.count() == 0 {
             // The common case: no key-values, nothing to collect.
-            return emit_in(meta, route, target, level, &[], *record.args());
+            return emit_at(meta, route, target, level, &[], *record.args());
         }
         let mut kvs = Collect(Vec::new());
         let _ = source.visit(&mut kvs);
