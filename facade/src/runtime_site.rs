@@ -237,7 +237,7 @@ fn emit_on(target: &str, level: Level, fields: &[Field<'_>], args: fmt::Argument
 /// is its site's metadata, or (from a bridge) a copy of it with the place
 /// the other facade gave. In line in its few callers (`emit` past its
 /// check, the bridges), each one shared function.
-#[inline]
+#[inline(always)]
 pub(crate) fn emit_at(
     meta: &'static Metadata,
     route: Route,
