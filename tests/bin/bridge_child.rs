@@ -140,6 +140,12 @@ fn main() {
             let span = tracing::info_span!("job", id = 9u64, stage = tracing::field::Empty);
             span.record("stage", "load");
             span.in_scope(|| tracing::info!(rows = 3u64, "in a span"));
+            // The message in each form tracing gives it: format arguments,
+            // a string field, none; a number named `message` stays a field.
+            tracing::info!("args {} {:?} then", 7, "q");
+            tracing::info!(message = "a str message", k = 1u64);
+            tracing::info!(k = 2u64);
+            tracing::info!(message = 5u64);
             // tracing's global level filter is elide's most verbose level.
             println!(
                 "tracing_max_level={}",

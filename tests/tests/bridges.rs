@@ -208,6 +208,16 @@ fn tracing_events_keep_their_level_and_integer_fields_and_follow_level_changes()
         r#"Info in a span [("rows", U64(3))] in job{id=9 stage=load}"#,
         "{out}"
     );
+    // The message as tracing renders it, whatever form it came in.
+    assert_eq!(line("args 7"), r#"Info args 7 "q" then []"#, "{out}");
+    assert_eq!(
+        line("a str message"),
+        r#"Info a str message [("k", U64(1))]"#,
+        "{out}"
+    );
+    for record in [r#"Info  [("k", U64(2))]"#, r#"Info  [("message", U64(5))]"#] {
+        assert_eq!(lines_with(&out, record), [record], "{out}");
+    }
 }
 
 #[test]

@@ -48,6 +48,8 @@ const BRIDGE_TRACING_OFF: &str = "tracing::debug! off (elide: under elide's laye
 const BRIDGE_TRACING_SPAN_NS: &str =
     "tracing::debug_span! off in its namespace, another at trace (elide: under elide's layer; tracing: Targets filter)";
 const BRIDGE_LOG_NULL: &str = "log::debug! on, into a null sink (elide: bridged)";
+const BRIDGE_TRACING_NULL: &str =
+    "tracing::debug! on, into a null sink (elide: under elide's layer; tracing: a no-op subscriber)";
 const RUNTIME_OFF: &str = "run-time target, off (debug!(target: expr, ..))";
 const RUNTIME_NULL: &str = "run-time target, into a null sink (debug!(target: expr, ..))";
 const EMIT_OFF: &str = "elide::emit (a function: its fmt::Arguments built before the check), off";
@@ -249,6 +251,12 @@ fn t_targets_fmt() {
             .finish()
             .with(targets),
     );
+}
+fn b_tracing_trace() {
+    use tracing_subscriber::layer::SubscriberExt;
+    tracing_with(tracing_subscriber::registry().with(elide::bridge::tracing::layer()));
+    elide::set_sinks([Arc::new(NullSink::new()) as Arc<dyn Sink>]);
+    elide::set_level(LevelFilter::Trace);
 }
 fn b_tracing_info() {
     use tracing_subscriber::layer::SubscriberExt;
@@ -631,6 +639,20 @@ pub static VARIANTS: &[Variant] = &[
         "log",
         l_trace_noop,
         hot_log_debug
+    ),
+    v!(
+        "b-tracing-null",
+        BRIDGE_TRACING_NULL,
+        "elide",
+        b_tracing_trace,
+        hot_tracing_debug
+    ),
+    v!(
+        "b-tracing-null-peer",
+        BRIDGE_TRACING_NULL,
+        "tracing",
+        t_noop,
+        hot_tracing_debug
     ),
     v!(
         "e-rt-target-off",

@@ -28,19 +28,15 @@
 //! # }
 //! ```
 
-use std::cell::Cell;
-
 use ::log::kv::{self, VisitSource};
 
-use crate::bridge::{forward, forwarding, intern, placed, Place};
-use crate::callsite::Callsite;
+use crate::bridge::{forward, forwarding, intern, placed, Place, RecentSites, SitePlace};
 use crate::interest;
 use crate::level::{Level, LevelFilter};
-use crate::metadata::Metadata;
 use crate::record::Record;
 use crate::route::of_target_site as enabled_at;
 use crate::runtime::{self, Shutdown};
-use crate::runtime_site::{emit_at, is_overflow, site, site_static};
+use crate::runtime_site::{emit_at, site, site_static};
 use crate::sink::Sink;
 use crate::value::{Field, Value};
 
@@ -187,27 +183,15 @@ impl ::log::Log for Logger {
 /// the same texts every time).
 type MacroKey = (*const u8, usize, *const u8, usize, u32);
 
-/// Macro places this thread logged from lately, in a few slots chosen by
-/// line, each with its run-time site and placed metadata.
-const RECENT_MACROS: usize = 8;
-
-type RecentMacro = Cell<Option<(MacroKey, &'static Callsite, &'static Metadata)>>;
-
 thread_local! {
-    static RECENT: [RecentMacro; RECENT_MACROS] =
-        const { [const { Cell::new(None) }; RECENT_MACROS] };
+    static RECENT: RecentSites<MacroKey> = const { RecentSites::new() };
 }
 
 /// The run-time site of target `module` and its metadata placed at `file`
-/// and `line`: from this thread's cache of macro places at a few compares,
-/// else through the site table and [`placed`] (and then cached, unless the
-/// site is the shared overflow one, which stands for many targets).
+/// and `line`: from this thread's recent macros at a few compares, else
+/// through the site table and [`placed`].
 #[inline]
-fn macro_place(
-    module: &'static str,
-    file: &'static str,
-    line: u32,
-) -> (&'static Callsite, &'static Metadata) {
+fn macro_place(module: &'static str, file: &'static str, line: u32) -> SitePlace {
     let key: MacroKey = (
         module.as_ptr(),
         module.len(),
@@ -215,37 +199,18 @@ fn macro_place(
         file.len(),
         line,
     );
-    let slot = line as usize % RECENT_MACROS;
-    let hit = RECENT
-        .try_with(|r| match r[slot].get() {
-            Some((k, cs, meta)) if k == key => Some((cs, meta)),
-            _ => None,
-        })
-        .ok()
-        .flatten();
-    hit.unwrap_or_else(|| macro_place_slow(module, file, line, key, slot))
-}
-
-#[cold]
-#[inline(never)]
-fn macro_place_slow(
-    module: &'static str,
-    file: &'static str,
-    line: u32,
-    key: MacroKey,
-    slot: usize,
-) -> (&'static Callsite, &'static Metadata) {
-    let cs = site_static(module);
-    let place = Place {
-        file: Some(file),
-        line: Some(line),
-        module_path: Some(module),
+    let find = || {
+        let cs = site_static(module);
+        let place = Place {
+            file: Some(file),
+            line: Some(line),
+            module_path: Some(module),
+        };
+        (cs, placed(cs.metadata(), place))
     };
-    let meta = placed(cs.metadata(), place);
-    if !is_overflow(cs.metadata()) {
-        let _ = RECENT.try_with(|r| r[slot].set(Some((key, cs, meta))));
-    }
-    (cs, meta)
+    RECENT
+        .try_with(|r| r.get(key, line as usize, find))
+        .unwrap_or_else(|_| find())
 }
 
 /// The key-values of a `log` record, names made `'static`.

@@ -27,7 +27,9 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{OnceLock, RwLock};
 
+use crate::callsite::Callsite;
 use crate::metadata::{Kind, Metadata};
+use crate::runtime_site::is_overflow;
 
 /// Distinct field names from other facades kept for the life of the
 /// process; further ones are recorded under [`OVERFLOW_KEY`].
@@ -214,6 +216,47 @@ fn placed_slow(
             meta
         }
         None => site,
+    }
+}
+
+/// A run-time site and the metadata its bridged records carry (see
+/// [`placed`]).
+#[allow(dead_code)] // used by the inbound bridges of either feature
+pub(crate) type SitePlace = (&'static Callsite, &'static Metadata);
+
+/// Slots in a thread's [`RecentSites`].
+const RECENT_SITES: usize = 8;
+
+/// The sites and placed metadata of the other facade's macros a thread
+/// logged from lately, by a key the bridge reads off the record at a few
+/// compares (the addresses of its `'static` texts or metadata), in a few
+/// slots the bridge chooses by the key: a record from a recent macro finds
+/// both without a text compare or a lock.
+#[allow(dead_code)] // used by the inbound bridges of either feature
+pub(crate) struct RecentSites<K>([Cell<Option<(K, SitePlace)>>; RECENT_SITES]);
+
+#[allow(dead_code)] // used by the inbound bridges of either feature
+impl<K: Copy + Eq> RecentSites<K> {
+    pub(crate) const fn new() -> Self {
+        RecentSites([const { Cell::new(None) }; RECENT_SITES])
+    }
+
+    /// The site and place cached for `key` in slot `slot` (taken modulo
+    /// the slot count), else `find`'s, then cached unless its site is the
+    /// shared overflow one (which stands for many targets).
+    #[inline]
+    pub(crate) fn get(&self, key: K, slot: usize, find: impl FnOnce() -> SitePlace) -> SitePlace {
+        let slot = &self.0[slot % RECENT_SITES];
+        match slot.get() {
+            Some((k, found)) if k == key => found,
+            _ => {
+                let found = find();
+                if !is_overflow(found.0.metadata()) {
+                    slot.set(Some((key, found)));
+                }
+                found
+            }
+        }
     }
 }
 

@@ -44,7 +44,7 @@ use tracing_core::{callsite, dispatcher, Event, Interest, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
-use crate::bridge::{forward, forwarding, intern_text, placed, Place};
+use crate::bridge::{forward, forwarding, intern_text, placed, Place, RecentSites, SitePlace};
 use crate::dispatch::{self, Route};
 use crate::interest;
 use crate::level::{Level, LevelFilter};
@@ -154,10 +154,13 @@ fn wanted(meta: &Metadata<'_>) -> bool {
     enabled_at(site(meta.target()), from_tracing(meta.level())).is_some()
 }
 
-/// Collects the fields of an event or span; `message` apart.
+/// Collects the fields of an event or span; `message` apart (its text, or
+/// with `skip_message` only that there is one).
 #[derive(Default)]
 struct Capture {
     message: Option<String>,
+    skip_message: bool,
+    saw_message: bool,
     fields: Vec<(&'static str, OwnedValue)>,
 }
 
@@ -188,17 +191,57 @@ impl TVisit for Capture {
     }
     fn record_str(&mut self, field: &TField, v: &str) {
         if field.name() == "message" {
-            self.message = Some(v.to_owned());
+            self.saw_message = true;
+            if !self.skip_message {
+                self.message = Some(v.to_owned());
+            }
         } else {
             self.put(field, OwnedValue::Str(v.to_owned()))
         }
     }
     fn record_debug(&mut self, field: &TField, v: &dyn fmt::Debug) {
         if field.name() == "message" {
-            self.message = Some(format!("{v:?}"));
+            self.saw_message = true;
+            if !self.skip_message {
+                self.message = Some(format!("{v:?}"));
+            }
         } else {
             self.put(field, OwnedValue::Debug(format!("{v:?}")))
         }
+    }
+}
+
+/// Emits an event's record inside the visit of its `message` field, with
+/// tracing's own value as the message: a sink formats it if it wants it,
+/// and nothing copies it first. Numbers and booleans are fields (as
+/// [`Capture`] takes them), never the message.
+struct AtMessage<F>(Option<F>);
+
+impl<F> AtMessage<F> {
+    fn message(&mut self, field: &TField, message: fmt::Arguments<'_>)
+    where
+        F: FnOnce(fmt::Arguments<'_>),
+    {
+        if field.name() == "message" {
+            if let Some(emit) = self.0.take() {
+                emit(message);
+            }
+        }
+    }
+}
+
+impl<F: FnOnce(fmt::Arguments<'_>)> TVisit for AtMessage<F> {
+    fn record_i64(&mut self, _: &TField, _: i64) {}
+    fn record_u64(&mut self, _: &TField, _: u64) {}
+    fn record_i128(&mut self, _: &TField, _: i128) {}
+    fn record_u128(&mut self, _: &TField, _: u128) {}
+    fn record_f64(&mut self, _: &TField, _: f64) {}
+    fn record_bool(&mut self, _: &TField, _: bool) {}
+    fn record_str(&mut self, field: &TField, v: &str) {
+        self.message(field, format_args!("{v}"))
+    }
+    fn record_debug(&mut self, field: &TField, v: &dyn fmt::Debug) {
+        self.message(field, format_args!("{v:?}"))
     }
 }
 
@@ -308,31 +351,59 @@ where
             return on_log_tracer_event(event, &ctx);
         }
         let level = from_tracing(meta.level());
-        let cs = site(meta.target());
+        let (cs, placed) = event_place(meta);
         let Some(route) = enabled_at(cs, level) else {
             return;
         };
-        let mut c = Capture::default();
+        let mut c = Capture {
+            skip_message: true,
+            ..Capture::default()
+        };
         event.record(&mut c);
         let fields: Vec<Field<'_>> = c.fields.iter().map(|(k, v)| (*k, v.as_value())).collect();
         let chain = chain_of(event, &ctx);
-        let message = c.message.as_deref().unwrap_or("");
+        let emit = |message: fmt::Arguments<'_>| {
+            crate::span_data::with_bridged(chain, || {
+                emit_at(placed, route, meta.target(), level, &fields, message)
+            })
+        };
+        if !c.saw_message {
+            return emit(format_args!(""));
+        }
+        let mut at = AtMessage(Some(emit));
+        event.record(&mut at);
+        if let Some(emit) = at.0 {
+            // A message value that did not visit the same way twice: the
+            // record still goes out, without its message.
+            emit(format_args!(""));
+        }
+    }
+}
+
+thread_local! {
+    static RECENT: RecentSites<usize> = const { RecentSites::new() };
+}
+
+/// The run-time site of an event's target and its metadata placed where
+/// the event's macro is: from this thread's recent events by the address
+/// of their `'static` metadata, else through the site table and
+/// [`placed`].
+#[inline]
+fn event_place(meta: &'static Metadata<'static>) -> SitePlace {
+    let key = meta as *const Metadata<'static> as usize;
+    let find = || {
+        let cs = site(meta.target());
         let place = Place {
             file: meta.file(),
             line: meta.line(),
             module_path: meta.module_path(),
         };
-        crate::span_data::with_bridged(chain, || {
-            emit_at(
-                placed(cs.metadata(), place),
-                route,
-                meta.target(),
-                level,
-                &fields,
-                format_args!("{message}"),
-            )
-        });
-    }
+        (cs, placed(cs.metadata(), place))
+    };
+    // Metadata are statics of a few words: the low bits say little.
+    RECENT
+        .try_with(|r| r.get(key, key >> 6, find))
+        .unwrap_or_else(|_| find())
 }
 
 /// Whether an event is a `log` record that tracing-log's `LogTracer`
