@@ -355,11 +355,17 @@ where
         let Some(route) = enabled_at(cs, level) else {
             return;
         };
+        // An event with a message alone (the common `debug!("..")`) has
+        // nothing else to collect: one visit, the one that emits.
+        let only_message = meta.fields().len() == 1 && meta.fields().field("message").is_some();
         let mut c = Capture {
             skip_message: true,
+            saw_message: only_message,
             ..Capture::default()
         };
-        event.record(&mut c);
+        if !only_message {
+            event.record(&mut c);
+        }
         let fields: Vec<Field<'_>> = c.fields.iter().map(|(k, v)| (*k, v.as_value())).collect();
         let chain = chain_of(event, &ctx);
         let emit = |message: fmt::Arguments<'_>| {
