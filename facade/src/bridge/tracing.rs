@@ -48,6 +48,7 @@ use crate::bridge::{forward, forwarding, intern_text, placed, Place, RecentSites
 use crate::dispatch::{self, Route};
 use crate::interest;
 use crate::level::{Level, LevelFilter};
+use crate::metadata::Metadata as ElideMetadata;
 use crate::record::Record;
 use crate::route::of_target_site as enabled_at;
 use crate::runtime;
@@ -356,33 +357,60 @@ where
             return;
         };
         // An event with a message alone (the common `debug!("..")`) has
-        // nothing else to collect: one visit, the one that emits.
+        // nothing else to collect: one visit, the one that emits, unless
+        // its message is a number (then a field, as `Capture` takes it).
         let only_message = meta.fields().len() == 1 && meta.fields().field("message").is_some();
-        let mut c = Capture {
-            skip_message: true,
-            saw_message: only_message,
-            ..Capture::default()
-        };
-        if !only_message {
-            event.record(&mut c);
+        if !(only_message && emit_event(event, &ctx, placed, route, level, false)) {
+            emit_event(event, &ctx, placed, route, level, true);
         }
-        let fields: Vec<Field<'_>> = c.fields.iter().map(|(k, v)| (*k, v.as_value())).collect();
-        let chain = chain_of(event, &ctx);
-        let emit = |message: fmt::Arguments<'_>| {
-            crate::span_data::with_bridged(chain, || {
-                emit_at(placed, route, meta.target(), level, &fields, message)
-            })
-        };
-        if !c.saw_message {
-            return emit(format_args!(""));
-        }
-        let mut at = AtMessage(Some(emit));
-        event.record(&mut at);
-        if let Some(emit) = at.0 {
-            // A message value that did not visit the same way twice: the
-            // record still goes out, without its message.
+    }
+}
+
+/// Emits `event`'s record at `meta` (placed) with its fields collected when
+/// `collect`, else with none, its message tracing's own value (see
+/// [`AtMessage`]). Without `collect`, false when the event had no message to
+/// emit at (nothing was emitted: the caller collects).
+#[inline(always)]
+fn emit_event<S>(
+    event: &Event<'_>,
+    ctx: &Context<'_, S>,
+    meta: &'static ElideMetadata,
+    route: Route,
+    level: Level,
+    collect: bool,
+) -> bool
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    let mut c = Capture {
+        skip_message: true,
+        ..Capture::default()
+    };
+    if collect {
+        event.record(&mut c);
+    }
+    let fields: Vec<Field<'_>> = c.fields.iter().map(|(k, v)| (*k, v.as_value())).collect();
+    let target = event.metadata().target();
+    let emit = |message: fmt::Arguments<'_>| {
+        crate::span_data::with_bridged(chain_of(event, ctx), || {
+            emit_at(meta, route, target, level, &fields, message)
+        })
+    };
+    if collect && !c.saw_message {
+        emit(format_args!(""));
+        return true;
+    }
+    let mut at = AtMessage(Some(emit));
+    event.record(&mut at);
+    match at.0 {
+        None => true,
+        // A message value that did not visit the same way twice: the
+        // record still goes out, without its message.
+        Some(emit) if collect => {
             emit(format_args!(""));
+            true
         }
+        Some(_) => false,
     }
 }
 
