@@ -68,10 +68,10 @@ fn suspect(b: u8) -> bool {
 #[inline(always)]
 fn skip(bytes: &[u8], mut i: usize, class: u8) -> usize {
     loop {
-        while let Some(word) = bytes
-            .get(i..i + 8)
-            .and_then(|w| <[u8; 8]>::try_from(w).ok())
-        {
+        for word in bytes[i..].chunks_exact(8) {
+            let Ok(word) = <[u8; 8]>::try_from(word) else {
+                break;
+            };
             if may_hold(u64::from_le_bytes(word), class) {
                 break;
             }
@@ -99,17 +99,20 @@ fn skip(bytes: &[u8], mut i: usize, class: u8) -> usize {
 fn may_hold(w: u64, class: u8) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below = |n: u8| w.wrapping_sub(ONES * n as u64) & !w & HIGH != 0;
+    // Each term sets the top bit of a byte that may match; one test of
+    // their union, no branch per term.
+    let below = |n: u8| w.wrapping_sub(ONES * n as u64) & !w;
     let equal = |b: u8| {
         let x = w ^ (ONES * b as u64);
-        x.wrapping_sub(ONES) & !x & HIGH != 0
+        x.wrapping_sub(ONES) & !x
     };
-    let high = (w | w.wrapping_add(ONES)) & HIGH != 0;
-    match class {
-        TEXT => high || below(0x20),
-        NAME => high || below(0x21) || equal(b'\\'),
-        _ => high || below(0x21) || equal(b'\\') || equal(b'=') || equal(b'"'),
-    }
+    let high = w | w.wrapping_add(ONES);
+    let may = match class {
+        TEXT => high | below(0x20),
+        NAME => high | below(0x21) | equal(b'\\'),
+        _ => high | below(0x21) | equal(b'\\') | equal(b'=') | equal(b'"'),
+    };
+    may & HIGH != 0
 }
 
 /// Appends the escape of `c`: `\n`, `\r`, `\t`, else `\u{hex}`.
