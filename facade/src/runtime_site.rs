@@ -121,7 +121,7 @@ pub(crate) fn site_static(target: &'static str) -> &'static Callsite {
 /// the shared overflow site's: its target text is the overflow site's own,
 /// compared by address (a site for the same text typed by a user has its
 /// own copy of it).
-pub(crate) fn is_overflow(meta: &Metadata) -> bool {
+fn is_overflow(meta: &Metadata) -> bool {
     let t = meta.target();
     t.len() == OVERFLOW_TARGET.len()
         && std::ptr::eq(t.as_ptr(), overflow_site().metadata().target().as_ptr())

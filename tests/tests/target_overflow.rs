@@ -17,6 +17,7 @@ const OVERFLOW_TARGET: &str = "elide::overflow";
 #[test]
 fn targets_past_the_limit_share_one_site_and_name_their_own_target() {
     let mem = Arc::new(MemorySink::new());
+    elide::bridge::log::install().expect("no log logger yet");
     elide::set_sinks([mem.clone() as Arc<dyn Sink>]);
     elide::set_level(LevelFilter::Info);
     elide::set_level_for("early", LevelFilter::Debug);
@@ -46,6 +47,24 @@ fn targets_past_the_limit_share_one_site_and_name_their_own_target() {
     let fields: Vec<_> = r[0].fields.iter().map(|(k, _)| *k).collect();
     assert_eq!(fields, ["target", "n"]);
     assert_eq!(r[0].field("target"), Some(&OwnedValue::Str(late.into())));
+
+    // A `log` record from a module first seen past the limit: the same
+    // shared site, also the second time (from the bridge's cache).
+    let at = line!() + 2;
+    for _ in 0..2 {
+        log::warn!("bridged late");
+    }
+    let r = mem.take();
+    assert_eq!(r.len(), 2);
+    for r in &r {
+        assert_eq!(
+            (r.target, r.message.as_str()),
+            (OVERFLOW_TARGET, "bridged late")
+        );
+        let own = OwnedValue::Str(module_path!().into());
+        assert_eq!(r.field("target"), Some(&own));
+        assert_eq!(r.line, at);
+    }
 
     // The targets made before the limit keep their own sites and their
     // namespace's level (debug under `early`); the overflow site has the

@@ -29,7 +29,6 @@ use std::sync::{OnceLock, RwLock};
 
 use crate::callsite::Callsite;
 use crate::metadata::{Kind, Metadata};
-use crate::runtime_site::is_overflow;
 
 /// Distinct field names from other facades kept for the life of the
 /// process; further ones are recorded under [`OVERFLOW_KEY`].
@@ -242,8 +241,9 @@ impl<K: Copy + Eq> RecentSites<K> {
     }
 
     /// The site and place cached for `key` in slot `slot` (taken modulo
-    /// the slot count), else `find`'s, then cached unless its site is the
-    /// shared overflow one (which stands for many targets).
+    /// the slot count), else `find`'s, then cached. (The key names one
+    /// target text, so even the shared overflow site is the right answer
+    /// for it every time.)
     #[inline]
     pub(crate) fn get(&self, key: K, slot: usize, find: impl FnOnce() -> SitePlace) -> SitePlace {
         let slot = &self.0[slot % RECENT_SITES];
@@ -251,9 +251,7 @@ impl<K: Copy + Eq> RecentSites<K> {
             Some((k, found)) if k == key => found,
             _ => {
                 let found = find();
-                if !is_overflow(found.0.metadata()) {
-                    slot.set(Some((key, found)));
-                }
+                slot.set(Some((key, found)));
                 found
             }
         }
