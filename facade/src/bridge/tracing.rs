@@ -4,7 +4,9 @@
 //! `tracing` events into elide records. An event's target is its namespace
 //! (the same cascade and `set_level_for` rules as a macro site); its fields
 //! stay typed where tracing gives types (integers, floats, booleans,
-//! strings), its `message` is the record's message, and the spans it is in
+//! strings), its `message` is the record's message (tracing's own value,
+//! formatted only by a sink that writes it; a number named `message` stays
+//! a field), and the spans it is in
 //! are the record's span chain (outermost first, each with its own fields,
 //! as for elide's own spans: see [`Record::span`]). The record keeps
 //! the event's file, line and module path. The layer answers
