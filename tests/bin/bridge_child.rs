@@ -146,6 +146,9 @@ fn main() {
             tracing::info!(message = "a str message", k = 1u64);
             tracing::info!(k = 2u64);
             tracing::info!(message = 5u64);
+            // What tracing-log's `LogTracer` makes of a `log` record, with
+            // the message as a string field.
+            tracing::event!(target: "log", tracing::Level::INFO, { log.target = "legacy::m", message = "a str from log" });
             // tracing's global level filter is elide's most verbose level.
             println!(
                 "tracing_max_level={}",

@@ -215,6 +215,7 @@ fn tracing_events_keep_their_level_and_integer_fields_and_follow_level_changes()
         r#"Info a str message [("k", U64(1))]"#,
         "{out}"
     );
+    assert_eq!(line("a str from log"), "Info a str from log []", "{out}");
     for record in [r#"Info  [("k", U64(2))]"#, r#"Info  [("message", U64(5))]"#] {
         assert_eq!(lines_with(&out, record), [record], "{out}");
     }
