@@ -168,6 +168,14 @@ struct Capture {
 }
 
 impl Capture {
+    /// A capture that notes a `message` field but keeps no text of it.
+    fn fields_only() -> Capture {
+        Capture {
+            skip_message: true,
+            ..Capture::default()
+        }
+    }
+
     fn put(&mut self, field: &TField, v: OwnedValue) {
         self.fields.push((field.name(), v));
     }
@@ -384,10 +392,7 @@ fn emit_event<S>(
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
-    let mut c = Capture {
-        skip_message: true,
-        ..Capture::default()
-    };
+    let mut c = Capture::fields_only();
     if collect {
         event.record(&mut c);
     }
