@@ -67,27 +67,21 @@ fn suspect(b: u8) -> bool {
 /// a message is mostly such words), byte by byte through a word that may.
 #[inline(always)]
 fn skip(bytes: &[u8], mut i: usize, class: u8) -> usize {
-    loop {
-        for word in bytes[i..].chunks_exact(8) {
-            let Ok(word) = <[u8; 8]>::try_from(word) else {
-                break;
-            };
-            if may_hold(u64::from_le_bytes(word), class) {
-                break;
+    while let Some(word) = bytes.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
+        if may_hold(u64::from_le_bytes(*word), class) {
+            for (k, &b) in word.iter().enumerate() {
+                if CLASS[b as usize] & class != 0 {
+                    return i + k;
+                }
             }
-            i += 8;
         }
-        let end = (i + 8).min(bytes.len());
-        while i < end {
-            if CLASS[bytes[i] as usize] & class != 0 {
-                return i;
-            }
-            i += 1;
-        }
-        if i == bytes.len() {
-            return i;
-        }
+        i += 8;
     }
+    // The tail, or a text shorter than a word: byte by byte.
+    while i < bytes.len() && CLASS[bytes[i] as usize] & class == 0 {
+        i += 1;
+    }
+    i
 }
 
 /// Whether one of the eight bytes of `w` may be of `class`: never false
