@@ -40,11 +40,6 @@ thread_local! {
     /// The targets this thread used last, most recent first.
     static RECENT_SITES: [Cell<Option<&'static Callsite>>; RECENT] =
         const { [const { Cell::new(None) }; RECENT] };
-    /// The `'static` target text this thread used last, by address, and its
-    /// site: a bridged record from the same macro finds it without
-    /// comparing the text.
-    static LAST_STATIC: Cell<Option<(*const u8, usize, &'static Callsite)>> =
-        const { Cell::new(None) };
 }
 
 fn table() -> &'static RwLock<HashMap<&'static str, &'static Callsite>> {
@@ -94,26 +89,6 @@ pub fn site(target: &str) -> &'static Callsite {
     match hit {
         Some(cs) => cs,
         None => site_slow(target),
-    }
-}
-
-/// [`site`] for a target text that lives for the whole program: the last
-/// such text is recognised by its address (static text is never freed, so
-/// an address and length seen before hold the same text).
-#[cfg_attr(not(feature = "log"), allow(dead_code))]
-pub(crate) fn site_static(target: &'static str) -> &'static Callsite {
-    let key = (target.as_ptr(), target.len());
-    let last = LAST_STATIC.try_with(Cell::get).ok().flatten();
-    match last {
-        Some((p, n, cs)) if (p, n) == key => cs,
-        _ => {
-            let cs = site(target);
-            // Only an exact site: an overflow site stands for many texts.
-            if !is_overflow(cs.metadata()) {
-                let _ = LAST_STATIC.try_with(|l| l.set(Some((key.0, key.1, cs))));
-            }
-            cs
-        }
     }
 }
 

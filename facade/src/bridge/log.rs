@@ -30,13 +30,13 @@
 
 use ::log::kv::{self, VisitSource};
 
-use crate::bridge::{forward, forwarding, intern, placed, Place, RecentSites, SitePlace};
+use crate::bridge::{forward, forwarding, intern, placed, site_at, Place, RecentSites, SitePlace};
 use crate::interest;
 use crate::level::{Level, LevelFilter};
 use crate::record::Record;
 use crate::route::of_target_site as enabled_at;
 use crate::runtime::{self, Shutdown};
-use crate::runtime_site::{emit_at, site, site_static};
+use crate::runtime_site::{emit_at, site};
 use crate::sink::Sink;
 use crate::value::{Field, Value};
 
@@ -139,27 +139,32 @@ impl ::log::Log for Logger {
         // otherwise: then every text of the record is `'static`, known by
         // its address, and the site and its placed metadata are found
         // together in this thread's cache.
-        let (cs, meta) = match (
+        let from_macro = match (
             record.module_path_static(),
             record.file_static(),
             record.line(),
         ) {
             (Some(m), Some(file), Some(line)) if std::ptr::eq(m, target) => {
-                macro_place(m, file, line)
+                Some(macro_place(m, file, line))
             }
-            (module_path, file, line) => {
-                let cs = site(target);
-                let place = Place {
-                    file,
-                    line,
-                    module_path,
-                };
-                (cs, placed(cs.metadata(), place))
-            }
+            _ => None,
         };
+        let cs = from_macro.map_or_else(|| site(target), |(cs, _)| cs);
         let Some(route) = enabled_at(cs, level) else {
             return;
         };
+        // Any other record is placed only once it is wanted.
+        let meta = from_macro.map_or_else(
+            || {
+                let place = Place {
+                    file: record.file_static(),
+                    line: record.line(),
+                    module_path: record.module_path_static(),
+                };
+                placed(cs.metadata(), place)
+            },
+            |(_, meta)| meta,
+        );
         let source = record.key_values();
         if source.count() == 0 {
             // The common case: no key-values, nothing to collect.
@@ -200,13 +205,12 @@ fn macro_place(module: &'static str, file: &'static str, line: u32) -> SitePlace
         line,
     );
     let find = || {
-        let cs = site_static(module);
         let place = Place {
             file: Some(file),
             line: Some(line),
             module_path: Some(module),
         };
-        (cs, placed(cs.metadata(), place))
+        site_at(module, place)
     };
     RECENT
         .try_with(|r| r.get(key, line as usize, find))

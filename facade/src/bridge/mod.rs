@@ -29,6 +29,7 @@ use std::sync::{OnceLock, RwLock};
 
 use crate::callsite::Callsite;
 use crate::metadata::{Kind, Metadata};
+use crate::runtime_site::site;
 
 /// Distinct field names from other facades kept for the life of the
 /// process; further ones are recorded under [`OVERFLOW_KEY`].
@@ -222,6 +223,14 @@ fn placed_slow(
 /// [`placed`]).
 #[allow(dead_code)] // used by the inbound bridges of either feature
 pub(crate) type SitePlace = (&'static Callsite, &'static Metadata);
+
+/// The run-time site of `target` and its metadata placed at `place`: what
+/// [`RecentSites`] keeps, found the slow way.
+#[allow(dead_code)] // used by the inbound bridges of either feature
+pub(crate) fn site_at(target: &str, place: Place) -> SitePlace {
+    let cs = site(target);
+    (cs, placed(cs.metadata(), place))
+}
 
 /// Slots in a thread's [`RecentSites`].
 const RECENT_SITES: usize = 8;

@@ -46,7 +46,9 @@ use tracing_core::{callsite, dispatcher, Event, Interest, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
-use crate::bridge::{forward, forwarding, intern_text, placed, Place, RecentSites, SitePlace};
+use crate::bridge::{
+    forward, forwarding, intern_text, placed, site_at, Place, RecentSites, SitePlace,
+};
 use crate::dispatch::{self, Route};
 use crate::interest;
 use crate::level::{Level, LevelFilter};
@@ -433,15 +435,15 @@ thread_local! {
 fn event_place(meta: &'static Metadata<'static>) -> SitePlace {
     let key = meta as *const Metadata<'static> as usize;
     let find = || {
-        let cs = site(meta.target());
         let place = Place {
             file: meta.file(),
             line: meta.line(),
             module_path: meta.module_path(),
         };
-        (cs, placed(cs.metadata(), place))
+        site_at(meta.target(), place)
     };
-    // Metadata are statics of a few words: the low bits say little.
+    // Each callsite's metadata is a static of about a hundred bytes: the
+    // low bits of its address say little.
     RECENT
         .try_with(|r| r.get(key, key >> 6, find))
         .unwrap_or_else(|_| find())

@@ -405,6 +405,7 @@ impl fmt::Write for JsonEscaped<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fmt::Write;
 
     /// The word-at-a-time scan stops where the byte-by-byte one does: every
     /// byte value at every place of a text, for each class, also after a
@@ -434,7 +435,6 @@ mod tests {
             }
         }
     }
-    use std::fmt::Write;
 
     /// Every character Python's `str.splitlines()` splits on.
     const PY_LINE_BREAKS: [char; 11] = [
