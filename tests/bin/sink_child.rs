@@ -50,7 +50,7 @@ fn fork_test(path: &str) {
         fn fork() -> i32;
         fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
     }
-    install(Arc::new(AsyncSink::file(path).expect("open log")));
+    install(Arc::new(AsyncSink::open(path).expect("open log")));
     log_n(10);
     every_10ms(0); // starts the ticker in the parent
     elide::flush();
@@ -158,9 +158,9 @@ fn sink_of_kind(kind: &str, path: &str) -> Arc<dyn Sink> {
         "stderr" => Arc::new(elide::sink::ConsoleSink::stderr()),
         "stdout" => Arc::new(elide::sink::ConsoleSink::stdout()),
         "file" => Arc::new(FileSink::open(path).expect("open log")),
-        "durable" => Arc::new(AsyncSink::durable_file(path).expect("open log")),
+        "durable" => Arc::new(AsyncSink::open_durable(path).expect("open log")),
         "sync-durable" => Arc::new(DurableFileSink::open(path).expect("open log")),
-        "async" => Arc::new(AsyncSink::file(path).expect("open log")),
+        "async" => Arc::new(AsyncSink::open(path).expect("open log")),
         other => panic!("unknown sink kind {other:?}"),
     }
 }
@@ -269,11 +269,11 @@ fn peak_rss_kib() -> u64 {
 /// `Drop` with a byte budget (`max` bytes; 0: the default), then report
 /// the accounting and the peak resident memory.
 fn flood(per_thread: u64, max: usize) {
-    let mut b = AsyncSink::builder(Throttled).overflow(elide::sink::Overflow::Drop);
+    let mut b = AsyncSink::builder().overflow(elide::sink::Overflow::Drop);
     if max > 0 {
         b = b.max_bytes(max);
     }
-    let sink = Arc::new(b.build());
+    let sink = Arc::new(b.build(Throttled));
     install(sink.clone());
     let big = "x".repeat(6 * 1024);
     std::thread::scope(|s| {
@@ -326,12 +326,12 @@ impl Sink for Stuck {
 fn stuck_flush(form: &str) {
     let timeout = std::time::Duration::from_millis(100);
     let sink = Arc::new(match form {
-        "wrapped" => AsyncSink::wrapping(Arc::new(Stuck))
+        "wrapped" => AsyncSink::builder()
             .capacity(2)
             .overflow(elide::sink::Overflow::Drop)
             .shutdown_timeout(timeout)
-            .build(),
-        _ => AsyncSink::builder(Stuck).shutdown_timeout(timeout).build(),
+            .wrap(Arc::new(Stuck)),
+        _ => AsyncSink::builder().shutdown_timeout(timeout).build(Stuck),
     });
     install(sink.clone());
     for seq in 0..5 {
@@ -372,18 +372,18 @@ fn exit_busy(path: &str, policy: &str) {
     unsafe {
         atexit(after_elide);
     }
-    let builder = AsyncSink::file_builder(path).expect("open log");
     let sink = Arc::new(match policy {
         // The channel form, in front of a file sink.
         "wrapped" => AsyncSink::wrap(Arc::new(FileSink::open(path).expect("open log"))),
         // Small rings that the busy threads overrun: records are dropped
         // before the exit flush as well as during it.
-        "drop" => builder
+        "drop" => AsyncSink::builder()
             .overflow(elide::sink::Overflow::Drop)
             .thread_buffer(4096)
             .capacity(16)
-            .build(),
-        _ => builder.build(),
+            .open(path)
+            .expect("open log"),
+        _ => AsyncSink::open(path).expect("open log"),
     });
     let _ = EXIT_SINK.set(sink.clone());
     install(sink);
@@ -422,7 +422,7 @@ fn main() {
         // Logs N durable records, drops the guard and exits at once.
         "durable-exit" => {
             let n: u64 = arg(3).parse().unwrap_or(50_000);
-            install(Arc::new(AsyncSink::durable_file(arg(2)).expect("open log")));
+            install(Arc::new(AsyncSink::open_durable(arg(2)).expect("open log")));
             let guard = elide::init();
             log_n(n);
             drop(guard);
@@ -439,7 +439,7 @@ fn main() {
         "exit-no-guard" => {
             let n: u64 = arg(4).parse().unwrap_or(10_000);
             let sink: Arc<dyn Sink> = match arg(3) {
-                "async-durable" => Arc::new(AsyncSink::durable_file(arg(2)).expect("open log")),
+                "async-durable" => Arc::new(AsyncSink::open_durable(arg(2)).expect("open log")),
                 "buffered-file" => Arc::new(FileSink::open(arg(2)).expect("open log")),
                 other => panic!("unknown sink {other:?}"),
             };
@@ -517,7 +517,7 @@ fn main() {
             let n: u64 = arg(3).parse().unwrap_or(1_000);
             // A slow disk, so the queue is never empty when the thread panics.
             let slow = SlowDisk(DurableFile::open(arg(2)).expect("open log"));
-            install(Arc::new(AsyncSink::builder(slow).capacity(64).build()));
+            install(Arc::new(AsyncSink::builder().capacity(64).build(slow)));
             if arg(4) != "no-hook" {
                 elide::install_panic_hook();
             }
@@ -591,7 +591,7 @@ fn main() {
                 .write(true)
                 .open("/dev/full")
                 .expect("open /dev/full");
-            let sink = Arc::new(AsyncSink::builder(file).name("/dev/full").build());
+            let sink = Arc::new(AsyncSink::builder().name("/dev/full").build(file));
             install(sink.clone());
             log_n(1_000);
             elide::flush();
@@ -619,7 +619,7 @@ fn main() {
         }
         // stdout is a pipe the parent has closed: every write is EPIPE.
         "closed-pipe" => {
-            let sink = Arc::new(AsyncSink::builder(std::io::stdout()).name("stdout").build());
+            let sink = Arc::new(AsyncSink::builder().name("stdout").build(std::io::stdout()));
             install(sink.clone());
             log_n(2_000);
             elide::flush();
@@ -668,12 +668,12 @@ fn no_writer(form: &str, policy: &str) {
         _ => Overflow::Drop,
     };
     let sink = Arc::new(match form {
-        "wrapped" => AsyncSink::wrapping(Arc::new(MemorySink::new()))
+        "wrapped" => AsyncSink::builder()
             .capacity(4)
             .max_bytes(1024)
             .overflow(policy)
-            .build(),
-        _ => AsyncSink::builder(std::io::sink()).overflow(policy).build(),
+            .wrap(Arc::new(MemorySink::new())),
+        _ => AsyncSink::builder().overflow(policy).build(std::io::sink()),
     });
     install(sink.clone());
     log_n(100);

@@ -74,11 +74,11 @@ fn block_keeps_every_record_once_and_in_thread_order() {
     let path = temp_path("block");
     // A small queue so callers really wait for the durable writer.
     let sink = Arc::new(
-        AsyncSink::durable_file_builder(&path)
-            .expect("open log")
+        AsyncSink::builder()
             .capacity(1024)
             .overflow(Overflow::Block)
-            .build(),
+            .open_durable(&path)
+            .expect("open log"),
     );
     install(sink.clone());
     log_from_threads(THREADS, PER_THREAD);
@@ -145,10 +145,10 @@ fn drop_accounts_for_every_record_and_says_so_in_the_log() {
     let path = temp_path("drop");
     let (writer, gate) = gated(&path);
     let sink = Arc::new(
-        AsyncSink::builder(writer)
+        AsyncSink::builder()
             .capacity(8)
             .overflow(Overflow::Drop)
-            .build(),
+            .build(writer),
     );
     install(sink.clone());
     // The writer is stuck, so the tiny queue overflows: callers must not wait.
@@ -174,10 +174,10 @@ fn shutdown_timeout_bounds_flush_behind_a_stuck_writer() {
     let path = temp_path("timeout");
     let (writer, gate) = gated(&path);
     let sink = Arc::new(
-        AsyncSink::builder(writer)
+        AsyncSink::builder()
             .capacity(64)
             .shutdown_timeout(Duration::from_millis(200))
-            .build(),
+            .build(writer),
     );
     install(sink.clone());
     for seq in 0..10u64 {
@@ -206,10 +206,10 @@ fn async_lines_are_byte_for_byte_the_synchronous_ones() {
         let sync = elide::sink::DurableFileSink::open(&sync_path)
             .expect("open log")
             .with_format(format);
-        let asynchronous = AsyncSink::file_builder(&async_path)
-            .expect("open log")
+        let asynchronous = AsyncSink::builder()
             .format(format)
-            .build();
+            .open(&async_path)
+            .expect("open log");
         elide::set_sinks([
             Arc::new(sync) as Arc<dyn Sink>,
             Arc::new(asynchronous) as Arc<dyn Sink>,
@@ -267,7 +267,7 @@ impl Drop for LogsOnExit {
 fn records_of_exited_threads_are_written() {
     let _serial = serial();
     let path = temp_path("exited");
-    let sink = Arc::new(AsyncSink::file(&path).expect("open log"));
+    let sink = Arc::new(AsyncSink::open(&path).expect("open log"));
     install(sink.clone());
     let handles: Vec<_> = (0..4u64)
         .map(|t| {
@@ -338,7 +338,7 @@ fn a_failed_write_never_tears_a_later_record() {
     let out = Filling::default();
     // Room for the first record and part of the second.
     out.give(150);
-    let sink = Arc::new(AsyncSink::builder(out.clone()).name("filling").build());
+    let sink = Arc::new(AsyncSink::builder().name("filling").build(out.clone()));
     install(sink.clone());
     for seq in 0..10 {
         elide::info!("record seq={seq}");
@@ -443,7 +443,7 @@ fn block_waits_for_bytes_and_loses_nothing() {
     let _serial = serial();
     let path = temp_path("block-bytes");
     let (writer, gate) = gated(&path);
-    let sink = Arc::new(AsyncSink::builder(writer).max_bytes(2_000).build());
+    let sink = Arc::new(AsyncSink::builder().max_bytes(2_000).build(writer));
     install(sink.clone());
     let logged = std::sync::atomic::AtomicU64::new(0);
     std::thread::scope(|s| {
@@ -496,10 +496,10 @@ fn records_with_hundreds_of_long_fields_are_written_whole() {
     let _serial = serial();
     let path = temp_path("many-fields");
     let sink = Arc::new(
-        AsyncSink::file_builder(&path)
-            .expect("open log")
+        AsyncSink::builder()
             .max_bytes(1 << 20)
-            .build(),
+            .open(&path)
+            .expect("open log"),
     );
     install(sink.clone());
     let rounds: [(usize, u64); 4] = [(256, 30), (257, 30), (1_000, 30), (10_000, 1)];
@@ -552,10 +552,10 @@ fn a_record_larger_than_half_a_thread_buffer_is_written_under_block() {
     let _serial = serial();
     let path = temp_path("big-record");
     let sink = Arc::new(
-        AsyncSink::file_builder(&path)
-            .expect("open log")
+        AsyncSink::builder()
             .overflow(Overflow::Block)
-            .build(),
+            .open(&path)
+            .expect("open log"),
     );
     install(sink.clone());
     let keys: Vec<String> = (0..3_000).map(|i| format!("k{i}")).collect();
@@ -607,10 +607,10 @@ const CHURN_THREADS: u64 = 2_000;
 fn churn_child(path: &std::ffi::OsStr) {
     let (writer, gate) = gated(Path::new(path));
     let sink = Arc::new(
-        AsyncSink::builder(writer)
+        AsyncSink::builder()
             .overflow(Overflow::Drop)
             .max_bytes(1 << 20)
-            .build(),
+            .build(writer),
     );
     install(sink.clone());
     let mut peak = rss_kib();

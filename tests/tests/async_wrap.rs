@@ -79,10 +79,10 @@ impl Sink for Slow {
 /// Installs `inner` behind a queue of `capacity` records under `policy`.
 fn install_wrapped(inner: Arc<Slow>, capacity: usize, policy: Overflow) -> Arc<AsyncSink> {
     let sink = Arc::new(
-        AsyncSink::wrapping(inner)
+        AsyncSink::builder()
             .capacity(capacity)
             .overflow(policy)
-            .build(),
+            .wrap(inner),
     );
     install(sink.clone());
     sink
@@ -252,9 +252,9 @@ fn flush_waits_for_the_drain_then_flushes_the_inner_sink() {
     let _serial = serial();
     let inner = Slow::new(Duration::from_millis(1), true);
     let sink = Arc::new(
-        AsyncSink::wrapping(inner.clone())
+        AsyncSink::builder()
             .overflow(Overflow::Block)
-            .build(),
+            .wrap(inner.clone()),
     );
     install(sink.clone());
     for seq in 0..50u64 {
@@ -316,10 +316,10 @@ fn a_wrapped_sink_panicking_in_max_level_does_not_end_the_writer() {
     let _serial = serial();
     let inner = Arc::new(PanicsOnWriter::default());
     let sink = Arc::new(
-        AsyncSink::wrapping(inner.clone())
+        AsyncSink::builder()
             .capacity(2)
             .overflow(Overflow::Drop)
-            .build(),
+            .wrap(inner.clone()),
     );
     install(sink.clone());
     let panics = elide::stats().sink_panics;
@@ -472,10 +472,10 @@ fn the_byte_budget_bounds_the_queue_of_a_wrapped_sink() {
     let _s = serial();
     let inner = Arc::new(SlowCounted(AtomicU64::new(0)));
     let sink = Arc::new(
-        AsyncSink::wrapping(inner.clone())
+        AsyncSink::builder()
             .overflow(Overflow::Drop)
             .max_bytes(8 * 1024)
-            .build(),
+            .wrap(inner.clone()),
     );
     install(sink.clone());
     let mut peak = 0;

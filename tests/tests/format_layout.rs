@@ -162,11 +162,11 @@ fn same_line_on_every_sink_path() {
         ),
         (
             "async",
-            Arc::new(AsyncSink::file(dir.join("async")).unwrap()),
+            Arc::new(AsyncSink::open(dir.join("async")).unwrap()),
         ),
         (
             "async-durable",
-            Arc::new(AsyncSink::durable_file(dir.join("async-durable")).unwrap()),
+            Arc::new(AsyncSink::open_durable(dir.join("async-durable")).unwrap()),
         ),
     ];
     for (name, sink) in &sinks {

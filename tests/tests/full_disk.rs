@@ -86,8 +86,8 @@ fn lines_stay_whole_when_the_disk_fills_and_frees() {
         }
     };
     let filler = fill_leaving(&fs_.0, 3);
-    let durable_async = Arc::new(AsyncSink::durable_file(fs_.0.join("async-durable.log")).unwrap());
-    let plain_async = Arc::new(AsyncSink::file(fs_.0.join("async.log")).unwrap());
+    let durable_async = Arc::new(AsyncSink::open_durable(fs_.0.join("async-durable.log")).unwrap());
+    let plain_async = Arc::new(AsyncSink::open(fs_.0.join("async.log")).unwrap());
     let durable = Arc::new(DurableFileSink::open(fs_.0.join("durable.log")).unwrap());
     elide::set_sinks([
         durable_async.clone() as Arc<dyn Sink>,

@@ -72,10 +72,10 @@ fn migrated_code_writes_the_span_chain_in_compact_and_json() {
         // The chain crosses to an async sink's writer thread, through its
         // rings and through a wrapped sink.
         Arc::new(
-            AsyncSink::file_builder(&rings)
-                .unwrap()
+            AsyncSink::builder()
                 .format(Format::Compact)
-                .build(),
+                .open(&rings)
+                .unwrap(),
         ),
         Arc::new(AsyncSink::wrap(Arc::new(file(&wrapped, Format::Compact)))),
     ];

@@ -207,9 +207,9 @@ fn e_info_async() {
     // The caller's share: capture and enqueue; the writer thread formats.
     elide_with(
         Arc::new(
-            AsyncSink::builder(std::io::sink())
+            AsyncSink::builder()
                 .level(LevelFilter::Info)
-                .build(),
+                .build(std::io::sink()),
         ),
         LevelFilter::Info,
     );

@@ -113,7 +113,7 @@ fn elide_site(i: u64) {
 }
 
 /// elide's rows: the whole burst in an 8 MiB buffer per thread, then the
-/// defaults as a user writes them (`AsyncSink::file(path)`: a 1 MiB buffer
+/// defaults as a user writes them (`AsyncSink::open(path)`: a 1 MiB buffer
 /// per thread, which the burst overruns, so the writer drains to the file
 /// while the callers log, and `Block` makes a caller wait when it is full).
 fn elide_rows(dir: &Path, calls: u64) -> Vec<CycleRow> {
@@ -122,12 +122,12 @@ fn elide_rows(dir: &Path, calls: u64) -> Vec<CycleRow> {
         let path = dir.join(format!("elide-cycles-{threads}.log"));
         let _ = std::fs::remove_file(&path);
         let sink = Arc::new(if defaults {
-            AsyncSink::file(&path).expect("open log")
+            AsyncSink::open(&path).expect("open log")
         } else {
-            AsyncSink::file_builder(&path)
-                .expect("open log")
+            AsyncSink::builder()
                 .thread_buffer(8 << 20)
-                .build()
+                .open(&path)
+                .expect("open log")
         });
         elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
         // The writer calibrates the cheap clock in its first 10 ms.
@@ -141,9 +141,9 @@ fn elide_rows(dir: &Path, calls: u64) -> Vec<CycleRow> {
         let _ = std::fs::remove_file(&path);
         rows.push(CycleRow {
             name: if defaults {
-                "elide AsyncSink::file(path), defaults, writer draining".into()
+                "elide AsyncSink::open(path), defaults, writer draining".into()
             } else {
-                "elide AsyncSink::file, thread_buffer 8 MiB".into()
+                "elide AsyncSink::open, thread_buffer 8 MiB".into()
             },
             threads,
             per_call,

@@ -1,7 +1,7 @@
 //! Durable logging, side by side in one run: N INFO lines that must end up
 //! on disk, through
 //! 1. elide's synchronous [`DurableFileSink`] (the caller waits for fsync),
-//! 2. elide's [`AsyncSink`] over a [`DurableFile`] (group commit),
+//! 2. elide's [`AsyncSink`] from `AsyncSink::open_durable` (over a `DurableFile`: group commit),
 //! 3. `tracing` + `tracing-appender` `non_blocking` over a writer that
 //!    fsyncs each write (its only way to be durable).
 //!
@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use elide::sink::{AsyncSink, DurableFile, DurableFileSink};
+use elide::sink::{AsyncSink, DurableFileSink};
 use elide::{LevelFilter, Sink};
 
 struct Row {
@@ -96,9 +96,9 @@ fn elide_sync(dir: &Path, n: usize) -> Row {
 
 fn elide_async(dir: &Path, n: usize) -> Row {
     let path = fresh(dir, "elide-async.log");
-    let sink = AsyncSink::builder(DurableFile::open(&path).expect("open log"));
+    let sink = AsyncSink::open_durable(&path).expect("open log");
     let name = "elide AsyncSink + DurableFile (group commit), defaults".to_owned();
-    let sink = Arc::new(sink.build());
+    let sink = Arc::new(sink);
     elide::set_sinks([sink.clone() as Arc<dyn Sink>]);
     // What a program's `init()` guard does at exit: flush, no time limit.
     let (lat, wall, start) = timed(n, |i| elide::info!(seq = i, "record {i}"));

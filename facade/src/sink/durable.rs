@@ -40,7 +40,9 @@ fn sync(file: &File) -> io::Result<()> {
 /// ```no_run
 /// use std::sync::Arc;
 /// use elide::sink::{AsyncSink, DurableFile};
-/// let sink = AsyncSink::builder(DurableFile::open("app.log")?).name("app.log").build();
+/// // What `AsyncSink::open_durable("app.log")` makes, here with a writer of
+/// // your choice in its place.
+/// let sink = AsyncSink::builder().name("app.log").build(DurableFile::open("app.log")?);
 /// elide::set_sinks([Arc::new(sink) as Arc<dyn elide::Sink>]);
 /// # Ok::<(), std::io::Error>(())
 /// ```
@@ -107,7 +109,7 @@ struct Pending {
 /// that commit. This is the slow, simple guarantee (a single thread waits
 /// for one fsync per record); for durability without waiting put a
 /// [`DurableFile`] behind an [`AsyncSink`](crate::sink::AsyncSink) instead
-/// (see [`AsyncSink::durable_file`](crate::sink::AsyncSink::durable_file)).
+/// (see [`AsyncSink::open_durable`](crate::sink::AsyncSink::open_durable)).
 ///
 /// Write errors are counted in [`stats`](DurableFileSink::failed) and
 /// reported once via [`report_write_error`](crate::report_write_error);

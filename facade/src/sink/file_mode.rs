@@ -34,10 +34,10 @@ use crate::sink::Sink;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileMode {
-    /// `AsyncSink::file`: queued, one `write` per batch, no fsync
+    /// `AsyncSink::open`: queued, one `write` per batch, no fsync
     /// (feature `async`).
     Async,
-    /// `AsyncSink::durable_file`: queued, one `sync_data` per batch
+    /// `AsyncSink::open_durable`: queued, one `sync_data` per batch
     /// (feature `async`).
     Durable,
     /// [`DurableFileSink`]: the caller waits for `sync_data`.
@@ -122,17 +122,17 @@ impl FileMode {
             }
             #[cfg(feature = "async")]
             FileMode::Async => Arc::new(
-                AsyncSink::file_builder(path)?
+                AsyncSink::builder()
                     .format(format)
                     .level(level)
-                    .build(),
+                    .open(path)?,
             ),
             #[cfg(feature = "async")]
             FileMode::Durable => Arc::new(
-                AsyncSink::durable_file_builder(path)?
+                AsyncSink::builder()
                     .format(format)
                     .level(level)
-                    .build(),
+                    .open_durable(path)?,
             ),
             FileMode::SyncDurable => Arc::new(
                 DurableFileSink::open(path)?

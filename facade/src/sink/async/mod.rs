@@ -1,7 +1,7 @@
 //! The async sink: callers copy a record into a buffer of their thread; a
 //! background writer thread drains the buffers oldest record first and
 //! formats the records into batches, writes each batch and flushes once
-//! per batch, or (for [`AsyncSink::wrap`]) rebuilds each record and hands
+//! per batch, or (for [`AsyncSinkBuilder::wrap`]) rebuilds each record and hands
 //! it to any other [`Sink`]. One engine serves both outputs.
 //!
 //! # Guarantees (for both outputs)
@@ -150,35 +150,32 @@ pub(crate) fn on_writer() -> bool {
 }
 
 /// A sink that queues records for a background writer thread, which
-/// formats and writes them in batches ([`new`](AsyncSink::new)), or hands
-/// them to another sink ([`wrap`](AsyncSink::wrap)).
+/// formats and writes them in batches to a file or any [`io::Write`], or
+/// hands them to another sink.
 ///
 /// Cargo feature `async` (on by default).
 ///
-/// The writer of [`new`](AsyncSink::new) is any [`io::Write`]: a
-/// [`DurableFile`] (its `flush` is `sync_data`, so each batch is one
-/// fsync), a `File`, `Stdout`, a pipe. That path is the fast one: lines are
-/// formatted straight into the batch buffer.
-///
-/// Configure it with its [builder](AsyncSink::builder), which starts the
-/// writer thread in [`build`](AsyncSinkBuilder::build); the constructors
-/// `new`, `wrap`, `file` and `durable_file` build with the defaults.
+/// With the defaults: [`open`](AsyncSink::open) (a file),
+/// [`open_durable`](AsyncSink::open_durable) (a file, one fsync per
+/// batch), [`wrap`](AsyncSink::wrap) (any sink), [`new`](AsyncSink::new)
+/// (any writer). With options: [`AsyncSink::builder`], then the same four
+/// outputs as the builder's last call, as with [`std::fs::OpenOptions`].
+/// Writing bytes is the fast path: lines are formatted straight into the
+/// writer's batch buffer.
 ///
 /// ```
 /// use std::sync::Arc;
 /// use elide::sink::{AsyncSink, Overflow};
-/// let sink = AsyncSink::builder(std::io::sink())
-///     .capacity(1024)
-///     .overflow(Overflow::Drop)
-///     .name("nowhere")
-///     .build();
-/// let sink = Arc::new(sink);
+/// # let dir = std::env::temp_dir().join(format!("elide-doc-async-{}", std::process::id()));
+/// let sink = Arc::new(AsyncSink::builder().overflow(Overflow::Drop).open(dir.join("app.log"))?);
 /// elide::set_sinks([sink.clone() as Arc<dyn elide::Sink>]);
 /// elide::set_level(elide::LevelFilter::Info);
 /// elide::info!(n = 1, "queued");
 /// elide::flush(); // returns once the line is written
 /// let s = sink.stats();
 /// assert_eq!(s.written + s.dropped, 1);
+/// # elide::set_sinks([]); drop(sink); let _ = std::fs::remove_dir_all(&dir);
+/// # Ok::<(), std::io::Error>(())
 /// ```
 pub struct AsyncSink {
     /// The process whose writer thread drains the queue: a forked child
@@ -213,18 +210,16 @@ impl std::fmt::Debug for AsyncSink {
     }
 }
 
-/// The configuration of an [`AsyncSink`]; [`build`](AsyncSinkBuilder::build)
-/// starts the writer thread. Made by [`AsyncSink::builder`],
-/// [`AsyncSink::wrapping`], [`AsyncSink::file_builder`] or
-/// [`AsyncSink::durable_file_builder`].
+/// The options of an [`AsyncSink`], from [`AsyncSink::builder`]; the call
+/// that names the output ([`open`](AsyncSinkBuilder::open),
+/// [`open_durable`](AsyncSinkBuilder::open_durable),
+/// [`wrap`](AsyncSinkBuilder::wrap), [`build`](AsyncSinkBuilder::build))
+/// starts the writer thread.
 pub struct AsyncSinkBuilder {
-    out: Output,
-    name: String,
+    /// The name in error reports; by default the output's (the path).
+    name: Option<String>,
     format: Format,
     level: LevelFilter,
-    /// The wrapped sink's level: the most the sink may take.
-    level_cap: LevelFilter,
-    telemetry: bool,
     policy: Overflow,
     capacity: usize,
     max_bytes: usize,
@@ -247,14 +242,11 @@ impl std::fmt::Debug for AsyncSinkBuilder {
 }
 
 impl AsyncSinkBuilder {
-    fn new(out: Output, name: String) -> AsyncSinkBuilder {
+    fn new() -> AsyncSinkBuilder {
         AsyncSinkBuilder {
-            out,
-            name,
+            name: None,
             format: Format::Radical,
             level: LevelFilter::Trace,
-            level_cap: LevelFilter::Trace,
-            telemetry: false,
             policy: Overflow::Block,
             capacity: DEFAULT_CAPACITY,
             max_bytes: AsyncSink::DEFAULT_MAX_BYTES,
@@ -318,9 +310,10 @@ impl AsyncSinkBuilder {
         self.level = level;
         self
     }
-    /// Names the sink in error reports (e.g. the file path).
+    /// Names the sink in error reports (default: the file's path,
+    /// `async sink` over a writer, `async sink (wrapped)` over a sink).
     pub fn name(mut self, name: impl Into<String>) -> AsyncSinkBuilder {
-        self.name = name.into();
+        self.name = Some(name.into());
         self
     }
     /// Bounds how long [`flush`](Sink::flush) (and so the `init` guard's
@@ -332,18 +325,103 @@ impl AsyncSinkBuilder {
         self
     }
 
-    /// Starts the writer thread. If the thread cannot be started, the
+    /// Starts the writer thread over `writer`, any [`io::Write`]: a
+    /// [`DurableFile`] (its `flush` is `sync_data`, so each batch is one
+    /// fsync), a `File`, `Stdout`, a pipe. Lines are formatted straight
+    /// into the writer's batch buffer.
+    ///
+    /// If the thread cannot be started (this holds for every output), the
     /// failure is reported once on stderr, records are counted as dropped,
     /// and neither [`Overflow::Block`] callers nor `flush` wait for it.
-    pub fn build(self) -> AsyncSink {
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use elide::sink::{AsyncSink, Overflow};
+    /// let sink = AsyncSink::builder()
+    ///     .capacity(1024)
+    ///     .overflow(Overflow::Drop)
+    ///     .name("nowhere")
+    ///     .build(std::io::sink());
+    /// let sink = Arc::new(sink);
+    /// elide::set_sinks([sink.clone() as Arc<dyn elide::Sink>]);
+    /// elide::set_level(elide::LevelFilter::Info);
+    /// elide::info!(n = 1, "queued");
+    /// elide::flush(); // returns once the line is written
+    /// let s = sink.stats();
+    /// assert_eq!(s.written + s.dropped, 1);
+    /// ```
+    pub fn build<W: Write + Send + 'static>(self, writer: W) -> AsyncSink {
+        self.start(Output::Bytes(Box::new(writer)), "async sink", false)
+    }
+
+    /// Appends to `path` (the file and its parent directories are created
+    /// if needed): one `write` per batch, no fsync. Lines reach the OS, not
+    /// necessarily the disk. The sink is named by the path.
+    pub fn open(self, path: impl AsRef<Path>) -> io::Result<AsyncSink> {
+        let path = path.as_ref();
+        let file = crate::sink::open_append(path)?;
+        Ok(self.start(
+            Output::Bytes(Box::new(file)),
+            &path.display().to_string(),
+            false,
+        ))
+    }
+
+    /// Appends to `path` durably (created like [`open`](Self::open)): one
+    /// `sync_data` per batch (group commit); [`flush`](Sink::flush) returns
+    /// once everything accepted so far is on disk.
+    pub fn open_durable(self, path: impl AsRef<Path>) -> io::Result<AsyncSink> {
+        let path = path.as_ref();
+        let file = DurableFile::open(path)?;
+        Ok(self.start(
+            Output::Bytes(Box::new(file)),
+            &path.display().to_string(),
+            false,
+        ))
+    }
+
+    /// Hands every record to `inner` on the writer thread, so any sink (a
+    /// [`FileSink`](crate::sink::FileSink), a
+    /// [`ProfSink`](crate::sink::ProfSink), your own) gets the queue,
+    /// the overflow policy and the accounting of this type.
+    ///
+    /// The writer rebuilds each record from what the caller copied: the
+    /// site's metadata, level, the message, typed fields (numbers stay
+    /// numbers; `Display`/`Debug` fields arrive rendered, with their kind
+    /// kept), and the caller's time, thread number and thread name. Levels
+    /// and telemetry follow `inner` (its [`max_level`](Sink::max_level) and
+    /// [`wants_telemetry`](Sink::wants_telemetry), read now; the builder's
+    /// [`level`](Self::level) can only lower the level). Records are
+    /// emitted one by one on the writer thread (named `elide-writer`),
+    /// oldest first, each thread's in the order it logged them, and each is
+    /// counted written (or failed) as soon as `inner.emit` returns.
+    /// `inner.flush()` runs on the writer once everything queued before a
+    /// [`flush`](Sink::flush) call is emitted (that includes the exit
+    /// flush), and when the sink is dropped, so between flushes the inner
+    /// sink's own buffering applies; the writer drops its reference to
+    /// `inner` when it stops. A panic of `inner.emit` is contained, counted in
+    /// [`AsyncStats::failed`] and in [`stats`](crate::stats), and reported
+    /// once on stderr. Dropped records are announced to `inner` as a `Warn`
+    /// record `N records dropped` (field `dropped`) if it takes warnings.
+    /// The builder's [`format`](Self::format) has no effect here.
+    pub fn wrap(mut self, inner: Arc<dyn Sink>) -> AsyncSink {
+        self.level = self.level.min(inner.max_level());
+        let telemetry = inner.wants_telemetry();
+        self.start(Output::Sink(inner), "async sink (wrapped)", telemetry)
+    }
+
+    /// Starts the writer over `out`; `telemetry`: whether the sink takes
+    /// telemetry events (a wrapped sink that does).
+    fn start(self, out: Output, default_name: &str, telemetry: bool) -> AsyncSink {
         let ring_bytes = self
             .thread_buffer
             .min(self.capacity.saturating_mul(BYTES_PER_RECORD))
             .max(MIN_THREAD_BUFFER);
-        let wrapped = matches!(self.out, Output::Sink(_));
+        let wrapped = matches!(out, Output::Sink(_));
+        let name = self.name.unwrap_or_else(|| default_name.to_owned());
         let rings = RingQueue::start(
-            self.out,
-            self.name.clone(),
+            out,
+            name.clone(),
             self.format,
             self.policy,
             ring_bytes,
@@ -353,10 +431,10 @@ impl AsyncSinkBuilder {
         AsyncSink {
             pid: crate::process::pid(),
             rings,
-            name: self.name,
+            name,
             wrapped,
-            telemetry: self.telemetry,
-            level: self.level.min(self.level_cap),
+            telemetry,
+            level: self.level,
             policy: self.policy,
             capacity: self.capacity,
             shutdown_timeout: self.shutdown_timeout,
@@ -375,53 +453,43 @@ impl AsyncSink {
     /// [`AsyncSinkBuilder::thread_buffer`].
     pub const DEFAULT_THREAD_BUFFER: usize = 1 << 20;
 
-    /// A builder over `writer`: RADICAL format, all levels,
-    /// [`Overflow::Block`], [`AsyncSink::DEFAULT_CAPACITY`] records, no shutdown
-    /// timeout until set.
-    pub fn builder<W: Write + Send + 'static>(writer: W) -> AsyncSinkBuilder {
-        AsyncSinkBuilder::new(Output::Bytes(Box::new(writer)), "async sink".to_owned())
-    }
-
-    /// `AsyncSink::builder(writer).build()`: starts a writer thread over
-    /// `writer` with the defaults.
-    pub fn new<W: Write + Send + 'static>(writer: W) -> AsyncSink {
-        AsyncSink::builder(writer).build()
-    }
-
-    /// A builder whose writer thread hands every record to `inner`, so any
-    /// sink (a [`FileSink`](crate::sink::FileSink), a
-    /// [`ProfSink`](crate::sink::ProfSink), your own) gets the queue,
-    /// the overflow policy and the accounting of this type.
+    /// The builder: every option at its default (RADICAL format, all
+    /// levels, [`Overflow::Block`], [`AsyncSink::DEFAULT_CAPACITY`] records,
+    /// no shutdown timeout), the output given last, as with
+    /// [`std::fs::OpenOptions`]: [`open`](AsyncSinkBuilder::open),
+    /// [`open_durable`](AsyncSinkBuilder::open_durable),
+    /// [`wrap`](AsyncSinkBuilder::wrap) or [`build`](AsyncSinkBuilder::build),
+    /// each of which starts the writer thread.
     ///
-    /// The writer rebuilds each record from what the caller copied: the
-    /// site's metadata, level, the message, typed fields (numbers stay
-    /// numbers; `Display`/`Debug` fields arrive rendered, with their kind
-    /// kept), and the caller's time, thread number and thread name. Levels
-    /// and telemetry follow `inner` (its [`max_level`](Sink::max_level) and
-    /// [`wants_telemetry`](Sink::wants_telemetry), read now). Records are
-    /// emitted one by one on the writer thread (named `elide-writer`),
-    /// oldest first, each thread's in the order it logged them, and each is
-    /// counted written (or failed) as soon as `inner.emit` returns.
-    /// `inner.flush()` runs on the writer once everything queued before a
-    /// [`flush`](Sink::flush) call is emitted (that includes the exit
-    /// flush), and when the sink is dropped, so between flushes the inner
-    /// sink's own buffering applies; the writer drops its reference to
-    /// `inner` when it stops. A panic of `inner.emit` is contained, counted in
-    /// [`AsyncStats::failed`] and in [`stats`](crate::stats), and reported
-    /// once on stderr. Dropped records are announced to `inner` as a `Warn`
-    /// record `N records dropped` (field `dropped`) if it takes warnings.
-    /// The builder's [`format`](AsyncSinkBuilder::format) has no effect here.
-    pub fn wrapping(inner: Arc<dyn Sink>) -> AsyncSinkBuilder {
-        let mut b = AsyncSinkBuilder::new(
-            Output::Sink(inner.clone()),
-            "async sink (wrapped)".to_owned(),
-        );
-        b.level_cap = inner.max_level();
-        b.telemetry = inner.wants_telemetry();
-        b
+    /// ```
+    /// use elide::sink::{AsyncSink, Overflow};
+    /// # let dir = std::env::temp_dir().join(format!("elide-doc-builder-{}", std::process::id()));
+    /// let sink = AsyncSink::builder()
+    ///     .capacity(1024)
+    ///     .overflow(Overflow::Drop)
+    ///     .open(dir.join("app.log"))?;
+    /// # drop(sink); let _ = std::fs::remove_dir_all(&dir);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn builder() -> AsyncSinkBuilder {
+        AsyncSinkBuilder::new()
     }
 
-    /// `AsyncSink::wrapping(inner).build()`: see [`wrapping`](AsyncSink::wrapping).
+    /// `AsyncSink::builder().open(path)`: appends to `path` with the
+    /// defaults (see [`AsyncSinkBuilder::open`]).
+    pub fn open(path: impl AsRef<Path>) -> io::Result<AsyncSink> {
+        AsyncSink::builder().open(path)
+    }
+
+    /// `AsyncSink::builder().open_durable(path)`: appends to `path` with one
+    /// `sync_data` per batch, defaults otherwise (see
+    /// [`AsyncSinkBuilder::open_durable`]).
+    pub fn open_durable(path: impl AsRef<Path>) -> io::Result<AsyncSink> {
+        AsyncSink::builder().open_durable(path)
+    }
+
+    /// `AsyncSink::builder().wrap(inner)`: any sink behind the queue, with
+    /// the defaults (see [`AsyncSinkBuilder::wrap`]).
     ///
     /// ```
     /// use std::sync::Arc;
@@ -435,35 +503,27 @@ impl AsyncSink {
     /// assert_eq!(mem.messages(), ["queued"]);
     /// ```
     pub fn wrap(inner: Arc<dyn Sink>) -> AsyncSink {
-        AsyncSink::wrapping(inner).build()
+        AsyncSink::builder().wrap(inner)
     }
 
-    /// A builder appending to `path` (the file and its parent directories
-    /// are created if needed): one `write` per batch, no fsync. Lines reach
-    /// the OS, not necessarily the disk.
-    pub fn file_builder(path: impl AsRef<Path>) -> io::Result<AsyncSinkBuilder> {
-        let path = path.as_ref();
-        let file = crate::sink::open_append(path)?;
-        Ok(AsyncSink::builder(file).name(path.display().to_string()))
+    /// `AsyncSink::builder().build(writer)`: any [`io::Write`] with the
+    /// defaults.
+    pub fn new<W: Write + Send + 'static>(writer: W) -> AsyncSink {
+        AsyncSink::builder().build(writer)
     }
 
-    /// `AsyncSink::file_builder(path)?.build()`.
+    /// Renamed [`open`](AsyncSink::open), like every sink that opens a file.
+    #[doc(hidden)]
+    #[deprecated(note = "use `AsyncSink::open`")]
     pub fn file(path: impl AsRef<Path>) -> io::Result<AsyncSink> {
-        Ok(AsyncSink::file_builder(path)?.build())
+        AsyncSink::open(path)
     }
 
-    /// A builder appending to `path` durably (created like
-    /// [`file_builder`](AsyncSink::file_builder)): one `sync_data` per batch
-    /// (group commit); [`flush`](Sink::flush) returns once everything
-    /// accepted so far is on disk.
-    pub fn durable_file_builder(path: impl AsRef<Path>) -> io::Result<AsyncSinkBuilder> {
-        let path = path.as_ref();
-        Ok(AsyncSink::builder(DurableFile::open(path)?).name(path.display().to_string()))
-    }
-
-    /// `AsyncSink::durable_file_builder(path)?.build()`.
+    /// Renamed [`open_durable`](AsyncSink::open_durable).
+    #[doc(hidden)]
+    #[deprecated(note = "use `AsyncSink::open_durable`")]
     pub fn durable_file(path: impl AsRef<Path>) -> io::Result<AsyncSink> {
-        Ok(AsyncSink::durable_file_builder(path)?.build())
+        AsyncSink::open_durable(path)
     }
 
     /// The sink's counters.
@@ -621,7 +681,7 @@ mod tests {
 
     #[test]
     fn a_sink_and_its_builder_debug_as_their_settings() {
-        let builder = AsyncSink::builder(io::sink())
+        let builder = AsyncSink::builder()
             .name("audit")
             .capacity(128)
             .overflow(Overflow::Drop);
@@ -629,7 +689,7 @@ mod tests {
         for part in ["AsyncSinkBuilder", "\"audit\"", "capacity: 128", "Drop"] {
             assert!(text.contains(part), "{part} in {text}");
         }
-        let sink = builder.build();
+        let sink = builder.build(io::sink());
         let text = format!("{sink:?}");
         for part in [
             "AsyncSink",
@@ -639,6 +699,57 @@ mod tests {
         ] {
             assert!(text.contains(part), "{part} in {text}");
         }
+    }
+
+    /// Each output's call names the sink (in error reports) after what it
+    /// writes to unless `name` did, and the durable one writes through to
+    /// the file; the deprecated names still open the same sinks.
+    #[test]
+    #[allow(deprecated)]
+    fn each_output_names_its_sink_and_the_old_names_still_open_files() {
+        let dir = std::env::temp_dir().join(format!("elide-async-names-{}", std::process::id()));
+        let (plain, durable) = (dir.join("a/plain.log"), dir.join("b/durable.log"));
+        let named = |sink: &AsyncSink| sink.name.clone();
+        let sinks = [
+            AsyncSink::open(&plain).unwrap(),
+            AsyncSink::open_durable(&durable).unwrap(),
+            AsyncSink::builder().name("audit").open(&plain).unwrap(),
+            AsyncSink::new(io::sink()),
+            AsyncSink::wrap(Arc::new(crate::sink::NullSink::new())),
+            AsyncSink::file(&plain).unwrap(),
+            AsyncSink::durable_file(&durable).unwrap(),
+        ];
+        let names: Vec<String> = sinks.iter().map(named).collect();
+        let (p, d) = (plain.display().to_string(), durable.display().to_string());
+        assert_eq!(
+            names,
+            [
+                &*p,
+                &*d,
+                "audit",
+                "async sink",
+                "async sink (wrapped)",
+                &*p,
+                &*d
+            ]
+        );
+        assert!(!sinks[0].wrapped && sinks[4].wrapped);
+        for (i, sink) in sinks.iter().enumerate() {
+            record_into(sink, i as u64);
+            sink.flush();
+        }
+        drop(sinks);
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap();
+        let (plain_text, durable_text) = (read(&plain), read(&durable));
+        let _ = std::fs::remove_dir_all(&dir);
+        // The number each line ends with: which sinks wrote to which file.
+        let numbers = |t: &str| -> Vec<String> {
+            t.lines()
+                .map(|l| l.rsplit(' ').next().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(numbers(&plain_text), ["0", "2", "5"], "{plain_text}");
+        assert_eq!(numbers(&durable_text), ["1", "6"], "{durable_text}");
     }
 
     use crate::metadata::TEST_LOG as TEST_META;
@@ -806,10 +917,10 @@ mod tests {
     fn a_backlog_left_by_a_timed_out_drop_is_written_and_flushed() {
         let inner = Arc::new(Gated::default());
         let entered = inner.on_entry();
-        let sink = AsyncSink::wrapping(inner.clone())
+        let sink = AsyncSink::builder()
             .capacity(2)
             .shutdown_timeout(Duration::from_millis(20))
-            .build();
+            .wrap(inner.clone());
         record_into(&sink, 0);
         entered.recv().unwrap(); // the writer holds record 0
         record_into(&sink, 1);
@@ -828,10 +939,10 @@ mod tests {
     #[test]
     fn each_round_of_drops_is_announced_with_its_own_count() {
         let inner = Arc::new(Gated::default());
-        let sink = AsyncSink::wrapping(inner.clone())
+        let sink = AsyncSink::builder()
             .capacity(2)
             .overflow(Overflow::Drop)
-            .build();
+            .wrap(inner.clone());
         let mut i = 0;
         for dropped in [2, 3] {
             inner.close();
@@ -883,7 +994,7 @@ mod tests {
         let inner = Arc::new(Gated::default());
         inner.open();
         // Room for one long record at a time: callers wait for the writer.
-        let sink = AsyncSink::wrapping(inner.clone()).max_bytes(1).build();
+        let sink = AsyncSink::builder().max_bytes(1).wrap(inner.clone());
         let long = "l".repeat(300);
         for i in 0..50 {
             sink.emit(&Record::new(
@@ -930,7 +1041,7 @@ mod tests {
             n
         };
         let out = Collected::default();
-        let sink = AsyncSink::builder(out.clone()).thread_buffer(1).build();
+        let sink = AsyncSink::builder().thread_buffer(1).build(out.clone());
         let big = "x".repeat(30 * 1024);
         // A long text and 64 fields: several hundred words of buffer.
         let fields: Vec<crate::value::Field<'_>> = NAMES

@@ -368,7 +368,7 @@ impl OtlpSinkBuilder {
             level: self.level,
             extra: self.extra,
         };
-        let queue = AsyncSink::wrapping(Arc::new(feed))
+        let queue = AsyncSink::builder()
             .capacity(self.capacity)
             .overflow(self.overflow)
             .name(format!("OTLP {}", exporter.url("")))
@@ -376,7 +376,7 @@ impl OtlpSinkBuilder {
             // queue's own bound only guards against a writer stuck
             // elsewhere.
             .shutdown_timeout(self.settings.shutdown + Duration::from_secs(1))
-            .build();
+            .wrap(Arc::new(feed));
         let entry = Arc::new(Entry { queue, exporter });
         let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
         live.retain(|w| w.strong_count() > 0);
