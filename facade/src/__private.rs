@@ -1,23 +1,23 @@
 //! Items the macros expand to. Not public API: names and signatures may
 //! change in any release.
 
-pub use crate::callsite::{Callsite, UNRESOLVED};
-pub use crate::check::{check, check_eq_details, check_ne_details, fail};
-pub use crate::checked::{
+pub use crate::check::checked::{
     async_body, body, ensures, enter as checked_enter, exit as checked_exit, type_check_ensures,
 };
-pub use crate::counter::{Counter, ShardCell};
+pub use crate::check::{check, check_eq_details, check_ne_details, fail};
 pub use crate::dispatch::{dispatch, dispatch_to, Route};
-pub use crate::metadata::{Kind, Metadata};
-pub use crate::raw::{
+pub use crate::record::metadata::{Kind, Metadata};
+pub use crate::record::raw::{
     FloatStyle, MessageFormat, Piece, RawArg, RawByBinary, RawByDebug, RawByDisplay, RawByLowerExp,
     RawByLowerHex, RawByOctal, RawByUpperExp, RawByUpperHex, RawCapture, RawDecode, RawFloat,
     RawMessage, RawUnformattable, RawWrap, ToRawArg,
 };
-pub use crate::runtime_site::site as runtime_site;
-pub use crate::sample::{sample_nth, sample_undo, Every, First};
-pub use crate::span::{instrumented, open_span};
-pub use crate::static_gate::{
+pub use crate::record::value::{with_present_fields, FieldValue, ToValue};
+pub use crate::runtime::runtime_site::site as runtime_site;
+pub use crate::runtime::sample::{sample_nth, sample_undo, Every, First};
+pub use crate::site::callsite::{Callsite, UNRESOLVED};
+pub use crate::site::counter::{Counter, ShardCell};
+pub use crate::site::static_gate::{
     static_limit, FEATURE_CHECKS, FEATURE_LEVEL, FEATURE_TELEMETRY, INTEREST_OFF, INTEREST_ON,
     LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF, LEVEL_TRACE, LEVEL_WARN, STATIC_CHECKS_DEBUG,
     STATIC_CHECKS_RELEASE, STATIC_DEBUG_DEBUG, STATIC_DEBUG_RELEASE, STATIC_ERROR_DEBUG,
@@ -25,18 +25,18 @@ pub use crate::static_gate::{
     STATIC_TELEMETRY_RELEASE, STATIC_TRACE_DEBUG, STATIC_TRACE_RELEASE, STATIC_WARN_DEBUG,
     STATIC_WARN_RELEASE,
 };
+pub use crate::span::{instrumented, open_span};
 pub use crate::telemetry::scope::{
     open_scope, scope_bind, scope_guard, timed, timed_as, NoScope, Timed,
 };
-pub use crate::value::{with_present_fields, FieldValue, ToValue};
 #[doc(inline)]
 pub use crate::{__elide_record as record, __elide_site as site};
 
 // The route of a record is decided in `route`; these are the names the
 // macro expansions call.
-pub use crate::route::{above_every_level, enabled, hit, of_site as admit, route, routed};
+pub use crate::runtime::route::{above_every_level, enabled, hit, of_site as admit, route, routed};
 // A log site's record, built and handed to dispatch.
-pub use crate::site_record::{
+pub use crate::runtime::site_record::{
     dispatch_event, dispatch_message, dispatch_message_at, dispatch_text, dispatch_text_at,
 };
 
@@ -61,7 +61,7 @@ pub fn type_check_debug<T: core::fmt::Debug + ?Sized>(_: &T) {}
 /// Pure: nothing is opened or installed. For the fuzz target in `fuzz/`
 /// (run by hand; see CONTRIBUTING.md).
 pub fn fuzz_env_value(text: &str) {
-    use crate::env::keys::{Ctx, KEYS, LOG_TGT};
+    use crate::config::env::keys::{Ctx, KEYS, LOG_TGT};
     use std::path::Path;
     let ctx = Ctx {
         cwd: Path::new("/cwd"),

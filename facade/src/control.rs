@@ -10,12 +10,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::config;
-use crate::env;
-use crate::interest;
-use crate::level::LevelFilter;
-use crate::namespace::env_prefix;
+use crate::config::env;
+use crate::dispatch::interest;
+use crate::record::level::LevelFilter;
 use crate::runtime::{self, env_sinks, Guard, Shutdown};
 use crate::sink::Sink;
+use crate::site::namespace::env_prefix;
 
 /// Sets the level of every namespace that has no more specific rule.
 ///
@@ -260,7 +260,7 @@ fn install_bridges() {
 fn init_ns_only(root: &str) -> Guard {
     let first = !runtime::started();
     // Set before `ensure` so the first sinks already follow the root.
-    crate::namespace::set_root(root);
+    crate::site::namespace::set_root(root);
     // The sites' settings depend on the root: rewrite them.
     interest::reconfigure(|_| {});
     runtime::set_up(false);

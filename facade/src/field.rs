@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use crate::value::{FieldValue, ToValue, Value};
+use crate::record::value::{FieldValue, ToValue, Value};
 
 /// A value recorded through `Debug`, as `key = ?value` does.
 #[derive(Clone, Copy)]

@@ -13,9 +13,9 @@
 
 use std::fmt::{self, Write};
 
-use crate::process::pid;
+use crate::os::process::pid;
+use crate::record::value::{Value, Visit};
 use crate::record::Record;
-use crate::value::{Value, Visit};
 
 mod compact;
 mod debug_text;

@@ -100,75 +100,48 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Layers, lowest first; each calls only downward (checked in CI by
-// `module-cycles`): data (level, metadata, value, record, registry,
-// namespace, stats, counter, scope_names) -> process, host -> sample, callsite ->
-// format -> sink ->
-// env -> config -> dispatch -> interest -> runtime -> route -> runtime_site,
-// site_record -> control, describe,
-// check, checked, telemetry, testing -> __private (what the macros call).
-// One call goes up, wired here at the root: at start-up, `runtime` asks
-// `bridge` for the application's own logger (`host_logger_sink`).
+// `module-cycles`), and each folder's `mod.rs` says what it owns:
+// `record` (the data a record is made of), `contain`, `site` (call sites,
+// their registry, the static gate, namespaces) -> `os` (process, clock,
+// host), `stats` -> `format` -> `sink` -> `config` (with `env`) ->
+// `dispatch` -> `runtime` (with each site's run-time path) -> `check`,
+// `bridge`, `control`, `telemetry`, `span`, `testing` -> `__private` (what
+// the macros call). One call goes up, wired here at the root: at start-up,
+// `runtime` asks `bridge` for the application's own logger
+// (`host_logger_sink`).
 #[cfg(any(feature = "log", feature = "tracing"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "log", feature = "tracing"))))]
 pub mod bridge;
-mod callsite;
 mod check;
-mod checked;
-#[cfg(feature = "async")]
-mod clock;
 mod config;
 mod contain;
 mod control;
-mod counter;
-mod decimal;
-mod describe;
 mod dispatch;
-mod env;
 pub mod field;
 pub mod format;
 pub mod guide;
-#[cfg(any(feature = "prof", feature = "otlp"))]
-mod host;
-mod interest;
-mod level;
 mod macros;
-mod message;
-mod metadata;
-mod namespace;
-mod owned_value;
-mod process;
-mod raw;
+mod os;
 // Without `async`, the accessors only the asynchronous writers read are
 // unused; the default build still reports any other dead code here.
+#[doc(hidden)]
+pub mod __private;
 #[cfg_attr(not(feature = "async"), allow(dead_code))]
 mod record;
-mod registry;
-mod route;
 mod runtime;
-mod runtime_site;
-mod sample;
-mod scope_names;
-mod scope_stack;
 pub mod sink;
-mod site_record;
+mod site;
 pub mod span;
-mod span_data;
-mod static_gate;
 mod stats;
 pub mod telemetry;
 mod templates;
 pub mod testing;
-#[cfg(any(feature = "json", feature = "otlp"))]
-mod trace_ids;
-mod value;
-
-#[doc(hidden)]
-pub mod __private;
 /// The procedural macros behind the front doors in `macros`. Not public API.
 #[doc(hidden)]
 pub use elide_macros as __macros;
 
 pub use check::{check_failure, set_check_failure, CheckFailure};
+pub use config::env::Origin;
 #[allow(deprecated)]
 pub use control::debug_mode_for;
 pub use control::{
@@ -176,21 +149,20 @@ pub use control::{
     set_debug, set_debug_for, set_default_level, set_level, set_level_for, set_max_level,
     set_sinks, set_telemetry, set_telemetry_for, sinks, telemetry_for,
 };
-pub use counter::{counter_value, counters};
-pub use describe::{describe, describe_for, Description, Entry};
-pub use env::Origin;
-pub use level::{Level, LevelFilter, ParseLevelError};
-pub use message::Message;
-pub use metadata::{Kind, Metadata};
-pub use namespace::env_prefix;
+pub use record::level::{Level, LevelFilter, ParseLevelError};
+pub use record::message::Message;
+pub use record::metadata::{Kind, Metadata};
+pub use record::value::{Field, ToValue, Value, Visit};
 pub use record::{thread_number, Record, ThreadInfo};
+pub use runtime::describe::{describe, describe_for, Description, Entry};
+pub use runtime::runtime_site::{emit, enabled_for};
 pub use runtime::{install_panic_hook, Guard};
-pub use runtime_site::{emit, enabled_for};
 pub use sink::Sink;
+pub use site::counter::{counter_value, counters};
+pub use site::namespace::env_prefix;
+pub use site::static_gate::STATIC_MAX_LEVEL;
 pub use span::{Instrument, Span};
-pub use static_gate::STATIC_MAX_LEVEL;
 pub use stats::{report_write_error, stats, Stats};
-pub use value::{Field, ToValue, Value, Visit};
 
 pub use macros::{check, check_eq, check_ne, checked, instrument, timed};
 

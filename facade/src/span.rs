@@ -34,13 +34,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use crate::callsite::Callsite;
-use crate::metadata::Metadata;
-use crate::span_data;
+use crate::record::metadata::Metadata;
+use crate::record::span_data;
+use crate::record::value::Field;
+use crate::site::callsite::Callsite;
 use crate::telemetry::scope::{self, Scope};
-use crate::value::Field;
 
-pub use crate::span_data::SpanData;
+pub use crate::record::span_data::SpanData;
 
 thread_local! {
     /// The spans entered on this thread, innermost last.
@@ -359,7 +359,7 @@ pub fn open_span(
     telemetry: Option<(&'static Callsite, &'static Metadata)>,
     fields: &mut dyn FnMut(FieldsTo<'_>),
 ) -> Span {
-    if crate::route::of_site(cs, needed).is_none() {
+    if crate::runtime::route::of_site(cs, needed).is_none() {
         return Span::none();
     }
     let meta = cs.metadata();
@@ -386,8 +386,8 @@ pub fn instrumented<F: Future>(span: Span, inner: F) -> Instrumented<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::Level;
-    use crate::value::Value;
+    use crate::record::level::Level;
+    use crate::record::value::Value;
 
     fn span(name: &'static str, fields: &[Field<'_>], parent: Option<Arc<SpanData>>) -> Span {
         Span::of(Inner {

@@ -39,7 +39,7 @@ pub fn stats() -> Stats {
         nested_dropped: NESTED_DROPPED.load(Ordering::Relaxed),
         sink_panics: SINK_PANICS.load(Ordering::Relaxed),
         write_errors: WRITE_ERRORS.load(Ordering::Relaxed),
-        sites: crate::callsite::registered_count() as u64,
+        sites: crate::site::callsite::registered_count() as u64,
     }
 }
 
@@ -49,7 +49,7 @@ pub fn report_write_error(name: &str, err: &std::io::Error) {
     WRITE_ERRORS.fetch_add(1, Ordering::Relaxed);
     // In a forked child the set may be held for good by a thread of the
     // parent: then the error is only counted.
-    let Some(mut seen) = crate::process::lock(&REPORTED) else {
+    let Some(mut seen) = crate::os::process::lock(&REPORTED) else {
         return;
     };
     // A few sinks at most: a list, so no hash map is linked for this.
@@ -57,7 +57,7 @@ pub fn report_write_error(name: &str, err: &std::io::Error) {
         seen.push(name.to_owned());
         drop(seen);
         // Best effort: stderr itself may be the failing stream.
-        let _ = crate::process::write_stderr(
+        let _ = crate::os::process::write_stderr(
             format!(
                 "elide: writing to {name} failed: {err} (further errors are counted in elide::stats())\n"
             )

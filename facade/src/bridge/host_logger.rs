@@ -19,7 +19,7 @@
 
 use std::sync::Arc;
 
-use crate::level::LevelFilter;
+use crate::record::level::LevelFilter;
 use crate::sink::Sink;
 
 /// The sink forwarding to the application's logger and that logger's most

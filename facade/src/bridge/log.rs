@@ -31,14 +31,14 @@
 use ::log::kv::{self, VisitSource};
 
 use crate::bridge::{forward, forwarding, intern, placed, site_at, Place, RecentSites, SitePlace};
-use crate::interest;
-use crate::level::{Level, LevelFilter};
+use crate::dispatch::interest;
+use crate::record::level::{Level, LevelFilter};
+use crate::record::value::{Field, Value};
 use crate::record::Record;
-use crate::route::of_target_site as enabled_at;
+use crate::runtime::route::of_target_site as enabled_at;
+use crate::runtime::runtime_site::{emit_at, site};
 use crate::runtime::{self, Shutdown};
-use crate::runtime_site::{emit_at, site};
 use crate::sink::Sink;
-use crate::value::{Field, Value};
 
 /// The `log` logger that routes `log` records into elide. Installed by
 /// [`install`]; there is one, [`LOGGER`].

@@ -27,9 +27,9 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{OnceLock, RwLock};
 
-use crate::callsite::Callsite;
-use crate::metadata::{Kind, Metadata};
-use crate::runtime_site::site;
+use crate::record::metadata::{Kind, Metadata};
+use crate::runtime::runtime_site::site;
+use crate::site::callsite::Callsite;
 
 /// Distinct field names from other facades kept for the life of the
 /// process; further ones are recorded under [`OVERFLOW_KEY`].
@@ -270,7 +270,7 @@ impl<K: Copy + Eq> RecentSites<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::Level;
+    use crate::record::level::Level;
 
     static SITE: Metadata = Metadata::new(Kind::Log, Level::Trace, "bridged", "bridged", "", 0, "");
 

@@ -49,17 +49,17 @@ use tracing_subscriber::registry::LookupSpan;
 use crate::bridge::{
     forward, forwarding, intern_text, placed, site_at, Place, RecentSites, SitePlace,
 };
+use crate::dispatch::interest;
 use crate::dispatch::{self, Route};
-use crate::interest;
-use crate::level::{Level, LevelFilter};
-use crate::metadata::Metadata as ElideMetadata;
+use crate::record::level::{Level, LevelFilter};
+use crate::record::metadata::Metadata as ElideMetadata;
+use crate::record::span_data::SpanData;
+use crate::record::value::{Field, Value};
 use crate::record::Record;
-use crate::route::of_target_site as enabled_at;
 use crate::runtime;
-use crate::runtime_site::{emit_at, site};
+use crate::runtime::route::of_target_site as enabled_at;
+use crate::runtime::runtime_site::{emit_at, site};
 use crate::sink::{OwnedValue, Sink};
-use crate::span_data::SpanData;
-use crate::value::{Field, Value};
 
 use forward_sites::forward_site;
 pub use forward_sites::{forward_callsites, MAX_FORWARD_CALLSITES, OVERFLOW_FIELDS};
@@ -401,7 +401,7 @@ where
     let fields: Vec<Field<'_>> = c.fields.iter().map(|(k, v)| (*k, v.as_value())).collect();
     let target = event.metadata().target();
     let emit = |message: fmt::Arguments<'_>| {
-        crate::span_data::with_bridged(chain_of(event, ctx), || {
+        crate::record::span_data::with_bridged(chain_of(event, ctx), || {
             emit_at(meta, route, target, level, &fields, message)
         })
     };
@@ -496,7 +496,7 @@ where
     };
     let fields: Vec<Field<'_>> = c.fields.iter().map(|(k, v)| (*k, v.as_value())).collect();
     let message = c.message.as_deref().unwrap_or("");
-    crate::span_data::with_bridged(chain_of(event, ctx), || {
+    crate::record::span_data::with_bridged(chain_of(event, ctx), || {
         emit_at(
             placed(cs.metadata(), place),
             route,

@@ -7,8 +7,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// Twenty spaces: the widest padding a column needs.
 const SPACES: &str = "                    ";
 
-use crate::decimal::{digits_into, push_ascii, PAIRS};
-pub(crate) use crate::decimal::{push_i64, push_u64};
+use crate::record::decimal::{digits_into, push_ascii, PAIRS};
+pub(crate) use crate::record::decimal::{push_i64, push_u64};
 
 /// Appends `width - used` spaces (none if `used >= width`), for
 /// left-aligned columns (`%-5d`, `%-20s`).

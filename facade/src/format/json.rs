@@ -5,8 +5,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::escape::JsonEscaped;
 use super::pid;
+use crate::record::value::{Field, Value, Visit};
 use crate::record::Record;
-use crate::value::{Field, Value, Visit};
 
 impl super::Format {
     /// Appends `s` as a JSON string literal, escaped as
@@ -156,7 +156,7 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     string(record.target(), out);
     let _ = write!(out, ",\"pid\":{},\"tid\":{}", pid(), record.thread_id());
     // The span it was emitted in, with the ids OTLP gives it.
-    crate::trace_ids::push_json(record.scope_ids(), out);
+    crate::record::trace_ids::push_json(record.scope_ids(), out);
     out.push_str(",\"msg\":\"");
     let _ = record
         .args()

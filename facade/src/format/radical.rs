@@ -5,7 +5,7 @@
 use super::digits::{pad, push_epoch_3, push_u64_left};
 use super::escape::escape_name;
 use super::{pid, write_fields, write_message};
-use crate::level::Level;
+use crate::record::level::Level;
 use crate::record::Record;
 
 /// The name column's width (`%-20s`); longer names are not cut.
@@ -53,9 +53,9 @@ pub(super) fn write(record: &Record<'_>, dotted: bool, out: &mut String) {
 /// line, so the default spelling's path keeps its registers.
 #[inline(never)]
 fn write_dotted(target: &str, out: &mut String) -> usize {
-    crate::namespace::with_root(|root| {
+    crate::site::namespace::with_root(|root| {
         let (mut width, rest) = match root.and_then(|(name, prefix)| {
-            crate::namespace::strip_prefix(target, prefix).map(|rest| (name, rest))
+            crate::site::namespace::strip_prefix(target, prefix).map(|rest| (name, rest))
         }) {
             Some((name, rest)) => (write_dotted_parts(name, out), rest),
             None => (0, target),
@@ -81,8 +81,8 @@ fn write_dotted_parts(s: &str, out: &mut String) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metadata::{Kind, Metadata};
-    use crate::value::Value;
+    use crate::record::metadata::{Kind, Metadata};
+    use crate::record::value::Value;
     use std::time::{Duration, UNIX_EPOCH};
 
     static META: Metadata = Metadata::new(

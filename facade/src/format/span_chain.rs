@@ -11,8 +11,8 @@ use std::fmt;
 
 use super::escape::escape_name;
 use super::{write_plain_key, write_plain_value};
+use crate::record::span_data::SpanData;
 use crate::record::Record;
-use crate::span_data::SpanData;
 
 impl fmt::Debug for SpanData {
     /// The chain as the compact layout writes it: `outer{a=1}:inner`.
@@ -94,9 +94,9 @@ pub(crate) fn write_json(record: &Record<'_>, out: &mut String) {
 mod tests {
     use super::*;
     use crate::format::Format;
-    use crate::level::Level;
-    use crate::metadata::{Kind, Metadata};
-    use crate::value::Value;
+    use crate::record::level::Level;
+    use crate::record::metadata::{Kind, Metadata};
+    use crate::record::value::Value;
 
     static META: Metadata = Metadata::new(Kind::Log, Level::Info, "app", "m", "f.rs", 1, "");
 
@@ -105,7 +105,7 @@ mod tests {
     #[test]
     fn every_layout_writes_the_chain_outermost_first() {
         let (_, inner) =
-            crate::span_data::test_chain(&[("b", Value::U64(2)), ("s", Value::Str("x y"))]);
+            crate::record::span_data::test_chain(&[("b", Value::U64(2)), ("s", Value::Str("x y"))]);
         let fields = [("b", Value::U64(3))];
         let line = |format: Format| {
             let r = Record::new(&META, Level::Info, format_args!("msg"), &fields)

@@ -64,7 +64,7 @@ pub(super) fn flush_before_abort() {
         })
         .count();
     if finished < awaited {
-        let _ = crate::process::write_stderr(
+        let _ = crate::os::process::write_stderr(
             format!(
                 "elide: {} of {started} sinks did not finish flushing within {} s; \
                  the process aborts without waiting for them\n",

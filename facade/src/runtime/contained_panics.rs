@@ -46,7 +46,7 @@ pub(crate) fn install() {
             if !emitting || aborts || first_at(info.location()) {
                 previous(info);
                 if emitting {
-                    let _ = crate::process::write_stderr(explanation(
+                    let _ = crate::os::process::write_stderr(explanation(
                         crate::contain::formatting_values_here(),
                         aborts,
                     ));
@@ -88,7 +88,7 @@ fn first_at(location: Option<&Location<'_>>) -> bool {
         return false;
     };
     // In a forked child the set may be held for good: then only count.
-    let Some(mut seen) = crate::process::lock(&PLACES_SEEN) else {
+    let Some(mut seen) = crate::os::process::lock(&PLACES_SEEN) else {
         return false;
     };
     let place = (loc.file(), loc.line(), loc.column());

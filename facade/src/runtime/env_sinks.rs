@@ -16,16 +16,16 @@ use std::ffi::OsString;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::config;
-use crate::env::lookup::Warning;
+use crate::config::env::lookup::Warning;
 #[cfg(feature = "file")]
-use crate::env::parse::LogMode;
-use crate::env::parse::Target;
-use crate::env::{self};
+use crate::config::env::parse::LogMode;
+use crate::config::env::parse::Target;
+use crate::config::env::{self};
+use crate::dispatch::interest;
 use crate::format::Format;
-use crate::interest;
 use crate::sink::{ConsoleSink, FileMode, Sink};
 #[cfg(feature = "file")]
-use crate::{level::LevelFilter, sink::FileSink};
+use crate::{record::level::LevelFilter, sink::FileSink};
 
 /// The sinks installed from `LOG_TGT`, so a later change of root or a
 /// reload can replace exactly those and leave sinks added through the API.
@@ -413,7 +413,7 @@ fn otlp(endpoint: Option<&str>, root: Option<&str>, var: &str) -> Option<Arc<dyn
     #[cfg(not(feature = "otlp"))]
     {
         let _ = (endpoint, root);
-        let _ = crate::process::write_stderr(
+        let _ = crate::os::process::write_stderr(
             format!("elide: {var} names an otlp target, but elide was built without its `otlp` feature; the target is ignored\n").as_bytes(),
         );
         None

@@ -12,22 +12,33 @@
 //!
 //! Statics owned here: `INIT`, `LIVE_GUARDS`, and the registrations of the
 //! exit handler and the panic hook.
+//!
+//! This folder is the run-time layer above dispatch: besides the runtime
+//! itself, each site's path at run time (`route`, decided once per record;
+//! `runtime_site` for run-time targets and `emit`; `site_record`, the
+//! record a macro site builds; `sample`), and `describe`, which reports the
+//! configuration in force.
 
 mod abort_flush;
 mod contained_panics;
+pub(crate) mod describe;
 pub(crate) mod env_sinks;
 #[cfg(feature = "otlp")]
 pub(crate) mod otel;
+pub(crate) mod route;
+pub(crate) mod runtime_site;
+pub(crate) mod sample;
+pub(crate) mod site_record;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Once, OnceLock};
 
-use crate::callsite::{Callsite, Interest, UNRESOLVED};
 use crate::config;
+use crate::config::env::{self, EnvSnapshot};
+use crate::dispatch::interest;
 use crate::dispatch::{self, Reach};
-use crate::env::{self, EnvSnapshot};
-use crate::interest;
 use crate::sink::Sink;
+use crate::site::callsite::{Callsite, Interest, UNRESOLVED};
 
 static INIT: OnceLock<()> = OnceLock::new();
 
@@ -41,7 +52,7 @@ static SET_UP: AtomicBool = AtomicBool::new(false);
 /// module, and never under the rebuild lock.
 pub(crate) fn ensure() {
     INIT.get_or_init(|| {
-        crate::process::arm();
+        crate::os::process::arm();
         register_exit_handler();
         contained_panics::install();
         let set_up = SET_UP.load(Ordering::SeqCst);
@@ -94,7 +105,7 @@ pub(crate) fn capture_env() -> EnvSnapshot {
 /// Hands the parts of a new snapshot that sinks read to them (the console's
 /// colour variables); the rest is read from the configuration.
 pub(crate) fn use_snapshot(snap: &EnvSnapshot) {
-    use crate::env::keys::{CLICOLOR_FORCE, NO_COLOR};
+    use crate::config::env::keys::{CLICOLOR_FORCE, NO_COLOR};
     crate::sink::console::set_color_env(snap.get(NO_COLOR.name), snap.get(CLICOLOR_FORCE.name));
 }
 
@@ -213,7 +224,7 @@ pub(crate) fn shutdown(why: Shutdown) {
     }
     if why == Shutdown::Exit {
         // Async sinks close rather than flush: see `AsyncSink::flush`.
-        crate::process::begin_exit();
+        crate::os::process::begin_exit();
     }
     let reach = match why {
         Shutdown::Flush | Shutdown::Guard { .. } => Reach::Installed,

@@ -4,10 +4,10 @@
 //! [`reload_from_env`](crate::reload_from_env) re-reads them with the rest.
 
 use crate::config;
-use crate::env::keys::{
+use crate::config::env::keys::{
     Key, OTEL_ENDPOINT, OTEL_HEADERS, OTEL_PROTOCOL, OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME,
 };
-use crate::env::{self, EnvSnapshot};
+use crate::config::env::{self, EnvSnapshot};
 use crate::sink::otlp::{builder_from_vars, read_otel, warn, OtelVars};
 use crate::sink::{OtlpSink, OtlpSinkBuilder};
 
@@ -117,7 +117,7 @@ mod tests {
     /// a program takes: none is dropped on the way.
     #[test]
     fn every_otel_variable_of_the_table_reaches_the_exporter() {
-        use crate::env::keys::KEYS;
+        use crate::config::env::keys::KEYS;
         use crate::sink::otlp::OtelExtra;
         use std::time::Duration;
         let set = [
@@ -191,7 +191,7 @@ mod tests {
     /// are added.
     #[test]
     fn log_otlp_attrs_turns_on_code_and_thread_attributes() {
-        use crate::env::keys::LOG_OTLP_ATTRS;
+        use crate::config::env::keys::LOG_OTLP_ATTRS;
         let read = |v: &str| {
             let s = snap(&[("RADICAL_DEFAULT_LOG_OTLP_ATTRS", v)]);
             let d = LOG_OTLP_ATTRS.resolve(&s, &[], &s.ctx(), "none".into());

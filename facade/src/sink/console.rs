@@ -5,7 +5,7 @@ use std::io::{self, IsTerminal, Write};
 use std::sync::{Mutex, OnceLock};
 
 use crate::format::Format;
-use crate::level::{Level, LevelFilter};
+use crate::record::level::{Level, LevelFilter};
 use crate::record::Record;
 use crate::sink::Sink;
 
@@ -71,7 +71,7 @@ impl ConsoleSink {
         .armed()
     }
     fn armed(self) -> ConsoleSink {
-        crate::process::arm();
+        crate::os::process::arm();
         self
     }
     /// A sink on stderr: RADICAL format, all levels.
@@ -135,7 +135,7 @@ impl ConsoleSink {
         // In a forked child, the stream's lock may have been held by a
         // thread of the parent: one raw write of the whole line instead.
         #[cfg(unix)]
-        if crate::process::in_forked_child() {
+        if crate::os::process::in_forked_child() {
             return self.write_raw(line);
         }
         let res = match self.stream {
@@ -195,7 +195,7 @@ impl Sink for ConsoleSink {
     /// the lock of stdout may be held for good (std's own exit flushes
     /// stdout there, if it can take the lock).
     fn flush(&self) {
-        if self.stream == Stream::Stdout && !crate::process::in_forked_child() {
+        if self.stream == Stream::Stdout && !crate::os::process::in_forked_child() {
             let _ = io::stdout().flush();
         }
     }

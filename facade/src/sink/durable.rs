@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::format::Format;
-use crate::level::LevelFilter;
+use crate::record::level::LevelFilter;
 use crate::record::Record;
 use crate::sink::whole_lines::{Tally, WholeLines};
 use crate::sink::Sink;
@@ -184,7 +184,7 @@ impl DurableFileSink {
     }
     /// Wraps an open file; `name` is used in error reports.
     pub fn from_file(file: File, name: impl Into<String>) -> DurableFileSink {
-        crate::process::arm();
+        crate::os::process::arm();
         DurableFileSink {
             name: name.into(),
             format: Format::Radical,
@@ -226,7 +226,7 @@ impl DurableFileSink {
 
     /// Appends `line` and returns once a commit covering it has finished.
     fn commit_line(&self, line: &str) {
-        if crate::process::in_forked_child() {
+        if crate::os::process::in_forked_child() {
             return self.commit_line_in_child(line);
         }
         let mut p = lock(&self.pending);
@@ -264,7 +264,7 @@ impl DurableFileSink {
     /// which do not exist here.
     #[cold]
     fn commit_line_in_child(&self, line: &str) {
-        let tally = match crate::process::lock(&self.file) {
+        let tally = match crate::os::process::lock(&self.file) {
             Some(mut out) => out.commit(line, 1),
             None => Tally {
                 written: 0,

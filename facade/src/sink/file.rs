@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::format::Format;
-use crate::level::{Level, LevelFilter};
+use crate::record::level::{Level, LevelFilter};
 use crate::record::Record;
 use crate::sink::Sink;
 
@@ -73,7 +73,7 @@ impl FileSink {
             flush_level: LevelFilter::Warn,
             out: Mutex::new(Out {
                 file: BufWriter::with_capacity(BUFFER, file),
-                pid: crate::process::pid(),
+                pid: crate::os::process::pid(),
             }),
         })
     }
@@ -102,8 +102,8 @@ impl FileSink {
     /// parent held it at the fork, and otherwise without the parent's
     /// buffered lines (the parent writes those itself).
     fn out(&self) -> Option<MutexGuard<'_, Out>> {
-        let mut out = crate::process::lock(&self.out)?;
-        let pid = crate::process::pid();
+        let mut out = crate::os::process::lock(&self.out)?;
+        let pid = crate::os::process::pid();
         if out.pid != pid {
             let placeholder = BufWriter::with_capacity(0, out.file.get_ref().try_clone().ok()?);
             let (file, _parents_lines) = std::mem::replace(&mut out.file, placeholder).into_parts();
@@ -156,7 +156,7 @@ impl Sink for FileSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metadata::{Kind, Metadata};
+    use crate::record::metadata::{Kind, Metadata};
     use crate::sink::scratch::Scratch;
     use std::fs;
 

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::format::Format;
-use crate::level::LevelFilter;
+use crate::record::level::LevelFilter;
 #[cfg(feature = "async")]
 use crate::sink::AsyncSink;
 #[cfg(feature = "file")]

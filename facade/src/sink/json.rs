@@ -8,7 +8,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::format::push_epoch_7;
 use crate::format::Format;
-use crate::level::LevelFilter;
+use crate::record::level::LevelFilter;
 use crate::record::Record;
 use crate::sink::Sink;
 
@@ -63,7 +63,7 @@ impl JsonSink {
     /// The file; `None` in a forked child if a thread of the parent held it
     /// at the fork.
     fn lock(&self) -> Option<MutexGuard<'_, BufWriter<File>>> {
-        crate::process::lock(&self.file)
+        crate::os::process::lock(&self.file)
     }
 
     fn report(&self, e: &io::Error) {
@@ -85,12 +85,12 @@ impl JsonSink {
             out,
             ",\"tid\":{},\"pid\":{}",
             record.thread_id(),
-            crate::process::pid()
+            crate::os::process::pid()
         );
         // The scope it was emitted in (none for a scope's own events,
         // which carry their ids as fields).
         if !is_scope_event(record) {
-            crate::trace_ids::push_json(record.scope_ids(), out);
+            crate::record::trace_ids::push_json(record.scope_ids(), out);
         }
         out.push_str(",\"fields\":");
         Format::json_fields(record.fields(), out);
@@ -135,7 +135,9 @@ impl Drop for JsonSink {
 
 /// A scope's own start or stop event: its ids are its fields.
 fn is_scope_event(record: &Record<'_>) -> bool {
-    record.field(crate::scope_names::SCOPE_FIELD).is_some()
+    record
+        .field(crate::record::scope_names::SCOPE_FIELD)
+        .is_some()
 }
 
 #[cfg(test)]

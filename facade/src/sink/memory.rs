@@ -3,9 +3,9 @@
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use crate::level::{Level, LevelFilter};
-use crate::metadata::Kind;
-pub use crate::owned_value::OwnedValue;
+use crate::record::level::{Level, LevelFilter};
+use crate::record::metadata::Kind;
+pub use crate::record::owned_value::OwnedValue;
 use crate::record::Record;
 use crate::sink::Sink;
 
@@ -36,7 +36,7 @@ pub struct OwnedRecord {
     pub time: SystemTime,
     /// The innermost span the record was emitted in; its `Debug` is the
     /// chain as the compact layout writes it (`outer{a=1}:inner`).
-    pub span: Option<std::sync::Arc<crate::span_data::SpanData>>,
+    pub span: Option<std::sync::Arc<crate::record::span_data::SpanData>>,
 }
 
 impl OwnedRecord {
@@ -186,15 +186,15 @@ impl Sink for MemorySink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::Value;
+    use crate::record::value::Value;
 
     #[test]
     fn a_memory_sink_counts_and_clears_what_it_holds() {
         let sink = MemorySink::new();
         assert!(sink.is_empty());
         sink.emit(&Record::new(
-            &crate::metadata::TEST_LOG,
-            crate::level::Level::Info,
+            &crate::record::metadata::TEST_LOG,
+            crate::record::level::Level::Info,
             format_args!("one"),
             &[],
         ));

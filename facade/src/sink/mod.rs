@@ -74,7 +74,7 @@ pub(crate) fn on_writer_thread() -> bool {
         false
     }
 }
-use crate::level::LevelFilter;
+use crate::record::level::LevelFilter;
 
 /// A destination for records.
 ///
@@ -143,8 +143,8 @@ pub(crate) fn until(what: &str, cond: impl Fn() -> bool) {
 pub(crate) fn assert_counts_a_write_error(sink: &dyn Sink) {
     let before = crate::stats::stats().write_errors;
     sink.emit(&Record::new(
-        &crate::metadata::TEST_EVENT,
-        crate::level::Level::Info,
+        &crate::record::metadata::TEST_EVENT,
+        crate::record::level::Level::Info,
         format_args!("x"),
         &[],
     ));

@@ -50,7 +50,7 @@ pub(crate) fn offset() -> Option<Offset> {
     result
         .map_err(|reason| {
             if !WARNED.swap(true, Ordering::Relaxed) {
-                let _ = crate::process::write_stderr(
+                let _ = crate::os::process::write_stderr(
                     format!(
                         "elide: ignoring radical.utils' NTP cache {} ({reason}); using the \
                          system time in .prof sync_abs lines (mode `sys`)\n",

@@ -1,6 +1,6 @@
 //! A sink that accepts records and discards them.
 
-use crate::level::LevelFilter;
+use crate::record::level::LevelFilter;
 use crate::record::Record;
 use crate::sink::Sink;
 

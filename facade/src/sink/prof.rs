@@ -11,7 +11,7 @@ use std::time::SystemTime;
 use super::ntp_cache::{self, Offset};
 use super::profiles::thread_label;
 use crate::format::push_epoch_7;
-use crate::level::LevelFilter;
+use crate::record::level::LevelFilter;
 use crate::record::Record;
 use crate::sink::Sink;
 
@@ -155,7 +155,7 @@ impl ProfSink {
     /// `socket.getfqdn()`, so radical.analytics applies that host's clock
     /// correction to this file. `,`, `:` and control characters are dropped.
     pub fn with_host(mut self, host: &str) -> ProfSink {
-        self.host = Some(crate::host::clean(host));
+        self.host = Some(crate::os::host::clean(host));
         self
     }
 
@@ -214,7 +214,7 @@ impl ProfSink {
     /// The file (`None` inside once closed); `None` in a forked child if a
     /// thread of the parent held it at the fork.
     fn lock(&self) -> Option<MutexGuard<'_, Option<Open>>> {
-        crate::process::lock(&self.file)
+        crate::os::process::lock(&self.file)
     }
 
     fn report(&self, e: &io::Error) {
@@ -332,8 +332,8 @@ fn host_and_ip() -> &'static (String, Ipv4Addr) {
     static HOST: OnceLock<(String, Ipv4Addr)> = OnceLock::new();
     HOST.get_or_init(|| {
         (
-            crate::host::hostname(),
-            crate::host::outbound_ipv4().unwrap_or(Ipv4Addr::LOCALHOST),
+            crate::os::host::hostname(),
+            crate::os::host::outbound_ipv4().unwrap_or(Ipv4Addr::LOCALHOST),
         )
     })
 }

@@ -71,8 +71,8 @@ impl LazyProf {
 }
 
 impl Sink for LazyProf {
-    fn max_level(&self) -> crate::level::LevelFilter {
-        crate::level::LevelFilter::Off
+    fn max_level(&self) -> crate::record::level::LevelFilter {
+        crate::record::level::LevelFilter::Off
     }
     fn wants_telemetry(&self) -> bool {
         true
@@ -110,7 +110,7 @@ pub fn close() {
 
 /// The registry; `None` in a forked child if a thread of the parent held it.
 fn lock_enabled() -> Option<MutexGuard<'static, Vec<Weak<ProfSink>>>> {
-    crate::process::lock(&ENABLED)
+    crate::os::process::lock(&ENABLED)
 }
 
 /// The calling thread's label (for the header and `END` lines): its name,
@@ -129,12 +129,12 @@ pub(crate) fn thread_label(out: &mut impl std::fmt::Write) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metadata::{Kind, Metadata};
+    use crate::record::metadata::{Kind, Metadata};
     use crate::record::Record;
 
     static EVENT: Metadata = Metadata::new(
         Kind::Telemetry,
-        crate::level::Level::Info,
+        crate::record::level::Level::Info,
         "t",
         "t",
         "t.rs",
@@ -154,7 +154,7 @@ mod tests {
         assert!(!path.exists(), "no event, no file");
         sink.emit(&Record::new(
             &EVENT,
-            crate::level::Level::Info,
+            crate::record::level::Level::Info,
             format_args!("e"),
             &[],
         ));

@@ -4,7 +4,7 @@
 //! scope as parent) instead of the start of a new trace.
 
 use super::scope::{enter_ids, Scope, ScopeGuard};
-use crate::scope_stack::current;
+use crate::record::scope_stack::current;
 
 /// An open scope's identity: `Copy` and `Send`, to hand to a worker
 /// thread or an async task, where [`in_scope`](ScopeHandle::in_scope)

@@ -87,5 +87,5 @@ pub fn enable_prof(dir: impl AsRef<Path>, name: &str) -> io::Result<Arc<ProfSink
 
 #[cfg(feature = "prof")]
 fn exe_name() -> String {
-    crate::process::exe_name().unwrap_or_else(|| "elide".to_owned())
+    crate::os::process::exe_name().unwrap_or_else(|| "elide".to_owned())
 }

@@ -8,12 +8,12 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::callsite::Callsite;
 use crate::dispatch::dispatch;
-use crate::level::Level;
-use crate::metadata::{Kind, Metadata};
+use crate::record::level::Level;
+use crate::record::metadata::{Kind, Metadata};
+use crate::record::value::Value;
 use crate::record::Record;
-use crate::value::Value;
+use crate::site::callsite::Callsite;
 
 static SITE: Callsite = Callsite::new(Metadata::new(
     Kind::Telemetry,
@@ -99,7 +99,7 @@ fn publish() {
     if crate::runtime::configured(&SITE) < 1 {
         return;
     }
-    for (name, total) in crate::counter::counters() {
+    for (name, total) in crate::site::counter::counters() {
         let fields = [("uid", Value::Str(name)), ("value", Value::U64(total))];
         dispatch(&Record::new(
             SITE.metadata(),

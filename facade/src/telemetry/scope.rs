@@ -29,15 +29,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::callsite::Callsite;
 use crate::dispatch::dispatch;
-use crate::metadata::Metadata;
+use crate::record::metadata::Metadata;
+use crate::record::scope_stack::{current, pop, push};
+use crate::record::value::{Field, Value};
 use crate::record::Record;
-use crate::scope_stack::{current, pop, push};
 use crate::sink::OwnedValue;
-use crate::value::{Field, Value};
+use crate::site::callsite::Callsite;
 
-use crate::scope_names::{
+use crate::record::scope_names::{
     DURATION_FIELD, PARENT_FIELD, SCOPE_FIELD, START_SUFFIX, STOP_SUFFIX, TRACE_FIELD,
 };
 
@@ -269,7 +269,7 @@ pub(crate) fn open_for(
     stop: &'static Metadata,
     fields: &[Field<'_>],
 ) -> Option<Scope> {
-    (crate::static_gate::INTEREST_ON <= crate::runtime::current(start))
+    (crate::site::static_gate::INTEREST_ON <= crate::runtime::current(start))
         .then(|| Scope::open(start.metadata(), stop, fields))
 }
 

@@ -62,8 +62,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::dispatch;
-use crate::interest;
-use crate::level::LevelFilter;
+use crate::dispatch::interest;
+use crate::record::level::LevelFilter;
 use crate::sink::{MemorySink, Sink};
 
 pub use captured::Captured;

@@ -2,8 +2,8 @@
 
 use std::fmt::{self, Write};
 
-use crate::level::Level;
-use crate::metadata::Kind;
+use crate::record::level::Level;
+use crate::record::metadata::Kind;
 use crate::sink::OwnedRecord;
 
 /// The records a capture collected, in the order they were logged (per

@@ -26,9 +26,9 @@ use tracing_core::field::FieldSet;
 use tracing_core::{callsite, Interest, Kind, Metadata};
 
 use super::to_tracing;
-use crate::level::Level;
+use crate::record::level::Level;
 use crate::record::Record;
-use crate::runtime_site::OVERFLOW_TARGET;
+use crate::runtime::runtime_site::OVERFLOW_TARGET;
 
 /// The most `tracing` callsites [`TracingSink`](super::TracingSink) makes
 /// (each about 400 bytes and its list of names, kept for the life of the
@@ -209,9 +209,9 @@ pub fn forward_callsites() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metadata::Kind as ElideKind;
+    use crate::record::metadata::Kind as ElideKind;
 
-    static SITE: crate::metadata::Metadata = crate::metadata::Metadata::new(
+    static SITE: crate::record::metadata::Metadata = crate::record::metadata::Metadata::new(
         ElideKind::Log,
         Level::Info,
         "forward_unit",

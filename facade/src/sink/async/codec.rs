@@ -14,12 +14,12 @@
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
-use crate::level::Level;
-use crate::metadata::Metadata;
-use crate::raw::{MessageFormat, RawArg, RawFloat, RawMessage};
+use crate::record::level::Level;
+use crate::record::metadata::Metadata;
+use crate::record::raw::{MessageFormat, RawArg, RawFloat, RawMessage};
+use crate::record::span_data::SpanData;
+use crate::record::value::{Field, Value};
 use crate::record::Record;
-use crate::span_data::SpanData;
-use crate::value::{Field, Value};
 
 /// Longer strings go to the heap; the ring keeps a pointer.
 pub(super) const MAX_INLINE: usize = 256;

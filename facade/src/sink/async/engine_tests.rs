@@ -13,14 +13,14 @@ use super::queue::RingQueue;
 use super::shared::lock;
 use super::writer::Output;
 use crate::format::Format;
-use crate::level::Level;
-use crate::metadata::TEST_LOG;
-use crate::raw::Piece;
-use crate::raw::{MessageFormat, RawArg, RawFloat, RawMessage};
+use crate::record::level::Level;
+use crate::record::metadata::TEST_LOG;
+use crate::record::raw::Piece;
+use crate::record::raw::{MessageFormat, RawArg, RawFloat, RawMessage};
+use crate::record::value::{Field, Value};
 use crate::record::Record;
 use crate::sink::until;
 use crate::sink::Overflow;
-use crate::value::{Field, Value};
 use std::time::SystemTime;
 
 /// 2026-11-30 in nanoseconds since the epoch: records carry their own
@@ -426,7 +426,7 @@ fn a_raw_message_with_a_borrowed_argument_is_rendered() {
 /// of its own; one out of any span carries none.
 #[test]
 fn a_records_span_chain_goes_through_the_ring() {
-    let (outer, inner) = crate::span_data::test_chain(&[("b", Value::Str("x\u{2028}y"))]);
+    let (outer, inner) = crate::record::span_data::test_chain(&[("b", Value::Str("x\u{2028}y"))]);
     let out = Out::default();
     let q = queue(&out);
     let fields: [Field<'_>; 1] = [("k", Value::I64(-3))];

@@ -90,7 +90,7 @@ impl RingShared {
         if ring.dead.load(Ordering::Relaxed) {
             return;
         }
-        let Some(mut spare) = crate::process::lock(&self.spare) else {
+        let Some(mut spare) = crate::os::process::lock(&self.spare) else {
             return;
         };
         spare.push(ring);
@@ -100,7 +100,7 @@ impl RingShared {
     /// A ring of an exited thread for this thread to produce into, records
     /// still queued in it and all. The lock hands the producer's side over.
     pub(super) fn take_spare(&self) -> Option<Arc<Ring>> {
-        let mut spare = crate::process::lock(&self.spare)?;
+        let mut spare = crate::os::process::lock(&self.spare)?;
         let ring = spare.pop()?;
         self.spare_len.store(spare.len(), Ordering::Relaxed);
         ring.taken_over.set(true);

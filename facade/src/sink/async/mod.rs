@@ -83,8 +83,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::format::Format;
-use crate::level::{Level, LevelFilter};
-use crate::metadata::{Kind, Metadata};
+use crate::record::level::{Level, LevelFilter};
+use crate::record::metadata::{Kind, Metadata};
 use crate::record::Record;
 use crate::sink::{DurableFile, Sink};
 use queue::RingQueue;
@@ -429,7 +429,7 @@ impl AsyncSinkBuilder {
             self.max_bytes,
         );
         AsyncSink {
-            pid: crate::process::pid(),
+            pid: crate::os::process::pid(),
             rings,
             name,
             wrapped,
@@ -543,7 +543,7 @@ impl AsyncSink {
     /// Whether this is a forked child of the process that made the sink: no
     /// writer thread exists here to take records or answer a flush.
     fn in_forked_child(&self) -> bool {
-        crate::process::pid() != self.pid
+        crate::os::process::pid() != self.pid
     }
 
     /// [`emit`](Sink::emit) in a forked child, after the sink closed, or
@@ -598,7 +598,7 @@ impl Sink for AsyncSink {
     fn emit(&self, record: &Record<'_>) {
         // The id this sink was made in is stored by then: one compare, and
         // nothing called before the push but what it needs.
-        if crate::process::known_pid() != self.pid || self.closed.load(Ordering::Relaxed) {
+        if crate::os::process::known_pid() != self.pid || self.closed.load(Ordering::Relaxed) {
             return self.emit_unusual(record);
         }
         self.rings.emit(record);
@@ -613,7 +613,7 @@ impl Sink for AsyncSink {
         if on_writer() || self.in_forked_child() || self.closed.load(Ordering::Relaxed) {
             return;
         }
-        if crate::process::exiting() {
+        if crate::os::process::exiting() {
             return self.close_at_exit();
         }
         if !self.rings.flush(self.shutdown_timeout) {
@@ -643,7 +643,7 @@ impl AsyncSink {
         let s = self.stats();
         let late = s.dropped - before;
         if late > 0 {
-            let _ = crate::process::write_stderr(
+            let _ = crate::os::process::write_stderr(
                 format!(
                     "elide: {}: {late} records emitted while the exit flush ran were dropped; \
                      at exit: written {}, dropped {} (with those), failed {}\n",
@@ -752,7 +752,7 @@ mod tests {
         assert_eq!(numbers(&durable_text), ["1", "6"], "{durable_text}");
     }
 
-    use crate::metadata::TEST_LOG as TEST_META;
+    use crate::record::metadata::TEST_LOG as TEST_META;
     use crate::sink::until;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{mpsc, Condvar, Mutex};
@@ -1044,9 +1044,9 @@ mod tests {
         let sink = AsyncSink::builder().thread_buffer(1).build(out.clone());
         let big = "x".repeat(30 * 1024);
         // A long text and 64 fields: several hundred words of buffer.
-        let fields: Vec<crate::value::Field<'_>> = NAMES
+        let fields: Vec<crate::record::value::Field<'_>> = NAMES
             .iter()
-            .map(|n| (*n, crate::value::Value::U64(7)))
+            .map(|n| (*n, crate::record::value::Value::U64(7)))
             .collect();
         sink.emit(&Record::new(
             &TEST_META,

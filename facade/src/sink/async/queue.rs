@@ -6,7 +6,7 @@
 //!
 //! # What the caller copies
 //! A record whose message came with a raw view
-//! ([`RawMessage`](crate::raw::RawMessage): every argument an integer,
+//! ([`RawMessage`](crate::record::raw::RawMessage): every argument an integer,
 //! float, `bool`, `char` or string) is copied as typed words: the site's
 //! metadata pointer, the level, the time (the cheap clock,
 //! [`crate::clock`]), the decoder pointer, each argument. Nothing is
@@ -47,8 +47,8 @@ use super::wake::backoff;
 use super::writer::{Output, RingWriter};
 use super::{on_writer, Overflow};
 use crate::format::Format;
+use crate::record::value::Value;
 use crate::record::Record;
-use crate::value::Value;
 
 /// Sink identities, so a thread's ring of a dropped sink is never mistaken
 /// for a new sink's at the same address.
@@ -97,7 +97,7 @@ impl RingQueue {
             max_bytes,
             discarding: AtomicBool::new(false),
         });
-        crate::clock::recalibrate();
+        crate::os::clock::recalibrate();
         let for_writer = shared.clone();
         let make_writer = move || RingWriter::new(for_writer, out, format, max_batch);
         let spawned = std::thread::Builder::new()
@@ -149,7 +149,7 @@ impl RingQueue {
 
     #[cold]
     fn emit_orphan(&self, record: &Record<'_>) {
-        let Some(mut orphan) = crate::process::lock(&self.shared.orphan) else {
+        let Some(mut orphan) = crate::os::process::lock(&self.shared.orphan) else {
             self.shared.dropped.fetch_add(1, Ordering::Relaxed);
             return;
         };
@@ -203,7 +203,7 @@ impl RingQueue {
             shared.dropped.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        let time = record.time_ns_or(crate::clock::now_ns);
+        let time = record.time_ns_or(crate::os::clock::now_ns);
         let thread = if own_thread || record.thread_override() != 0 {
             Some(record.thread_id())
         } else {

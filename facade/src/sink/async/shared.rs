@@ -84,7 +84,7 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl RingShared {
     /// Records in the rings (approximate while callers run).
     pub(crate) fn queued(&self) -> u64 {
-        crate::process::lock(&self.rings)
+        crate::os::process::lock(&self.rings)
             .map(|r| r.iter().map(|r| r.queued()).sum())
             .unwrap_or(0)
     }

@@ -29,7 +29,7 @@ impl RingShared {
     }
 
     pub(super) fn unpark(&self) {
-        if let Some(w) = crate::process::lock(&self.writer).and_then(|w| w.clone()) {
+        if let Some(w) = crate::os::process::lock(&self.writer).and_then(|w| w.clone()) {
             w.unpark();
         }
     }

@@ -14,11 +14,11 @@ use super::wake::{IDLE, IDLE_MAX};
 use super::DROPPED_META;
 use crate::contain::contained;
 use crate::format::Format;
-use crate::level::Level;
+use crate::record::level::Level;
+use crate::record::value::Value;
 use crate::record::Record;
 use crate::sink::whole_lines::WholeLines;
 use crate::sink::Sink;
-use crate::value::Value;
 
 /// Bytes gathered before they are handed to the writer, within one batch.
 const CHUNK: usize = 64 * 1024;
@@ -93,7 +93,7 @@ impl RingWriter {
         let shared = self.shared.clone();
         let mut idle = IDLE;
         loop {
-            crate::clock::recalibrate();
+            crate::os::clock::recalibrate();
             // The request first: a thread that registered its ring, wrote
             // into it and then asked for a flush has set `rings_changed`
             // before `requested`, so this round then drains its ring too.

@@ -10,14 +10,14 @@ use super::wire::{
     self, bytes, fixed64, kv_int, kv_str, nested, uint, ANY_ARRAY, ANY_BOOL, ANY_DOUBLE, ANY_INT,
     ANY_KVLIST, ANY_STRING, KV_KEY, KV_VALUE, LIST_VALUES,
 };
-use crate::level::Level;
-use crate::metadata::Kind;
-use crate::record::Record;
-use crate::scope_names::{
+use crate::record::level::Level;
+use crate::record::metadata::Kind;
+use crate::record::scope_names::{
     DURATION_FIELD, PARENT_FIELD, SCOPE_FIELD, START_SUFFIX, STOP_SUFFIX, TRACE_FIELD,
 };
-use crate::trace_ids;
-use crate::value::{Value, Visit};
+use crate::record::trace_ids;
+use crate::record::value::{Value, Visit};
+use crate::record::Record;
 
 /// What one record becomes: its target (the instrumentation scope) and
 /// its encoded message.
@@ -318,10 +318,10 @@ mod tests {
     use prost::Message;
 
     use super::{convert, Extra, Ids, Item};
-    use crate::level::Level;
-    use crate::metadata::{Kind, Metadata};
+    use crate::record::level::Level;
+    use crate::record::metadata::{Kind, Metadata};
+    use crate::record::value::{Field, Value};
     use crate::record::Record;
-    use crate::value::{Field, Value};
 
     static LOG: Metadata = Metadata::new(
         Kind::Log,
@@ -442,7 +442,7 @@ mod tests {
     #[test]
     fn a_log_record_in_spans_carries_the_chain() {
         static META: Metadata = Metadata::new(Kind::Log, Level::Info, "app", "app", "a.rs", 3, "");
-        let (_, inner) = crate::span_data::test_chain(&[("b", Value::U64(2))]);
+        let (_, inner) = crate::record::span_data::test_chain(&[("b", Value::U64(2))]);
         let fields = [("b", Value::U64(3))];
         let r = record(&META, Level::Info, &fields).with_span(Some(inner));
         let (_, l) = log(convert(&r, Ids { salt: 1 }, ALL));

@@ -355,7 +355,7 @@ impl Exporter {
             let now = Instant::now();
             if now >= next_metrics || urgent || stop {
                 next_metrics = now + self.settings.interval;
-                let totals = crate::counter::counters();
+                let totals = crate::site::counter::counters();
                 if last_counters.as_ref() != Some(&totals) && !totals.is_empty() {
                     if self.send_metrics(&totals, give_up) {
                         self.counts.metric_exports.fetch_add(1, Ordering::Relaxed);
@@ -576,7 +576,7 @@ impl Exporter {
                 0 => "counters not exported this time".to_owned(),
                 n => format!("{n} records lost"),
             };
-            let _ = crate::process::write_stderr(
+            let _ = crate::os::process::write_stderr(
                 format!(
                     "elide: OTLP export to {} failed: {why}; {lost} (further failures are \
                      counted in OtlpSink::stats())\n",
@@ -683,7 +683,7 @@ mod tests {
     use super::super::convert::Item;
     use super::super::stub::{wait_for, within, Stub, PATIENCE};
     use super::{Exporter, Settings};
-    use crate::counter::{Counter, ShardCell};
+    use crate::site::counter::{Counter, ShardCell};
 
     const HOUR: Duration = Duration::from_secs(3600);
 
@@ -1326,10 +1326,10 @@ mod tests {
         assert_eq!(hits(&stub), [before, before + 2]);
         assert_eq!(ex.counts.metric_exports.load(Relaxed), 2);
         // Nothing changed (unless another test counted meanwhile): no export.
-        let totals = crate::counter::counters();
+        let totals = crate::site::counter::counters();
         ex.push(log(6));
         assert_eq!(flush(&ex), 0);
-        if crate::counter::counters() == totals {
+        if crate::site::counter::counters() == totals {
             assert_eq!(stub.count("/v1/metrics"), 2, "unchanged counters");
         }
         stop(&ex, thread);

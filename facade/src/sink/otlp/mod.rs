@@ -21,7 +21,7 @@ pub(crate) use config::read_otel;
 pub(crate) use config::OtelExtra;
 pub use config::DEFAULT_ENDPOINT;
 
-use crate::level::LevelFilter;
+use crate::record::level::LevelFilter;
 use crate::record::Record;
 use crate::sink::{AsyncSink, Overflow, Sink};
 use convert::{convert, Extra, Ids};
@@ -421,7 +421,7 @@ fn with_tls(e: &mut Endpoint, ca: Option<&Path>) -> Result<(), String> {
 }
 
 pub(crate) fn warn(msg: &str) {
-    let _ = crate::process::write_stderr(format!("elide: {msg}\n").as_bytes());
+    let _ = crate::os::process::write_stderr(format!("elide: {msg}\n").as_bytes());
 }
 
 /// The standard `OTEL_*` settings the exporter takes, as the environment
@@ -529,7 +529,7 @@ fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<KeyVal
         .unwrap_or_else(exe_name);
     let mut out = vec![
         kv("service.name", string(&service)),
-        kv("host.name", string(&crate::host::hostname())),
+        kv("host.name", string(&crate::os::host::hostname())),
         kv(
             "process.pid",
             Some(AnyValue {
@@ -546,14 +546,14 @@ fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<KeyVal
 }
 
 fn exe_name() -> String {
-    crate::process::exe_name().unwrap_or_else(|| "elide".to_owned())
+    crate::os::process::exe_name().unwrap_or_else(|| "elide".to_owned())
 }
 
 /// A random per-process prefix for trace and span ids.
 /// The process's id salt: every sink, and the JSON lines, give a scope
 /// the same ids.
 fn salt() -> u64 {
-    crate::trace_ids::salt()
+    crate::record::trace_ids::salt()
 }
 
 /// [`OtlpStats`] from the exporter's counters and its queue's.
@@ -590,7 +590,7 @@ impl Sink for Feed {
     /// Waits for the exporter until its deadline. At exit, what is left
     /// then is counted as dropped (the sink's summary says so).
     fn flush(&self) {
-        let exiting = crate::process::exiting();
+        let exiting = crate::os::process::exiting();
         let left = self.exporter.flush_until(self.exporter.deadline(exiting));
         if left > 0 && exiting {
             self.exporter.close();
@@ -615,7 +615,7 @@ impl Sink for OtlpSink {
     }
     fn flush(&self) {
         self.entry.queue.flush();
-        if crate::process::exiting() {
+        if crate::os::process::exiting() {
             self.summarize("at exit");
         }
     }
@@ -656,8 +656,8 @@ mod tests {
 
     use super::stub::{within, Stub};
     use super::*;
-    use crate::level::Level;
-    use crate::metadata::TEST_LOG;
+    use crate::record::level::Level;
+    use crate::record::metadata::TEST_LOG;
 
     /// `builder_from_vars` over `vars` (an unset variable is left out;
     /// names as the environment spells them): the builder and the warnings.
@@ -766,7 +766,7 @@ mod tests {
             got,
             [
                 ("service.name".to_owned(), text("svc")),
-                ("host.name".to_owned(), text(&crate::host::hostname())),
+                ("host.name".to_owned(), text(&crate::os::host::hostname())),
                 ("process.pid".to_owned(), Some(pid)),
                 ("deployment.environment".to_owned(), text("t")),
             ]
@@ -778,7 +778,7 @@ mod tests {
             name(vec![pair("a", "b"), pair("service.name", "attr")]),
             text("attr")
         );
-        let exe = crate::process::exe_name().unwrap_or_else(|| "elide".to_owned());
+        let exe = crate::os::process::exe_name().unwrap_or_else(|| "elide".to_owned());
         assert_eq!(name(vec![]), text(&exe));
     }
 

@@ -8,8 +8,8 @@
 
 use std::fmt;
 
-use crate::level::{Level, LevelFilter};
-use crate::namespace;
+use crate::record::level::{Level, LevelFilter};
+use crate::site::namespace;
 
 /// `LevelFilter::Off as u8`: the threshold below every level.
 pub const LEVEL_OFF: u8 = LevelFilter::Off as u8;

@@ -2,6 +2,25 @@
 //!
 //! Statics owned here: the thread-number counter and each thread's number
 //! (inside [`thread_number`]).
+//!
+//! This folder is the data layer: what a record is made of and carries
+//! (`level`, `metadata`, `value`/`owned_value`, the `message` and its
+//! `raw` arguments with `decimal`, the span chain in `span_data` with
+//! `trace_ids`, the thread's `scope_stack` and the `scope_names` it
+//! reports). It calls nothing above it but `contain`.
+
+pub(crate) mod decimal;
+pub(crate) mod level;
+pub(crate) mod message;
+pub(crate) mod metadata;
+pub(crate) mod owned_value;
+pub(crate) mod raw;
+pub(crate) mod scope_names;
+pub(crate) mod scope_stack;
+pub(crate) mod span_data;
+#[cfg(any(feature = "json", feature = "otlp"))]
+pub(crate) mod trace_ids;
+pub(crate) mod value;
 
 use std::cell::{Cell, OnceCell};
 use std::fmt;
@@ -9,12 +28,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use crate::level::Level;
-use crate::message::Message;
-use crate::metadata::{Kind, Metadata};
-use crate::raw::RawMessage;
-use crate::span_data::SpanData;
-use crate::value::{Field, Value};
+use crate::record::level::Level;
+use crate::record::message::Message;
+use crate::record::metadata::{Kind, Metadata};
+use crate::record::raw::RawMessage;
+use crate::record::span_data::SpanData;
+use crate::record::value::{Field, Value};
 
 /// One emitted event: the site's static metadata, the level, the message and
 /// the structured fields. Time and thread are looked up lazily, the first
@@ -103,7 +122,7 @@ impl<'a> Record<'a> {
     pub(crate) fn span_owned(&self) -> Option<Arc<SpanData>> {
         match self.span.get() {
             Some(fixed) => fixed.clone(),
-            None if self.thread == 0 => crate::span_data::current_data(),
+            None if self.thread == 0 => crate::record::span_data::current_data(),
             None => None,
         }
     }
@@ -114,11 +133,11 @@ impl<'a> Record<'a> {
             return fixed.as_ref();
         }
         // Out of any span (the common case): one load, nothing stored.
-        if self.thread != 0 || !crate::span_data::in_use() {
+        if self.thread != 0 || !crate::record::span_data::in_use() {
             return None;
         }
         self.span
-            .get_or_init(crate::span_data::current_data)
+            .get_or_init(crate::record::span_data::current_data)
             .as_ref()
     }
 
@@ -201,7 +220,7 @@ impl<'a> Record<'a> {
     pub(crate) fn scope_ids(&self) -> Option<(u64, u64)> {
         match (self.scope, self.thread) {
             (Some(fixed), _) => fixed,
-            (None, 0) => crate::scope_stack::current(),
+            (None, 0) => crate::record::scope_stack::current(),
             (None, _) => None,
         }
     }
@@ -362,7 +381,7 @@ mod tests {
     use super::*;
     use std::time::{Duration, UNIX_EPOCH};
 
-    use crate::metadata::TEST_LOG as META;
+    use crate::record::metadata::TEST_LOG as META;
 
     #[test]
     fn the_time_one_sink_fixes_is_the_time_every_sink_reads() {

@@ -4,13 +4,13 @@
 //! [`route`](crate::route) decided. Not generic and not inlined: one copy
 //! serves every site, which only builds its arguments and fields.
 
-use crate::callsite::Callsite;
 use crate::dispatch::{dispatch_log, dispatch_to, Route};
-use crate::message::Message;
-use crate::metadata::Metadata;
-use crate::raw::{MessageFormat, RawArg, RawMessage};
-use crate::route;
-use crate::value::present_then;
+use crate::record::message::Message;
+use crate::record::metadata::Metadata;
+use crate::record::raw::{MessageFormat, RawArg, RawMessage};
+use crate::record::value::present_then;
+use crate::runtime::route;
+use crate::site::callsite::Callsite;
 
 /// The cold path of a log site with message arguments: the record, with
 /// its raw view when every argument is held by value, built from the
@@ -21,8 +21,8 @@ use crate::value::present_then;
 pub fn dispatch_message(
     route: Route,
     meta: &'static Metadata,
-    level: crate::level::Level,
-    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
+    level: crate::record::level::Level,
+    kv: &[(&'static str, Option<crate::record::value::Value<'_>>)],
     format: &'static MessageFormat,
     args: &[RawArg<'_>],
 ) {
@@ -31,7 +31,7 @@ pub fn dispatch_message(
     })
 }
 
-/// [`dispatch_message`] for a common site, after its [`hit`](crate::route::hit): the route is
+/// [`dispatch_message`] for a common site, after its [`hit`](crate::runtime::route::hit): the route is
 /// the callsite's again, found here rather than passed through the site's
 /// code. It can only differ from the hot check's if the configuration
 /// changed in between; the record then goes where the new one sends it, or
@@ -39,8 +39,8 @@ pub fn dispatch_message(
 #[inline(never)]
 pub fn dispatch_message_at(
     cs: &'static Callsite,
-    level: crate::level::Level,
-    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
+    level: crate::record::level::Level,
+    kv: &[(&'static str, Option<crate::record::value::Value<'_>>)],
     format: &'static MessageFormat,
     args: &[RawArg<'_>],
 ) {
@@ -61,8 +61,8 @@ pub fn dispatch_message_at(
 #[inline(never)]
 fn message_rerouted(
     cs: &'static Callsite,
-    level: crate::level::Level,
-    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
+    level: crate::record::level::Level,
+    kv: &[(&'static str, Option<crate::record::value::Value<'_>>)],
     format: &'static MessageFormat,
     args: &[RawArg<'_>],
 ) {
@@ -78,8 +78,8 @@ fn message_rerouted(
 fn message_record(
     route: Route,
     meta: &'static Metadata,
-    level: crate::level::Level,
-    fields: &[crate::value::Field<'_>],
+    level: crate::record::level::Level,
+    fields: &[crate::record::value::Field<'_>],
     format: &'static MessageFormat,
     args: &[RawArg<'_>],
 ) {
@@ -106,10 +106,10 @@ fn message_record(
 fn decoded_record(
     route: Route,
     meta: &'static Metadata,
-    level: crate::level::Level,
-    fields: &[crate::value::Field<'_>],
+    level: crate::record::level::Level,
+    fields: &[crate::record::value::Field<'_>],
     format: &'static MessageFormat,
-    decode: crate::raw::RawDecode,
+    decode: crate::record::raw::RawDecode,
     args: &[RawArg<'_>],
 ) {
     let raw = Some(RawMessage::new(format, args));
@@ -130,13 +130,18 @@ fn decoded_record(
 pub fn dispatch_event(
     route: Route,
     meta: &'static Metadata,
-    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
+    kv: &[(&'static str, Option<crate::record::value::Value<'_>>)],
 ) {
     with_fields(kv, |fields| {
         let message = Message::text(meta.name());
         dispatch_to(
             route,
-            &crate::record::Record::of_message(meta, crate::level::Level::Info, message, fields),
+            &crate::record::Record::of_message(
+                meta,
+                crate::record::level::Level::Info,
+                message,
+                fields,
+            ),
         )
     })
 }
@@ -147,8 +152,8 @@ pub fn dispatch_event(
 pub fn dispatch_text(
     route: Route,
     meta: &'static Metadata,
-    level: crate::level::Level,
-    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
+    level: crate::record::level::Level,
+    kv: &[(&'static str, Option<crate::record::value::Value<'_>>)],
     message: core::fmt::Arguments<'_>,
 ) {
     with_fields(kv, |fields| {
@@ -163,8 +168,8 @@ pub fn dispatch_text(
 #[inline(never)]
 pub fn dispatch_text_at(
     cs: &'static Callsite,
-    level: crate::level::Level,
-    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
+    level: crate::record::level::Level,
+    kv: &[(&'static str, Option<crate::record::value::Value<'_>>)],
     message: core::fmt::Arguments<'_>,
 ) {
     if route::configured_for(cs, level.as_u8()) {
@@ -179,8 +184,8 @@ pub fn dispatch_text_at(
 #[inline(never)]
 fn text_rerouted(
     cs: &'static Callsite,
-    level: crate::level::Level,
-    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
+    level: crate::record::level::Level,
+    kv: &[(&'static str, Option<crate::record::value::Value<'_>>)],
     message: core::fmt::Arguments<'_>,
 ) {
     if let Some(route) = route::of_site(cs, level.as_u8()) {
@@ -192,8 +197,8 @@ fn text_rerouted(
 /// none, else after leaving out the absent ones (no indirect call).
 #[inline(always)]
 fn with_fields(
-    kv: &[(&'static str, Option<crate::value::Value<'_>>)],
-    emit: impl FnOnce(&[crate::value::Field<'_>]),
+    kv: &[(&'static str, Option<crate::record::value::Value<'_>>)],
+    emit: impl FnOnce(&[crate::record::value::Field<'_>]),
 ) {
     if kv.is_empty() {
         emit(&[])

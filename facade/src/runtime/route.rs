@@ -17,15 +17,15 @@
 //!   the installed sinks);
 //! - nowhere otherwise.
 //!
-//! An unresolved site (both bytes [`UNRESOLVED`](crate::callsite::UNRESOLVED))
+//! An unresolved site (both bytes [`UNRESOLVED`](crate::site::callsite::UNRESOLVED))
 //! passes the hot check and is resolved on the way, once.
 //!
 //! Which sinks of the route take the record (a sink's level, its telemetry
 //! switch) is delivery's business, not the route's.
 
-use crate::callsite::Callsite;
 use crate::dispatch::{self, Route};
-use crate::level::Level;
+use crate::record::level::Level;
+use crate::site::callsite::Callsite;
 
 /// Where the record of a site at level `needed` goes, if anywhere: the hot
 /// check, then, on a hit, [`routed`]. Inlined, not generic: a site with a
@@ -125,6 +125,6 @@ pub(crate) fn above_every_namespace(level: Level) -> bool {
 pub fn above_every_level(needed: u8) -> bool {
     // A global load first: the thread-local read only while some thread
     // is in a capture.
-    needed > crate::interest::max_level_cached()
+    needed > crate::dispatch::interest::max_level_cached()
         && !(dispatch::captures_anywhere() && dispatch::capturing_here())
 }

@@ -5,7 +5,7 @@ use std::ffi::{OsStr, OsString};
 use std::fmt;
 
 use super::{EnvSnapshot, Origin};
-use crate::namespace::covers;
+use crate::site::namespace::covers;
 
 /// The variables to try for `key` in namespace `prefix`, most specific first.
 ///
@@ -280,8 +280,8 @@ enum Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::env::parse::{parse_flag, parse_level};
-    use crate::level::LevelFilter;
+    use crate::config::env::parse::{parse_flag, parse_level};
+    use crate::record::level::LevelFilter;
 
     fn snap(vars: &[(&str, &str)]) -> EnvSnapshot {
         EnvSnapshot::from_vars(vars.iter().map(|(k, v)| (k.to_string(), OsString::from(v))))

@@ -9,7 +9,7 @@
 
 use std::future::Future;
 
-use crate::callsite::Callsite;
+use crate::site::callsite::Callsite;
 
 /// Cold entry of a checked function: resolves the site and, if debug mode is
 /// on for it, runs the preconditions. Returns whether checks are on for this

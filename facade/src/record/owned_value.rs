@@ -1,7 +1,7 @@
 //! An owned copy of a field value: what outlives the record it came from
 //! (a memory sink's records, a span's fields, a bridged span's fields).
 
-use crate::value::{Value, Visit};
+use crate::record::value::{Value, Visit};
 
 /// An owned copy of a field value.
 #[derive(Clone, Debug, PartialEq)]

@@ -38,7 +38,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use std::thread::LocalKey;
 
-use crate::registry::{Link, Linked, Registry};
+use crate::site::registry::{Link, Linked, Registry};
 
 /// Threads that can own a shard at once; more count through the shared
 /// shard (an atomic add).

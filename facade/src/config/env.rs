@@ -40,7 +40,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use crate::level::LevelFilter;
+use crate::record::level::LevelFilter;
 use keys::{Ctx, Key, KEYS, LOG_DIR, LOG_FMT, LOG_LVL, LOG_MODE, LOG_TGT, PROFILE_DIR, VERBOSE};
 pub(crate) use lookup::clip;
 use lookup::{Decided, Warning};
@@ -84,7 +84,7 @@ impl EnvSnapshot {
             std::env::vars_os().filter_map(|(k, v)| k.into_string().ok().map(|k| (k, v))),
         );
         snap.cwd = std::env::current_dir().unwrap_or_default();
-        snap.exe_name = crate::process::exe_name().unwrap_or_default();
+        snap.exe_name = crate::os::process::exe_name().unwrap_or_default();
         snap.program = program_root(&snap.exe_name);
         snap.home = std::env::var_os("HOME").map(PathBuf::from);
         snap
@@ -246,7 +246,7 @@ impl fmt::Display for Origin {
     }
 }
 
-pub(crate) use crate::namespace::Root;
+pub(crate) use crate::site::namespace::Root;
 
 /// The program's own root, named after its executable (none without a name).
 fn program_root(exe_name: &str) -> Option<Root> {
@@ -549,10 +549,10 @@ pub(crate) fn profile_name(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<S
 /// `PROFILE_HOST` of the application root (looked up like `PROFILE_DIR`):
 /// the host in the `.prof` `sync_abs` line, for hosts where DNS rather than
 /// `/etc/hosts` gives radical.utils' `socket.getfqdn()`. Default: the name
-/// found in `/etc/hosts` ([`crate::host::hostname`]).
+/// found in `/etc/hosts` ([`crate::os::host::hostname`]).
 #[cfg(feature = "prof")]
 pub(crate) fn profile_host(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
-    let host = crate::host::hostname();
+    let host = crate::os::host::hostname();
     process_key(&keys::PROFILE_HOST, snap, root, &snap.ctx(), host)
 }
 

@@ -22,13 +22,13 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::callsite::{self, Callsite, Interest};
 use crate::config::{self, Config};
 use crate::dispatch;
-use crate::level::LevelFilter;
-use crate::metadata::{Kind, Metadata};
-use crate::namespace::env_prefix;
+use crate::record::level::LevelFilter;
+use crate::record::metadata::{Kind, Metadata};
 use crate::sink::Sink;
+use crate::site::callsite::{self, Callsite, Interest};
+use crate::site::namespace::env_prefix;
 
 /// Serialises configuration and sink-set changes with their rewrites.
 static REBUILD: Mutex<()> = Mutex::new(());
@@ -204,7 +204,7 @@ pub(crate) fn replace_sinks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::Level;
+    use crate::record::level::Level;
 
     /// Raising sites for a capture sends every hit of a disabled level to
     /// the cold path; without a capture a log site caches exactly what the

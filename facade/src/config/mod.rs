@@ -15,14 +15,19 @@
 //! `interest::reconfigure`, which rewrites every site's cache afterwards.
 //!
 //! Statics owned here: `CONFIG`.
+//!
+//! This folder is the configuration layer: the environment snapshot and
+//! its one table of keys (`env`), and the values the API sets (here).
+
+pub(crate) mod env;
 
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
 
-use crate::env::keys::{Key, DEBUG, PROFILE};
-use crate::env::lookup::Decided;
-use crate::env::{self, EnvSnapshot, Origin, Root};
-use crate::level::LevelFilter;
-use crate::namespace::{env_prefix, most_specific_rule};
+use crate::config::env::keys::{Key, DEBUG, PROFILE};
+use crate::config::env::lookup::Decided;
+use crate::record::level::LevelFilter;
+use crate::site::namespace::{env_prefix, most_specific_rule};
+use env::{EnvSnapshot, Origin, Root};
 
 /// The run-time configuration.
 #[derive(Debug)]
@@ -98,7 +103,7 @@ impl Config {
     /// `namespace` (the layouts read it too); asked here so every reader
     /// of the configuration finds it beside the snapshot.
     pub(crate) fn root(&self) -> Option<Arc<Root>> {
-        crate::namespace::root()
+        crate::site::namespace::root()
     }
 
     /// The environment snapshot (empty before initialisation).

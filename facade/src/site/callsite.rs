@@ -27,8 +27,8 @@
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
-use crate::metadata::Metadata;
-use crate::registry::{Link, Linked, Registry};
+use crate::record::metadata::Metadata;
+use crate::site::registry::{Link, Linked, Registry};
 
 /// Interest of a site that has not been resolved yet: above every level, so
 /// the hot-path comparison sends it to the cold path.

@@ -18,6 +18,11 @@
 //! (replaced sets still held by some thread), `FLUSH_PANIC_REPORTED`,
 //! `CAPTURES`, and the per-thread `LOCAL` cache with its `RELEASE_ON_EXIT`
 //! guard, the `CAPTURING` hooks and the `EMITTING` mark.
+//!
+//! This folder also holds `interest`: how the installed sinks and the
+//! configuration decide each site's threshold.
+
+pub(crate) mod interest;
 
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -27,8 +32,8 @@ use std::sync::Arc;
 
 use arc_swap::ArcSwapOption;
 
-use crate::level::LevelFilter;
-use crate::metadata::Kind;
+use crate::record::level::LevelFilter;
+use crate::record::metadata::Kind;
 use crate::record::Record;
 use crate::sink::Sink;
 use crate::stats;
@@ -184,7 +189,7 @@ fn retire(set: &Arc<SinkSet>) {
 /// record written into an old set after it was replaced is not left in a
 /// buffer. Empty in a forked child if a thread of the parent held the list.
 fn retired() -> Vec<Arc<SinkSet>> {
-    crate::process::lock(&RETIRED)
+    crate::os::process::lock(&RETIRED)
         .map(|r| r.iter().filter_map(std::sync::Weak::upgrade).collect())
         .unwrap_or_default()
 }
@@ -197,7 +202,7 @@ pub(crate) fn flush_contained(sink: &dyn Sink) -> bool {
     if !ok {
         stats::SINK_PANICS.fetch_add(1, Ordering::Relaxed);
         if !FLUSH_PANIC_REPORTED.swap(true, Ordering::Relaxed) {
-            let _ = crate::process::write_stderr(
+            let _ = crate::os::process::write_stderr(
                 b"elide: a sink panicked in flush; the other sinks were still flushed \
                   (further panics are counted in elide::stats())\n",
             );
@@ -733,8 +738,8 @@ pub(crate) static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metadata::Metadata;
-    use crate::{level::Level, metadata::Kind};
+    use crate::record::metadata::Metadata;
+    use crate::{record::level::Level, record::metadata::Kind};
     use std::sync::atomic::AtomicUsize;
     use std::sync::Weak;
 

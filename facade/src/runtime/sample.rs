@@ -106,7 +106,7 @@ impl Every {
     /// Whether this hit starts a new period.
     #[inline(always)]
     pub fn admit(&self, period: Duration) -> bool {
-        let now = crate::process::coarse_ms();
+        let now = crate::os::process::coarse_ms();
         let next = self.0.load(Ordering::Relaxed);
         now >= next && self.claim(next, now, period)
     }
@@ -129,7 +129,7 @@ impl Every {
             .compare_exchange(next, until, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok();
         if claimed {
-            crate::process::mark_active(now);
+            crate::os::process::mark_active(now);
         }
         claimed
     }

@@ -4,17 +4,17 @@
 use std::fmt;
 
 use crate::config;
-use crate::dispatch;
-use crate::env::keys::{
+use crate::config::env::keys::{
     AnyKey, Scope, DEBUG, KEYS, LOG_DIR, LOG_FMT, LOG_LVL, LOG_MODE, LOG_OTLP_ATTRS, LOG_TGT,
     PROFILE, PROFILE_DIR, PROFILE_HOST, PROFILE_NAME,
 };
-use crate::env::lookup::Decided;
-use crate::env::{self, Origin};
-use crate::level::LevelFilter;
-use crate::namespace::env_prefix;
+use crate::config::env::lookup::Decided;
+use crate::config::env::{self, Origin};
+use crate::dispatch;
+use crate::record::level::LevelFilter;
 use crate::runtime;
-use crate::static_gate::StaticGate;
+use crate::site::namespace::env_prefix;
+use crate::site::static_gate::StaticGate;
 
 /// One key of the effective configuration.
 #[derive(Clone, Debug)]
@@ -278,7 +278,7 @@ pub fn describe_for(namespace: &str) -> Description {
 
 #[cfg(test)]
 mod tests {
-    use crate::env::keys::{KEYS, VERBOSE};
+    use crate::config::env::keys::{KEYS, VERBOSE};
 
     /// Every key of the table is described, once: `VERBOSE` within
     /// `LOG_LVL` (its cascade is on `LOG_LVL`'s "looked at" line).

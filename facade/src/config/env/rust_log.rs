@@ -8,8 +8,8 @@
 //! `env_logger`'s `/regex` message filter is not supported: it is ignored
 //! with a warning, as are directives that do not parse.
 
-use crate::level::LevelFilter;
-use crate::namespace::{covers, env_prefix};
+use crate::record::level::LevelFilter;
+use crate::site::namespace::{covers, env_prefix};
 
 use super::parse::parse_level;
 

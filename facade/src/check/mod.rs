@@ -1,14 +1,19 @@
 //! What a failed debug check does.
 //!
 //! Statics owned here: `POLICY` (the [`CheckFailure`] in force).
+//!
+//! This folder holds the debug checks: the failure policy (here) and
+//! `checked`, the wrapper of `#[checked]` functions.
+
+pub(crate) mod checked;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use crate::callsite::Callsite;
-use crate::level::Level;
-use crate::metadata::Metadata;
+use crate::record::level::Level;
+use crate::record::metadata::Metadata;
 use crate::record::Record;
+use crate::site::callsite::Callsite;
 
 /// The reaction to a failed `check!`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

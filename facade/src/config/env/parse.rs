@@ -8,7 +8,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::format::Format;
-use crate::level::LevelFilter;
+use crate::record::level::LevelFilter;
 use crate::sink::FileMode;
 
 /// Parses `LOG_LVL` / `VERBOSE` with the one level parser that

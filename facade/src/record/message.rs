@@ -8,7 +8,7 @@
 
 use std::fmt::{self, Write as _};
 
-use crate::raw::{Piece, RawMessage};
+use crate::record::raw::{Piece, RawMessage};
 
 /// A record's message, not yet formatted: `{}` (or `to_string()`) gives the
 /// text the site's `format_args!` would give.
@@ -107,7 +107,7 @@ impl<'a> Message<'a> {
             Repr::Data(raw) => match raw.pieces() {
                 Some(pieces) => f(format_args!(
                     "{}",
-                    crate::raw::interpret(pieces, raw.args())
+                    crate::record::raw::interpret(pieces, raw.args())
                 )),
                 None => f(format_args!("")),
             },
@@ -144,9 +144,9 @@ impl<'a> Message<'a> {
         if let Some(raw) = self.raw() {
             if let Some(pieces) = raw.pieces() {
                 if reserve {
-                    out.reserve(crate::raw::pieces_len(pieces));
+                    out.reserve(crate::record::raw::pieces_len(pieces));
                 }
-                return crate::raw::write_pieces(pieces, raw.args(), out, text);
+                return crate::record::raw::write_pieces(pieces, raw.args(), out, text);
             }
         }
         if let Some(s) = self.as_str() {
@@ -191,7 +191,7 @@ impl fmt::Debug for Message<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::raw::{MessageFormat, RawArg};
+    use crate::record::raw::{MessageFormat, RawArg};
 
     static TASK: MessageFormat = MessageFormat::pieces(&[
         Piece::Lit("task "),

@@ -302,7 +302,7 @@ pub(crate) fn write_pieces<T: Fn(&str, &mut String) + Copy>(
             Ok(())
         }
     }
-    use crate::decimal::{push_i64, push_u64};
+    use crate::record::decimal::{push_i64, push_u64};
     use fmt::Write as _;
     for piece in pieces {
         let (i, debug) = match *piece {

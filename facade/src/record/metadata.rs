@@ -1,6 +1,6 @@
 //! Static facts about a call site, fixed at compile time.
 
-use crate::level::Level;
+use crate::record::level::Level;
 
 /// What a call site does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -88,7 +88,7 @@ impl Metadata {
 #[cfg(test)]
 pub(crate) static TEST_LOG: Metadata = Metadata::new(
     Kind::Log,
-    crate::level::Level::Info,
+    crate::record::level::Level::Info,
     "t",
     "t",
     "t.rs",
@@ -100,7 +100,7 @@ pub(crate) static TEST_LOG: Metadata = Metadata::new(
 #[cfg(all(test, any(feature = "json", feature = "prof")))]
 pub(crate) static TEST_EVENT: Metadata = Metadata::new(
     Kind::Telemetry,
-    crate::level::Level::Info,
+    crate::record::level::Level::Info,
     "t",
     "t",
     "t.rs",

@@ -14,7 +14,7 @@ use super::parse::{
     parse_profile_name, parse_targets, LogFormat, LogMode, Targets,
 };
 use super::{EnvSnapshot, Shown};
-use crate::level::LevelFilter;
+use crate::record::level::LevelFilter;
 
 /// Where a key's variables are looked up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -647,7 +647,7 @@ mod tests {
     /// the same (the message holds the text to paste).
     #[test]
     fn the_guides_table_of_variables_is_the_key_table() {
-        let guide = include_str!("../guide/configuration.md");
+        let guide = include_str!("../../guide/configuration.md");
         let (start, end) = (
             "<!-- table of variables: begin -->\n",
             "<!-- table of variables: end -->",

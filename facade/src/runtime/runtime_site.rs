@@ -18,13 +18,13 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{OnceLock, RwLock};
 
-use crate::callsite::Callsite;
 use crate::dispatch::{self, Route};
-use crate::level::Level;
-use crate::metadata::{Kind, Metadata};
+use crate::record::level::Level;
+use crate::record::metadata::{Kind, Metadata};
+use crate::record::value::{Field, Value};
 use crate::record::Record;
-use crate::route;
-use crate::value::{Field, Value};
+use crate::runtime::route;
+use crate::site::callsite::Callsite;
 
 /// Distinct run-time targets kept before new ones share one overflow site
 /// (each costs a leaked `Callsite` and the target's text, about 150 bytes).
@@ -66,7 +66,7 @@ fn overflow_site() -> &'static Callsite {
 
 /// The site of a run-time target, created on first use. Not public API; the
 /// macros call it for a `target:` that is not a constant, after
-/// [`above_every_level`](crate::route::above_every_level) said the level
+/// [`above_every_level`](crate::runtime::route::above_every_level) said the level
 /// may be on somewhere (else the site does nothing more: the target is not
 /// even evaluated).
 #[doc(hidden)]

@@ -11,9 +11,9 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::level::Level;
-use crate::owned_value::OwnedValue;
-use crate::value::Field;
+use crate::record::level::Level;
+use crate::record::owned_value::OwnedValue;
+use crate::record::value::Field;
 
 /// Whether any span was ever entered or bridged in the process: until
 /// then a record's chain is known empty without a thread-local lookup (a
@@ -203,7 +203,7 @@ pub(crate) fn test_chain(fields: &[Field<'_>]) -> (Arc<SpanData>, Arc<SpanData>)
         "outer",
         "app",
         Level::Info,
-        &[("b", crate::value::Value::U64(1))],
+        &[("b", crate::record::value::Value::U64(1))],
         None,
     ));
     let inner = SpanData::new("inner", "app", Level::Info, fields, Some(outer.clone()));

@@ -113,7 +113,7 @@ pub(crate) fn arm() -> bool {
             // The clock is stale and no ticker runs; the next hit starts one.
             COARSE_MS.store(0, Ordering::Relaxed);
             // The parent's other threads, and their counter slots, are gone.
-            crate::counter::after_fork_in_child();
+            crate::site::counter::after_fork_in_child();
         }
         static INSTALLED: OnceLock<bool> = OnceLock::new();
         // SAFETY: registers a handler that only reads a thread-local and
