@@ -260,7 +260,10 @@ impl AsyncSinkBuilder {
     /// every thread that logs into it a buffer of its own, allocated (and its pages touched)
     /// on the thread's first record; the [`capacity`](Self::capacity) in
     /// records bounds it too, at 64 bytes a record. A full buffer blocks or
-    /// drops per the [`overflow`](Self::overflow) policy.
+    /// drops per the [`overflow`](Self::overflow) policy. A buffer of
+    /// 2 MiB or more is put on huge pages where the kernel offers them
+    /// (Linux transparent huge pages set to `always` or `madvise`), so a
+    /// caller does not wait for a page walk every few dozen records.
     pub fn thread_buffer(mut self, bytes: usize) -> AsyncSinkBuilder {
         self.thread_buffer = bytes;
         self

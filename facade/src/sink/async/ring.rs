@@ -11,8 +11,10 @@
 //! only when the ring looks full, so in steady state it touches no cache
 //! line the consumer writes.
 
-use std::cell::{Cell, UnsafeCell};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+use crate::os::pages::Pages;
 
 /// Header of the skip to word 0.
 const WRAP: u64 = u64::MAX;
@@ -28,7 +30,7 @@ pub(crate) struct Ring {
     tail: Padded<(AtomicUsize, AtomicU64, Cell<usize>)>,
     /// Consumer side: next word to read (monotonic) and records consumed.
     head: Padded<(AtomicUsize, AtomicU64)>,
-    buf: Box<[UnsafeCell<u64>]>,
+    buf: Pages,
     mask: usize,
     /// The logging thread's number, written into its records.
     pub(crate) thread: u64,
@@ -49,16 +51,12 @@ unsafe impl Send for Ring {}
 
 impl Ring {
     /// A ring of `words` (rounded up to a power of two), every page
-    /// touched now so the producer never page-faults on a fresh page.
+    /// touched now so the producer never page-faults on a fresh page (and,
+    /// from 2 MiB, on huge pages where the kernel gives them: see
+    /// [`Pages`]).
     pub(crate) fn new(words: usize, thread: u64) -> Ring {
         let words = words.next_power_of_two().max(64);
-        let buf: Box<[UnsafeCell<u64>]> = (0..words).map(|_| UnsafeCell::new(0)).collect();
-        // A store per page: the allocator may hand out untouched
-        // zero pages that fault on first write.
-        for i in (0..words).step_by(512) {
-            // SAFETY: nobody else sees the ring yet.
-            unsafe { std::ptr::write_volatile(buf[i].get(), 1) };
-        }
+        let buf = Pages::new(words);
         Ring {
             tail: Padded((AtomicUsize::new(0), AtomicU64::new(0), Cell::new(0))),
             head: Padded((AtomicUsize::new(0), AtomicU64::new(0))),
@@ -128,7 +126,7 @@ impl Ring {
                 return None;
             }
         }
-        let base = self.buf.as_ptr() as *mut u64;
+        let base = self.buf.as_ptr();
         let start = if pad > 0 {
             // SAFETY: `at` is inside the buffer and outside [head, tail).
             unsafe { *base.add(at) = WRAP };
