@@ -27,7 +27,12 @@ pub(crate) struct Pages {
 impl Pages {
     /// `words` zeroed words (at least one), every page touched now.
     pub(crate) fn new(words: usize) -> Pages {
-        let bytes = words.max(1) * 8;
+        // An absurd size fails here, as `Box<[u64]>` would, never as a
+        // wrapped-around size.
+        let bytes = words
+            .max(1)
+            .checked_mul(8)
+            .expect("a buffer within usize::MAX bytes");
         let align = if bytes >= HUGE_PAGE { HUGE_PAGE } else { 8 };
         let layout = Layout::from_size_align(bytes, align).expect("a buffer within isize::MAX");
         // SAFETY: the layout's size is not zero.
@@ -144,6 +149,14 @@ mod tests {
                 "{words} words"
             );
         }
+    }
+
+    /// A size whose bytes do not fit a `usize` stops before allocating,
+    /// not with a wrapped-around (empty) buffer that writes would overrun.
+    #[test]
+    #[should_panic(expected = "within usize::MAX bytes")]
+    fn a_size_past_the_address_space_stops_before_allocating() {
+        let _ = Pages::new(usize::MAX / 4);
     }
 
     /// Resident memory of this process, in KiB.
