@@ -16,11 +16,11 @@ use std::ffi::OsString;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::config;
+use crate::config::env;
 use crate::config::env::lookup::Warning;
 #[cfg(feature = "file")]
 use crate::config::env::parse::LogMode;
 use crate::config::env::parse::Target;
-use crate::config::env::{self};
 use crate::dispatch::interest;
 use crate::format::Format;
 use crate::sink::{ConsoleSink, FileMode, Sink};
