@@ -354,7 +354,7 @@ impl AsyncSinkBuilder {
     /// assert_eq!(s.written + s.dropped, 1);
     /// ```
     pub fn build<W: Write + Send + 'static>(self, writer: W) -> AsyncSink {
-        self.start(Output::Bytes(Box::new(writer)), "async sink", false)
+        self.start(Output::Bytes(Box::new(writer)), "async sink")
     }
 
     /// Appends to `path` (the file and its parent directories are created
@@ -363,11 +363,7 @@ impl AsyncSinkBuilder {
     pub fn open(self, path: impl AsRef<Path>) -> io::Result<AsyncSink> {
         let path = path.as_ref();
         let file = crate::sink::open_append(path)?;
-        Ok(self.start(
-            Output::Bytes(Box::new(file)),
-            &path.display().to_string(),
-            false,
-        ))
+        Ok(self.start(Output::Bytes(Box::new(file)), &path.display().to_string()))
     }
 
     /// Appends to `path` durably (created like [`open`](Self::open)): one
@@ -376,11 +372,7 @@ impl AsyncSinkBuilder {
     pub fn open_durable(self, path: impl AsRef<Path>) -> io::Result<AsyncSink> {
         let path = path.as_ref();
         let file = DurableFile::open(path)?;
-        Ok(self.start(
-            Output::Bytes(Box::new(file)),
-            &path.display().to_string(),
-            false,
-        ))
+        Ok(self.start(Output::Bytes(Box::new(file)), &path.display().to_string()))
     }
 
     /// Hands every record to `inner` on the writer thread, so any sink (a
@@ -407,20 +399,26 @@ impl AsyncSinkBuilder {
     /// once on stderr. Dropped records are announced to `inner` as a `Warn`
     /// record `N records dropped` (field `dropped`) if it takes warnings.
     /// The builder's [`format`](Self::format) has no effect here.
-    pub fn wrap(mut self, inner: Arc<dyn Sink>) -> AsyncSink {
-        self.level = self.level.min(inner.max_level());
-        let telemetry = inner.wants_telemetry();
-        self.start(Output::Sink(inner), "async sink (wrapped)", telemetry)
+    pub fn wrap(self, inner: Arc<dyn Sink>) -> AsyncSink {
+        self.start(Output::Sink(inner), "async sink (wrapped)")
     }
 
-    /// Starts the writer over `out`; `telemetry`: whether the sink takes
-    /// telemetry events (a wrapped sink that does).
-    fn start(self, out: Output, default_name: &str, telemetry: bool) -> AsyncSink {
+    /// Starts the writer over `out`. What the sink takes follows from it: a
+    /// wrapped sink's level caps this one's, and its wish for telemetry is
+    /// this one's; bytes take no telemetry.
+    fn start(self, out: Output, default_name: &str) -> AsyncSink {
         let ring_bytes = self
             .thread_buffer
             .min(self.capacity.saturating_mul(BYTES_PER_RECORD))
             .max(MIN_THREAD_BUFFER);
-        let wrapped = matches!(out, Output::Sink(_));
+        let (wrapped, level, telemetry) = match &out {
+            Output::Sink(inner) => (
+                true,
+                self.level.min(inner.max_level()),
+                inner.wants_telemetry(),
+            ),
+            Output::Bytes(_) => (false, self.level, false),
+        };
         let name = self.name.unwrap_or_else(|| default_name.to_owned());
         let rings = RingQueue::start(
             out,
@@ -437,7 +435,7 @@ impl AsyncSinkBuilder {
             name,
             wrapped,
             telemetry,
-            level: self.level,
+            level,
             policy: self.policy,
             capacity: self.capacity,
             shutdown_timeout: self.shutdown_timeout,
