@@ -8,7 +8,7 @@
 
 use crate::expand::ELIDE;
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Expr, LitStr, Token};
@@ -174,7 +174,7 @@ struct Message {
     segments: Vec<Segment>,
     /// Every argument, in evaluation order: positional, named (their
     /// values), then implicitly captured variables.
-    args: Vec<Expr>,
+    args: Vec<TokenStream>,
     /// The trait each argument is formatted with.
     traits: Vec<Trait>,
 }
@@ -188,24 +188,29 @@ enum ArgRef {
 
 impl Message {
     fn parse(lit: &LitStr, rest: &TokenStream) -> Option<Message> {
-        let list = Punctuated::<Expr, Token![,]>::parse_terminated
-            .parse2(strip_leading_comma(rest)?)
-            .ok()?;
-        let mut args: Vec<Expr> = Vec::new();
+        let rest = strip_leading_comma(rest)?;
+        let mut args: Vec<TokenStream> = Vec::new();
         let mut names: Vec<String> = Vec::new();
-        for expr in list {
-            match expr {
-                Expr::Assign(a) => match &*a.left {
-                    Expr::Path(p) if p.path.get_ident().is_some() => {
-                        names.push(p.path.get_ident()?.to_string());
-                        args.push(*a.right);
-                    }
-                    _ => return None,
-                },
-                // A positional argument after a named one: an error
-                // `format_args!` reports.
-                _ if !names.is_empty() => return None,
-                e => args.push(e),
+        if let Some(plain) = split_positional(&rest) {
+            args = plain;
+        } else {
+            let list = Punctuated::<Expr, Token![,]>::parse_terminated
+                .parse2(rest)
+                .ok()?;
+            for expr in list {
+                match expr {
+                    Expr::Assign(a) => match &*a.left {
+                        Expr::Path(p) if p.path.get_ident().is_some() => {
+                            names.push(p.path.get_ident()?.to_string());
+                            args.push(a.right.to_token_stream());
+                        }
+                        _ => return None,
+                    },
+                    // A positional argument after a named one: an error
+                    // `format_args!` reports.
+                    _ if !names.is_empty() => return None,
+                    e => args.push(e.to_token_stream()),
+                }
             }
         }
         let positional = args.len() - names.len();
@@ -231,14 +236,11 @@ impl Message {
                     // An implicit capture: the variable of that name,
                     // resolved where the format string is written; one
                     // argument however often it appears.
-                    None => match args[explicit..]
-                        .iter()
-                        .position(|e| matches!(e, Expr::Path(p) if p.path.is_ident(&name)))
-                    {
+                    None => match args[explicit..].iter().position(|e| is_ident(e, &name)) {
                         Some(k) => explicit + k,
                         None => {
                             let ident = Ident::new(&name, lit.span());
-                            args.push(syn::parse_quote!(#ident));
+                            args.push(quote!(#ident));
                             args.len() - 1
                         }
                     },
@@ -372,6 +374,67 @@ fn parse_parts(fmt: &str) -> Option<Vec<Part>> {
     Some(parts)
 }
 
+/// The arguments split at their top-level commas, when each is plainly
+/// one expression: no `=`, `<` or `|` outside a group (a named argument,
+/// `f::<A, B>()` or `|a, b| a` would hide a comma or need the parser) nor
+/// a punctuation no expression has between its operands (`;`, `#`, ..), no
+/// two operands in a row (`x y`, `x as u8`, `if c { .. }`), no operator
+/// at an end but a prefix `& * - !` or a trailing `?`. Such a list is each
+/// argument as written; anything else goes through `syn` (and its errors
+/// through `format_args!`), whose expression parser costs an unoptimised
+/// macro far more than this scan.
+fn split_positional(rest: &TokenStream) -> Option<Vec<TokenStream>> {
+    use proc_macro2::TokenTree as T;
+    let mut args = Vec::new();
+    let mut arg = TokenStream::new();
+    let mut last: Option<T> = None;
+    let close = |last: &Option<T>| match last {
+        None => false,
+        Some(T::Punct(p)) => p.as_char() == '?',
+        Some(_) => true,
+    };
+    for tree in rest.clone() {
+        match (&tree, &last) {
+            (T::Punct(p), _) if p.as_char() == ',' => {
+                if !close(&last) {
+                    return None;
+                }
+                args.push(std::mem::take(&mut arg));
+                last = None;
+                continue;
+            }
+            (T::Punct(p), _)
+                if matches!(p.as_char(), '=' | '<' | '|' | ';' | '#' | '@' | '$' | '~') =>
+            {
+                return None
+            }
+            (T::Punct(p), None) if !matches!(p.as_char(), '&' | '*' | '-' | '!') => return None,
+            (T::Ident(_) | T::Literal(_), Some(T::Ident(_) | T::Literal(_) | T::Group(_))) => {
+                return None
+            }
+            _ => {}
+        }
+        arg.extend([tree.clone()]);
+        last = Some(tree);
+    }
+    if last.is_some() {
+        if !close(&last) {
+            return None;
+        }
+        args.push(arg);
+    }
+    Some(args)
+}
+
+/// Whether an argument is exactly the identifier `name`.
+fn is_ident(arg: &TokenStream, name: &str) -> bool {
+    let mut trees = arg.clone().into_iter();
+    matches!(
+        (trees.next(), trees.next()),
+        (Some(proc_macro2::TokenTree::Ident(i)), None) if i == name
+    )
+}
+
 /// `, a, b` -> `a, b`; an empty rest stays empty; anything else is `None`.
 fn strip_leading_comma(rest: &TokenStream) -> Option<TokenStream> {
     let mut tokens = rest.clone().into_iter();
@@ -409,11 +472,49 @@ mod tests {
     }
 
     #[test]
+    fn plain_argument_lists_are_split_without_the_expression_parser() {
+        let split = |ts: TokenStream| {
+            split_positional(&ts).map(|v| v.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            split(quote!(id, &task.name, -x, f(a, b)?, v[i].len(), !done,)),
+            Some(vec![
+                "id".into(),
+                "& task . name".into(),
+                "- x".into(),
+                "f (a , b) ?".into(),
+                "v [i] . len ()".into(),
+                "! done".into(),
+            ])
+        );
+        // Left to `syn`: a named argument, commas the scan cannot place,
+        // two operands in a row, an operator at an end, an empty argument.
+        for ts in [
+            quote!(x = 1),
+            quote!(f::<A, B>()),
+            quote!(|a, b| a),
+            quote!(x y),
+            quote!(x as u8),
+            quote!(a+),
+            quote!(+a),
+            quote!(a,, b),
+            quote!(a == b),
+            quote!(a; b),
+        ] {
+            assert_eq!(split(ts.clone()), None, "{ts}");
+        }
+        // Either way the message is the same.
+        let m = parse("{} {}", quote!(, a as u8, x)).unwrap();
+        assert_eq!(m.args.len(), 2);
+        assert_eq!(m.args[0].to_string(), "a as u8");
+    }
+
+    #[test]
     fn captures_and_named_arguments_are_taken() {
         let m = parse("{} {x} {{{y}}} {y}", quote!(, a, x = 1)).unwrap();
         // a, x's value, then the captured `y` once.
         assert_eq!(m.args.len(), 3);
-        assert!(matches!(&m.args[2], Expr::Path(p) if p.path.is_ident("y")));
+        assert!(is_ident(&m.args[2], "y"));
         assert_eq!(
             m.positional_literal(Span::call_site()).value(),
             "{0} {1} {{{2}}} {2}"
