@@ -1,6 +1,6 @@
 //! The record a log site builds on its cold path, from its message
 //! format and its arguments: each argument bound once and offered raw
-//! through autoref specialisation (copyable kinds by value, the rest
+//! through deref specialisation (copyable kinds by value, the rest
 //! borrowed through the placeholder's formatting trait), the format as data
 //! when every placeholder is a plain `{}` or `{:?}`, else a per-site
 //! decoder. The site instantiates `format_args!` at most once (none for a
@@ -66,15 +66,6 @@ pub(crate) fn dispatch_record(
         .traits
         .iter()
         .map(|t| format_ident!("elide_{}", t.method()));
-    // Only the traits the placeholders use: fewer names for every site to
-    // resolve.
-    let mut by: Vec<Ident> = Vec::new();
-    for t in &message.traits {
-        let name = format_ident!("RawBy{}", t.name());
-        if !by.contains(&name) {
-            by.push(name);
-        }
-    }
     let format = match message.pieces() {
         Some(pieces) => quote!(pieces(&[#(#pieces),*])),
         None => {
@@ -95,7 +86,7 @@ pub(crate) fn dispatch_record(
     };
     quote! {
         #ELIDE::__private::record!(raw #raw #dest (#level) [#kv] (#lit #rest)
-            [#(#names = #exprs => #methods),*] [#(#by),*] #format)
+            [#(#names = #exprs => #methods),*] #format)
     }
 }
 
@@ -126,20 +117,6 @@ impl Trait {
             Some('e') => Trait::LowerExp,
             Some('E') => Trait::UpperExp,
             _ => Trait::Display,
-        }
-    }
-
-    /// The trait's name (`RawBy<name>` is its specialisation trait).
-    fn name(self) -> &'static str {
-        match self {
-            Trait::Display => "Display",
-            Trait::Debug => "Debug",
-            Trait::LowerHex => "LowerHex",
-            Trait::UpperHex => "UpperHex",
-            Trait::Octal => "Octal",
-            Trait::Binary => "Binary",
-            Trait::LowerExp => "LowerExp",
-            Trait::UpperExp => "UpperExp",
         }
     }
 

@@ -8,9 +8,8 @@ pub use crate::check::{check, check_eq_details, check_ne_details, fail};
 pub use crate::dispatch::{dispatch, dispatch_to, Route};
 pub use crate::record::metadata::{Kind, Metadata};
 pub use crate::record::raw::{
-    FloatStyle, MessageFormat, Piece, RawArg, RawByBinary, RawByDebug, RawByDisplay, RawByLowerExp,
-    RawByLowerHex, RawByOctal, RawByUpperExp, RawByUpperHex, RawCapture, RawDecode, RawFloat,
-    RawMessage, RawUnformattable, RawWrap, ToRawArg,
+    FloatStyle, MessageFormat, Piece, RawArg, RawByTrait, RawDecode, RawFloat, RawMessage,
+    RawUnformattable, RawWrap, ToRawArg,
 };
 pub use crate::record::value::{with_present_fields, FieldValue, ToValue};
 pub use crate::runtime::runtime_site::site as runtime_site;

@@ -69,7 +69,7 @@ macro_rules! __elide_record {
     };
     (raw $f:ident ($($dest:expr),*) ($level:expr)
         [$($key:literal = $value:expr),*] ($($message:tt)*)
-        [$($n:ident = $e:expr => $m:ident),*] [$($by:ident),*]
+        [$($n:ident = $e:expr => $m:ident),*]
         $ctor:ident $args:tt $($decoder:item)?) => {{
         // The site's own `format_args!`, type-checked only (a dead branch
         // generates no code): its errors are the ones a user expects.
@@ -78,8 +78,6 @@ macro_rules! __elide_record {
         }
         match ($(&($e),)*) {
             ($($n,)*) => {
-                #[allow(unused_imports)]
-                use $crate::__private::{RawCapture as _, RawUnformattable as _, $($by as _),*};
                 $($decoder)?
                 static __ELIDE_FORMAT: $crate::__private::MessageFormat = {
                     #[allow(unused_imports)]
@@ -90,7 +88,7 @@ macro_rules! __elide_record {
                     $($dest,)* $level,
                     &[$(($key, $value)),*],
                     &__ELIDE_FORMAT,
-                    &[$((&&$crate::__private::RawWrap(&$n)).$m()),*],
+                    &[$($crate::__private::RawWrap($n).$m()),*],
                 )
             }
         }

@@ -18,11 +18,15 @@
 //! instantiates formatting at most once.
 //!
 //! Which arguments are raw is decided at expansion without knowing their
-//! types, by autoref specialisation over three levels: `(&&RawWrap(&arg))`
-//! resolves to [`RawCapture`] when the type implements [`ToRawArg`], else to
-//! the formatting trait the placeholder uses ([`RawByDisplay`], ...): the
-//! argument borrowed as a trait object, else to [`RawUnformattable`] (never
+//! types, by deref specialisation over three levels of inherent methods:
+//! `RawWrap(arg).elide_display()` is [`RawWrap`]'s own method when the type
+//! implements [`ToRawArg`] (the value), else, through `Deref`,
+//! [`RawByTrait`]'s when it has the placeholder's formatting trait (the
+//! argument borrowed as a trait object), else [`RawUnformattable`]'s (never
 //! run: the site's dead `format_args!` check reports the missing trait).
+//! Inherent methods need no import, so a site opens no scope of `use`s for
+//! the compiler to resolve names in; a method whose impl's bound fails is
+//! passed over for the next `Deref` step.
 
 use std::fmt;
 
@@ -454,71 +458,91 @@ impl<T: ToRawArg + ?Sized> ToRawArg for &T {
     }
 }
 
-/// The receiver of the autoref specialisation (see the module docs).
+/// The receiver of the deref specialisation (see the module docs): its own
+/// methods take a [`ToRawArg`] argument by value.
+#[repr(transparent)]
 pub struct RawWrap<'a, T: ?Sized>(pub &'a T);
 
-impl<T: ?Sized> fmt::Debug for RawWrap<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("RawWrap")
+/// The second level of the specialisation: the argument borrowed through
+/// the placeholder's formatting trait.
+#[repr(transparent)]
+pub struct RawByTrait<'a, T: ?Sized>(&'a T);
+
+/// The last level: a type without the placeholder's trait.
+#[repr(transparent)]
+pub struct RawUnformattable<'a, T: ?Sized>(&'a T);
+
+/// The levels' `Debug`: their name only (the argument may have none).
+macro_rules! name_only_debug {
+    ($($t:ident),*) => {$(
+        impl<T: ?Sized> fmt::Debug for $t<'_, T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(stringify!($t))
+            }
+        }
+    )*};
+}
+name_only_debug!(RawWrap, RawByTrait, RawUnformattable);
+
+impl<'a, T: ?Sized> core::ops::Deref for RawWrap<'a, T> {
+    type Target = RawByTrait<'a, T>;
+    #[inline(always)]
+    fn deref(&self) -> &RawByTrait<'a, T> {
+        // SAFETY: both are `repr(transparent)` over the same `&'a T`.
+        unsafe { &*(self as *const Self).cast::<RawByTrait<'a, T>>() }
+    }
+}
+
+impl<'a, T: ?Sized> core::ops::Deref for RawByTrait<'a, T> {
+    type Target = RawUnformattable<'a, T>;
+    #[inline(always)]
+    fn deref(&self) -> &RawUnformattable<'a, T> {
+        // SAFETY: both are `repr(transparent)` over the same `&'a T`.
+        unsafe { &*(self as *const Self).cast::<RawUnformattable<'a, T>>() }
     }
 }
 
 /// The method names, one per formatting trait a placeholder can use.
 macro_rules! specialise {
-    ($(($method:ident, $by:ident, $trait:ident)),* $(,)?) => {
-        /// First choice, for types that implement [`ToRawArg`]: the argument
-        /// by value, whatever the placeholder's trait.
-        pub trait RawCapture<'a> {
+    ($(($method:ident, $trait:ident)),* $(,)?) => {
+        impl<'a, T: ToRawArg + ?Sized> RawWrap<'a, T> {
             $(
-                /// The argument by value.
-                fn $method(&self) -> RawArg<'a>;
-            )*
-        }
-        impl<'a, 'b, T: ToRawArg + ?Sized> RawCapture<'a> for &'b RawWrap<'a, T> {
-            $(
+                /// The argument by value, whatever the placeholder's trait.
                 #[inline(always)]
-                fn $method(&self) -> RawArg<'a> {
+                pub fn $method(&self) -> RawArg<'a> {
                     self.0.to_raw()
                 }
             )*
         }
         $(
-            /// Second choice: the argument borrowed through the
-            /// placeholder's formatting trait.
-            pub trait $by<'a> {
+            impl<'a, T: fmt::$trait> RawByTrait<'a, T> {
                 /// The argument as a trait object.
-                fn $method(&self) -> RawArg<'a>;
-            }
-            impl<'a, 'b, 'c, T: fmt::$trait> $by<'a> for &'c &'b RawWrap<'a, T> {
                 #[inline(always)]
-                fn $method(&self) -> RawArg<'a> {
+                pub fn $method(&self) -> RawArg<'a> {
                     RawArg::$trait(self.0)
                 }
             }
         )*
-        /// Last choice, for a type without the placeholder's trait: never
-        /// run, since the site's compile-time `format_args!` check fails.
-        pub trait RawUnformattable<'a> {
+        impl<T: ?Sized> RawUnformattable<'_, T> {
             $(
                 /// [`RawArg::Unformattable`].
                 #[inline(always)]
-                fn $method(&self) -> RawArg<'a> {
+                pub fn $method(&self) -> RawArg<'static> {
                     RawArg::Unformattable
                 }
             )*
         }
-        impl<'a, T: ?Sized> RawUnformattable<'a> for RawWrap<'a, T> {}
     };
 }
 specialise!(
-    (elide_display, RawByDisplay, Display),
-    (elide_debug, RawByDebug, Debug),
-    (elide_lower_hex, RawByLowerHex, LowerHex),
-    (elide_upper_hex, RawByUpperHex, UpperHex),
-    (elide_octal, RawByOctal, Octal),
-    (elide_binary, RawByBinary, Binary),
-    (elide_lower_exp, RawByLowerExp, LowerExp),
-    (elide_upper_exp, RawByUpperExp, UpperExp),
+    (elide_display, Display),
+    (elide_debug, Debug),
+    (elide_lower_hex, LowerHex),
+    (elide_upper_hex, UpperHex),
+    (elide_octal, Octal),
+    (elide_binary, Binary),
+    (elide_lower_exp, LowerExp),
+    (elide_upper_exp, UpperExp),
 );
 
 /// Forwards one formatting trait to the argument's original type (or to
@@ -633,22 +657,24 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::needless_borrow)] // the `&`s are what select the impl
     fn specialisation_copies_copyable_kinds_and_borrows_the_rest() {
-        #[allow(unused_imports)]
-        use super::{RawByDebug as _, RawByDisplay as _, RawCapture as _, RawUnformattable as _};
         let n = 7u16;
         let s = String::from("x");
         let v = vec![1];
         struct Opaque;
-        assert!(matches!((&&RawWrap(&&n)).elide_display(), RawArg::U16(7)));
-        assert!(matches!((&&RawWrap(&&s)).elide_debug(), RawArg::Str("x")));
-        let v = &v;
-        let by_debug = (&&RawWrap(&v)).elide_debug();
+        assert!(matches!(RawWrap(&n).elide_display(), RawArg::U16(7)));
+        assert!(matches!(RawWrap(&&n).elide_lower_hex(), RawArg::U16(7)));
+        assert!(matches!(RawWrap(&s).elide_debug(), RawArg::Str("x")));
+        assert!(matches!(RawWrap(&"y").elide_display(), RawArg::Str("y")));
+        let by_debug = RawWrap(&v).elide_debug();
         assert!(matches!(by_debug, RawArg::Debug(_)) && !by_debug.is_owned());
         assert_eq!(format!("{by_debug:?}"), "[1]");
+        let shown = std::path::Path::new("/p").display();
+        let by_display = RawWrap(&shown).elide_display();
+        assert!(matches!(by_display, RawArg::Display(_)));
+        assert_eq!(format!("{by_display}"), "/p");
         assert!(matches!(
-            (&&RawWrap(&&Opaque)).elide_display(),
+            RawWrap(&Opaque).elide_display(),
             RawArg::Unformattable
         ));
     }
