@@ -53,11 +53,15 @@ fn feature_on(kind: &str, build: Build) -> TokenStream {
 /// A site's existence in one kind of build: the filter's verdict (decided
 /// here, or over `module_path!()` in a `const` block) and the features'
 /// constant, which only `elide` knows.
-fn with_features(filter: Verdict, features: TokenStream) -> Verdict {
+fn with_features(filter: Verdict, kind: &str, build: Build) -> Verdict {
     match filter {
         Verdict::Known(false) => Verdict::Known(false),
-        Verdict::Known(true) => Verdict::Const(features),
-        Verdict::Const(c) => Verdict::Const(quote!((#features && const { #c }))),
+        Verdict::Known(true) => Verdict::Features(kind.to_string()),
+        Verdict::Const(c) => {
+            let features = feature_on(kind, build);
+            Verdict::Const(quote!((#features && const { #c })))
+        }
+        features @ Verdict::Features(_) => features,
     }
 }
 
@@ -163,14 +167,18 @@ impl<T: Copy> Ceiling<T> {
 enum Verdict {
     /// Decided while expanding.
     Known(bool),
+    /// The features' constant of this kind of site (`INFO`, `CHECKS`, ..)
+    /// alone: no filter rule says otherwise.
+    Features(String),
     /// A constant `bool` expression over `module_path!()`.
     Const(TokenStream),
 }
 
 impl Verdict {
-    fn tokens(&self) -> TokenStream {
+    fn tokens(&self, build: Build) -> TokenStream {
         match self {
             Verdict::Known(b) => quote!(#b),
+            Verdict::Features(kind) => feature_on(kind, build),
             Verdict::Const(t) => t.clone(),
         }
     }
@@ -206,7 +214,7 @@ fn switch(target: &Option<Expr>, var: &str, kind: &str) -> syn::Result<Presence>
     let on = level::interest_on();
     let verdict = |build: Build| {
         let filter = c.verdict(|v| v, on.clone(), level::switch_tokens);
-        with_features(filter, feature_on(kind, build))
+        with_features(filter, kind, build)
     };
     Ok(Presence {
         debug: verdict(Build::Debug),
@@ -228,7 +236,7 @@ impl Presence {
         let kind = level.name.to_ascii_uppercase();
         let verdict = |c: Ceiling<u8>, build: Build| {
             let filter = c.verdict(|v| level.number <= v, needed.clone(), level::number_tokens);
-            with_features(filter, feature_on(&kind, build))
+            with_features(filter, &kind, build)
         };
         Ok(Presence {
             debug: verdict(d, Build::Debug),
@@ -258,7 +266,10 @@ impl Presence {
     /// every operand is a constant (`cfg!` is a literal), so the compiler
     /// drops the branch not taken at any opt-level.
     pub(crate) fn condition(&self) -> TokenStream {
-        let (d, r) = (self.debug.tokens(), self.release.tokens());
+        let (d, r) = (
+            self.debug.tokens(Build::Debug),
+            self.release.tokens(Build::Release),
+        );
         quote! {
             ((::core::cfg!(debug_assertions) && #d)
                 || (::core::cfg!(not(debug_assertions)) && #r))
@@ -295,9 +306,16 @@ impl Presence {
         dead: impl FnOnce() -> TokenStream,
         off: impl FnOnce() -> TokenStream,
     ) -> TokenStream {
-        match self.known() {
-            Some((true, true)) => live,
-            Some((false, false)) => dead(),
+        match (self.known(), &self.debug, &self.release) {
+            (Some((true, true)), ..) => live,
+            (Some((false, false)), ..) => dead(),
+            // The common case, the features alone: the facade's `gate!`
+            // template writes the condition, so this macro hands back a
+            // few tokens instead of it.
+            (_, Verdict::Features(d), Verdict::Features(r)) if d == r => {
+                let (kind, off) = (syn::Ident::new(d, Span::call_site()), off());
+                quote!(#ELIDE::__private::gate!(#kind { #live } { #off }))
+            }
             _ => {
                 let (c, off) = (self.condition(), off());
                 quote!(if #c { #live } else { #off })

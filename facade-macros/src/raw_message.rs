@@ -67,12 +67,12 @@ pub(crate) fn dispatch_record(
         .iter()
         .map(|t| format_ident!("elide_{}", t.method()));
     let format = match message.pieces() {
-        Some(pieces) => quote!(pieces(&[#(#pieces),*])),
+        Some(pieces) => quote!(pieces [#(#pieces),*]),
         None => {
             let positional = message.positional_literal(lit.span());
             let idx = 0..message.args.len();
             quote! {
-                decode(__elide_decode)
+                decode (__elide_decode)
                 // A function item, not a closure: no per-site
                 // `FnOnce::call_once` shim.
                 fn __elide_decode(

@@ -17,19 +17,19 @@ pub use crate::runtime::sample::{sample_nth, sample_undo, Every, First};
 pub use crate::site::callsite::{Callsite, UNRESOLVED};
 pub use crate::site::counter::{Counter, ShardCell};
 pub use crate::site::static_gate::{
-    static_limit, FEATURE_CHECKS, FEATURE_LEVEL, FEATURE_TELEMETRY, INTEREST_OFF, INTEREST_ON,
-    LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF, LEVEL_TRACE, LEVEL_WARN, STATIC_CHECKS_DEBUG,
-    STATIC_CHECKS_RELEASE, STATIC_DEBUG_DEBUG, STATIC_DEBUG_RELEASE, STATIC_ERROR_DEBUG,
-    STATIC_ERROR_RELEASE, STATIC_INFO_DEBUG, STATIC_INFO_RELEASE, STATIC_TELEMETRY_DEBUG,
-    STATIC_TELEMETRY_RELEASE, STATIC_TRACE_DEBUG, STATIC_TRACE_RELEASE, STATIC_WARN_DEBUG,
-    STATIC_WARN_RELEASE,
+    gate as gates, static_limit, FEATURE_CHECKS, FEATURE_LEVEL, FEATURE_TELEMETRY, INTEREST_OFF,
+    INTEREST_ON, LEVEL_DEBUG, LEVEL_ERROR, LEVEL_INFO, LEVEL_OFF, LEVEL_TRACE, LEVEL_WARN,
+    STATIC_CHECKS_DEBUG, STATIC_CHECKS_RELEASE, STATIC_DEBUG_DEBUG, STATIC_DEBUG_RELEASE,
+    STATIC_ERROR_DEBUG, STATIC_ERROR_RELEASE, STATIC_INFO_DEBUG, STATIC_INFO_RELEASE,
+    STATIC_TELEMETRY_DEBUG, STATIC_TELEMETRY_RELEASE, STATIC_TRACE_DEBUG, STATIC_TRACE_RELEASE,
+    STATIC_WARN_DEBUG, STATIC_WARN_RELEASE,
 };
 pub use crate::span::{instrumented, open_span};
 pub use crate::telemetry::scope::{
     open_scope, scope_bind, scope_guard, timed, timed_as, NoScope, Timed,
 };
 #[doc(inline)]
-pub use crate::{__elide_record as record, __elide_site as site};
+pub use crate::{__elide_gate as gate, __elide_record as record, __elide_site as site};
 
 // The route of a record is decided in `route`; these are the names the
 // macro expansions call.

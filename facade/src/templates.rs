@@ -13,6 +13,26 @@
 //! (`$n`): local names a template introduces itself are hygienic and would
 //! not match the ones of the expansion around it.
 
+/// A site whose existence the features alone decide (no build-time filter
+/// rule covers it): `$live` where the calling crate's kind of build keeps
+/// sites of kind `$kind` (`INFO`, `CHECKS`, ..), else `$off`. The condition
+/// is constant (`cfg!` is a literal), so the branch not taken leaves no
+/// code at any opt-level; `cfg!` here is the calling crate's, as it is
+/// expanded there. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __elide_gate {
+    ($kind:ident { $($live:tt)* } { $($off:tt)* }) => {
+        if (::core::cfg!(debug_assertions) && $crate::__private::gates::$kind::DEBUG)
+            || (::core::cfg!(not(debug_assertions)) && $crate::__private::gates::$kind::RELEASE)
+        {
+            $($live)*
+        } else {
+            $($off)*
+        }
+    };
+}
+
 /// A log site with a constant target and no sampling: its `static
 /// Callsite` named `$cs`, the hot check, and the `#[cold]`, never-inlined
 /// closure around `$body`. Not public API.
@@ -54,8 +74,9 @@ macro_rules! __elide_site {
 ///
 /// - `plain`: the message rendered on the caller (`format_args!`).
 /// - `raw`: the arguments offered raw; the message format is the constant
-///   `MessageFormat::$ctor $args`, its `Piece` variants in scope, and a
-///   per-site decoder item comes last when the format needs one.
+///   `MessageFormat::pieces` of `pieces [Lit(".."), Display(0), ..]` or
+///   `MessageFormat::decode` of `decode (f)`, with the per-site decoder
+///   item `f` last.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __elide_record {
@@ -79,11 +100,8 @@ macro_rules! __elide_record {
         match ($(&($e),)*) {
             ($($n,)*) => {
                 $($decoder)?
-                static __ELIDE_FORMAT: $crate::__private::MessageFormat = {
-                    #[allow(unused_imports)]
-                    use $crate::__private::Piece::*;
-                    $crate::__private::MessageFormat::$ctor $args
-                };
+                static __ELIDE_FORMAT: $crate::__private::MessageFormat =
+                    $crate::__private::record!(@format $ctor $args);
                 $crate::__private::$f(
                     $($dest,)* $level,
                     &[$(($key, $value)),*],
@@ -93,4 +111,12 @@ macro_rules! __elide_record {
             }
         }
     }};
+    // The format: each piece's variant named in full here, so the site
+    // needs no `use` of them (a scope of its own for name resolution).
+    (@format pieces [$($k:ident($v:expr)),*]) => {
+        $crate::__private::MessageFormat::pieces(&[$($crate::__private::Piece::$k($v)),*])
+    };
+    (@format decode ($f:ident)) => {
+        $crate::__private::MessageFormat::decode($f)
+    };
 }

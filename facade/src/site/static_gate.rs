@@ -126,6 +126,35 @@ pub const STATIC_TELEMETRY_DEBUG: bool = FEATURE_TELEMETRY[0] == INTEREST_ON;
 /// Telemetry and counter sites kept in release builds.
 pub const STATIC_TELEMETRY_RELEASE: bool = FEATURE_TELEMETRY[1] == INTEREST_ON;
 
+/// The same constants by kind of site, for the facade's `gate!` template:
+/// `gate::INFO::DEBUG` is [`STATIC_INFO_DEBUG`]. A site whose features decide
+/// alone hands the template the kind's name and the template writes the
+/// condition, which is cheaper for the compiler than the procedural macro
+/// spelling it out at every site.
+pub mod gate {
+    macro_rules! kinds {
+        ($($kind:ident: $debug:ident, $release:ident;)*) => {$(
+            #[allow(non_snake_case)]
+            #[doc = concat!("`", stringify!($kind), "` sites: whether each kind of build keeps them.")]
+            pub mod $kind {
+                #[doc = concat!("[`", stringify!($debug), "`](super::super::", stringify!($debug), ")")]
+                pub const DEBUG: bool = super::super::$debug;
+                #[doc = concat!("[`", stringify!($release), "`](super::super::", stringify!($release), ")")]
+                pub const RELEASE: bool = super::super::$release;
+            }
+        )*};
+    }
+    kinds! {
+        ERROR: STATIC_ERROR_DEBUG, STATIC_ERROR_RELEASE;
+        WARN: STATIC_WARN_DEBUG, STATIC_WARN_RELEASE;
+        INFO: STATIC_INFO_DEBUG, STATIC_INFO_RELEASE;
+        DEBUG: STATIC_DEBUG_DEBUG, STATIC_DEBUG_RELEASE;
+        TRACE: STATIC_TRACE_DEBUG, STATIC_TRACE_RELEASE;
+        CHECKS: STATIC_CHECKS_DEBUG, STATIC_CHECKS_RELEASE;
+        TELEMETRY: STATIC_TELEMETRY_DEBUG, STATIC_TELEMETRY_RELEASE;
+    }
+}
+
 /// An on/off switch of the features as interest bytes, `[debug, release]`:
 /// `off` removes the sites everywhere, `release_off` from release builds.
 const fn switch(off: bool, release_off: bool) -> [u8; 2] {
