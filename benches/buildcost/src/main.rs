@@ -43,6 +43,9 @@ usage: elide-bench-buildcost [--n 500,2000] [--runs 3] [--out DIR] [--jobs 2] [-
   --shapes      like for like: the four site shapes (same arguments and fields,
                 log with `kv`), IR lines and functions per site and the dev
                 build after a touch, per library, N = the first --n
+  --icount      with --shapes: also rustc's instructions for that build,
+                counted by callgrind (log and elide; about a minute each):
+                the figure that does not drift with the machine's load
   --fixed-only  only the fixed .text of `init()` + one `error!`, elide with
                 its default features and console-only (no default features)";
 
@@ -53,6 +56,7 @@ struct Options {
     jobs: u32,
     fixed_only: bool,
     shapes: bool,
+    icount: bool,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -64,6 +68,7 @@ fn parse_args() -> Result<Options, String> {
         jobs: 2,
         fixed_only: false,
         shapes: false,
+        icount: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -95,6 +100,7 @@ fn parse_args() -> Result<Options, String> {
             "--out" => o.out = std::path::absolute(value("--out")?).map_err(|e| e.to_string())?,
             "--fixed-only" => o.fixed_only = true,
             "--shapes" => o.shapes = true,
+            "--icount" => o.icount = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
@@ -267,16 +273,28 @@ fn forget_incremental(c: &Crate) -> std::io::Result<()> {
 /// Instructions rustc executes for the library in `cargo build --lib` after
 /// a touch (dependencies and the incremental cache already built).
 fn compiler_instructions(cargo: &Cargo, c: &Crate) -> Result<u64, String> {
-    let out = c.dir.join("target/callgrind.rustc.out");
-    let _ = std::fs::remove_file(&out);
     // The timed steps end by removing the incremental cache: build it
     // again first, untimed, so the counted build reuses it as (b) does.
     cargo.time(&c.dir, &["build", "--lib"], &[])?;
-    touch_lib(c).map_err(|e| format!("touch: {e}"))?;
+    touch_build_instructions(cargo, &c.dir, &c.package(), &c.lib_rs())
+}
+
+/// Instructions rustc executes for `package` (the library in `dir`) in
+/// `cargo build --lib` after a touch of `lib_rs`, under callgrind through
+/// this program as the rustc wrapper.
+fn touch_build_instructions(
+    cargo: &Cargo,
+    dir: &Path,
+    package: &str,
+    lib_rs: &Path,
+) -> Result<u64, String> {
+    let out = dir.join("target/callgrind.rustc.out");
+    let _ = std::fs::remove_file(&out);
+    touch(lib_rs).map_err(|e| format!("touch: {e}"))?;
     let me = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
-    let spec = format!("{}={}", c.package().replace('-', "_"), out.display());
+    let spec = format!("{}={}", package.replace('-', "_"), out.display());
     cargo.time_with(
-        &c.dir,
+        dir,
         &["build", "--lib"],
         &[],
         &[
@@ -295,9 +313,9 @@ fn like_for_like(o: &Options) -> Result<(), String> {
     let n = o.ns[0];
     let libs = [Lib::None, Lib::Log, Lib::Tracing, Lib::Elide];
     println!(
-        "| site (N = {n}) | lib | IR lines / site | functions / site | dev build after touch (s) | IR ÷ log | build ÷ log |"
+        "| site (N = {n}) | lib | IR lines / site | functions / site | dev build after touch (s) | IR ÷ log | build ÷ log | rustc instructions after touch (M) | ÷ log |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
     for shape in &shapes::SHAPES {
         let mut rows = Vec::new();
         for lib in libs {
@@ -318,10 +336,20 @@ fn like_for_like(o: &Options) -> Result<(), String> {
                 touch(&dir.join("src/lib.rs")).map_err(|e| e.to_string())?;
                 times.push(cargo.time(&dir, &["build", "--lib"], &[])?.as_secs_f64());
             }
+            // Counted after the timed builds, so the incremental cache is
+            // in the steady state a touch leaves it in (the first rebuild
+            // after an edit does several times the work).
+            let count = if o.icount && matches!(lib, Lib::Log | Lib::Elide) {
+                progress(&format!("{} {}: rustc under callgrind", shape.label, lib.name()));
+                let package = shapes::package(lib, n);
+                Some(touch_build_instructions(&cargo, &dir, &package, &dir.join("src/lib.rs"))?)
+            } else {
+                None
+            };
             let ir = ir_lines_in(&cargo, &dir, &shapes::package(lib, n))?;
-            rows.push((lib, ir, median(times)));
+            rows.push((lib, ir, median(times), count));
         }
-        let (_, none, _) = rows[0];
+        let (_, none, _, _) = rows[0];
         let per = |ir: &ir::IrLines| {
             (
                 (ir.instructions as f64 - none.instructions as f64) / n as f64,
@@ -329,11 +357,19 @@ fn like_for_like(o: &Options) -> Result<(), String> {
             )
         };
         let (log_ir, _) = per(&rows[1].1);
-        let log_time = rows[1].2;
-        for (lib, ir, time) in &rows[1..] {
+        let (log_time, log_count) = (rows[1].2, rows[1].3);
+        for (lib, ir, time, count) in &rows[1..] {
             let (lines, functions) = per(ir);
+            let counted = match (count, log_count) {
+                (Some(c), Some(l)) => format!(
+                    "{:.0} | {:.2}x",
+                    *c as f64 / 1e6,
+                    *c as f64 / l as f64
+                ),
+                _ => " | ".to_string(),
+            };
             println!(
-                "| `{}` | {} | {lines:.1} | {functions:.2} | {time:.2} | {:.2}x | {:.2}x |",
+                "| `{}` | {} | {lines:.1} | {functions:.2} | {time:.2} | {:.2}x | {:.2}x | {counted} |",
                 shape.label,
                 lib.name(),
                 lines / log_ir,
@@ -341,7 +377,7 @@ fn like_for_like(o: &Options) -> Result<(), String> {
             );
         }
         println!(
-            "| (same crate without sites) | none | {} lines, {} functions in all | | {:.2} | | |",
+            "| (same crate without sites) | none | {} lines, {} functions in all | | {:.2} | | | | |",
             none.instructions, none.functions, rows[0].2
         );
     }
