@@ -340,9 +340,18 @@ fn like_for_like(o: &Options) -> Result<(), String> {
             // in the steady state a touch leaves it in (the first rebuild
             // after an edit does several times the work).
             let count = if o.icount && matches!(lib, Lib::Log | Lib::Elide) {
-                progress(&format!("{} {}: rustc under callgrind", shape.label, lib.name()));
+                progress(&format!(
+                    "{} {}: rustc under callgrind",
+                    shape.label,
+                    lib.name()
+                ));
                 let package = shapes::package(lib, n);
-                Some(touch_build_instructions(&cargo, &dir, &package, &dir.join("src/lib.rs"))?)
+                Some(touch_build_instructions(
+                    &cargo,
+                    &dir,
+                    &package,
+                    &dir.join("src/lib.rs"),
+                )?)
             } else {
                 None
             };
@@ -361,11 +370,9 @@ fn like_for_like(o: &Options) -> Result<(), String> {
         for (lib, ir, time, count) in &rows[1..] {
             let (lines, functions) = per(ir);
             let counted = match (count, log_count) {
-                (Some(c), Some(l)) => format!(
-                    "{:.0} | {:.2}x",
-                    *c as f64 / 1e6,
-                    *c as f64 / l as f64
-                ),
+                (Some(c), Some(l)) => {
+                    format!("{:.0} | {:.2}x", *c as f64 / 1e6, *c as f64 / l as f64)
+                }
                 _ => " | ".to_string(),
             };
             println!(
