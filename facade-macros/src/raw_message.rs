@@ -8,7 +8,7 @@
 
 use crate::expand::ELIDE;
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{quote, ToTokens};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Expr, LitStr, Token};
@@ -60,12 +60,26 @@ pub(crate) fn dispatch_record(
     let Some(message) = Message::parse(lit, rest).filter(|m| !m.args.is_empty()) else {
         return plain(quote!(#lit #rest));
     };
-    let names = (0..message.args.len()).map(|i| format_ident!("__elide_a{}", i));
+    // The bindings and the capture methods spanned at their argument: a
+    // type without its placeholder's trait is reported with a label there
+    // (the capture's bound is the site's type check; see `__private::record!`).
+    let first = |e: &TokenStream| {
+        e.clone()
+            .into_iter()
+            .next()
+            .map_or_else(Span::call_site, |t| t.span())
+    };
+    let names = message
+        .args
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Ident::new(&format!("__elide_a{i}"), first(e)));
     let exprs = &message.args;
     let methods = message
         .traits
         .iter()
-        .map(|t| format_ident!("elide_{}", t.method()));
+        .zip(&message.args)
+        .map(|(t, e)| Ident::new(&format!("elide_{}", t.method()), first(e)));
     let format = match message.pieces() {
         Some(pieces) => quote!(pieces [#(#pieces),*]),
         None => {
@@ -85,7 +99,7 @@ pub(crate) fn dispatch_record(
         }
     };
     quote! {
-        #ELIDE::__private::record!(raw #raw #dest (#level) [#kv] (#lit #rest)
+        #ELIDE::__private::record!(raw #raw #dest (#level) [#kv]
             [#(#names = #exprs => #methods),*] #format)
     }
 }

@@ -73,7 +73,9 @@ macro_rules! __elide_site {
 /// site whose closure got them). Not public API.
 ///
 /// - `plain`: the message rendered on the caller (`format_args!`).
-/// - `raw`: the arguments offered raw; the message format is the constant
+/// - `raw`: the arguments offered raw, each bound to `$n` (spanned at its
+///   argument) and captured by `$m`, whose bound is the site's check that
+///   the argument has its placeholder's trait; the message format is the constant
 ///   `MessageFormat::pieces` of `pieces [Lit(".."), Display(0), ..]` or
 ///   `MessageFormat::decode` of `decode (f)`, with the per-site decoder
 ///   item `f` last.
@@ -89,15 +91,10 @@ macro_rules! __elide_record {
         )
     };
     (raw $f:ident ($($dest:expr),*) ($level:expr)
-        [$($key:literal = $value:expr),*] ($($message:tt)*)
+        [$($key:literal = $value:expr),*]
         [$($n:ident = $e:expr => $m:ident),*]
         $ctor:ident $args:tt $($decoder:item)?) => {{
-        // The site's own `format_args!`, type-checked only (a dead branch
-        // generates no code): its errors are the ones a user expects.
-        if false {
-            let _ = ::core::format_args!($($message)*);
-        }
-        match ($(&($e),)*) {
+        match ($($crate::__private::RawWrap(&($e)),)*) {
             ($($n,)*) => {
                 $($decoder)?
                 static __ELIDE_FORMAT: $crate::__private::MessageFormat =
@@ -106,7 +103,7 @@ macro_rules! __elide_record {
                     $($dest,)* $level,
                     &[$(($key, $value)),*],
                     &__ELIDE_FORMAT,
-                    &[$($crate::__private::RawWrap($n).$m()),*],
+                    &[$($n.$m()),*],
                 )
             }
         }
