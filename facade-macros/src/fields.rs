@@ -102,14 +102,10 @@ fn kv_values(fields: &[Field]) -> impl Iterator<Item = TokenStream> + '_ {
         match f.sigil {
             Sigil::Plain => {
                 let elide = crate::expand::elide_at(v.span());
-                quote_spanned! {v.span()=>
-                    #elide::__private::FieldValue::field_value(&(#v))
-                }
+                quote_spanned!(v.span()=> #elide::__private::field(&(#v)))
             }
-            Sigil::Display => {
-                quote!(::core::option::Option::Some(#ELIDE::Value::Display(&(#v))))
-            }
-            Sigil::Debug => quote!(::core::option::Option::Some(#ELIDE::Value::Debug(&(#v)))),
+            Sigil::Display => quote!(#ELIDE::__private::display_field(&(#v))),
+            Sigil::Debug => quote!(#ELIDE::__private::debug_field(&(#v))),
         }
     })
 }

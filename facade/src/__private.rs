@@ -11,7 +11,9 @@ pub use crate::record::raw::{
     FloatStyle, MessageFormat, Piece, RawArg, RawByTrait, RawDecode, RawFloat, RawMessage,
     RawUnformattable, RawWrap, ToRawArg,
 };
-pub use crate::record::value::{with_present_fields, FieldValue, ToValue};
+pub use crate::record::value::{
+    debug_field, display_field, field, with_present_fields, FieldValue, ToValue,
+};
 pub use crate::runtime::runtime_site::site as runtime_site;
 pub use crate::runtime::sample::{sample_nth, sample_undo, Every, First};
 pub use crate::site::callsite::{Callsite, UNRESOLVED};

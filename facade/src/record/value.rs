@@ -320,6 +320,29 @@ pub trait FieldValue {
     fn field_value(&self) -> Option<Value<'_>>;
 }
 
+/// A plain `key = expr` field's value, as a site hands it over: one short
+/// call per field (the macro writes it at the value's span, so a type
+/// without [`FieldValue`] is reported there). Not public API.
+#[doc(hidden)]
+#[inline(always)]
+pub fn field<T: FieldValue + ?Sized>(value: &T) -> Option<Value<'_>> {
+    value.field_value()
+}
+
+/// A `key = %expr` field's value. Not public API.
+#[doc(hidden)]
+#[inline(always)]
+pub fn display_field<T: fmt::Display>(value: &T) -> Option<Value<'_>> {
+    Some(Value::Display(value))
+}
+
+/// A `key = ?expr` field's value. Not public API.
+#[doc(hidden)]
+#[inline(always)]
+pub fn debug_field<T: fmt::Debug>(value: &T) -> Option<Value<'_>> {
+    Some(Value::Debug(value))
+}
+
 // The blanket path: every `ToValue` type is always present, and the
 // `Some(..)` folds away once inlined, so plain fields cost what they did.
 impl<T: ToValue + ?Sized> FieldValue for T {
