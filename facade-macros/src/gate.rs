@@ -307,13 +307,14 @@ impl Presence {
         off: impl FnOnce() -> TokenStream,
     ) -> TokenStream {
         match (self.known(), &self.debug, &self.release) {
-            (Some((true, true)), ..) => live,
+            // A filter removed the site from both builds.
             (Some((false, false)), ..) => dead(),
             // The common case, the features alone: the facade's `gate!`
             // template writes the condition, so this macro hands back a
             // few tokens instead of it.
-            (_, Verdict::Features(d), Verdict::Features(r)) if d == r => {
-                let (kind, off) = (syn::Ident::new(d, Span::call_site()), off());
+            // (Both builds' verdicts name the same kind: one site, one kind.)
+            (_, Verdict::Features(kind), Verdict::Features(_)) => {
+                let (kind, off) = (syn::Ident::new(kind, Span::call_site()), off());
                 quote!(#ELIDE::__private::gate!(#kind { #live } { #off }))
             }
             _ => {
@@ -347,6 +348,58 @@ pub(crate) fn static_max_tokens(target: &Option<Expr>) -> syn::Result<TokenStrea
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A site that the features alone decide (no build-time filter here)
+    /// hands the facade's `gate!` template the name of its kind: the
+    /// condition is the template's, not spelled out at every site; checks
+    /// and telemetry the same way, with their own kind.
+    #[test]
+    fn a_features_only_site_names_its_kind_to_the_gate_template() {
+        let cases = [
+            (Presence::for_level(crate::level::INFO, &None), "INFO"),
+            (Presence::checks(&None), "CHECKS"),
+            (Presence::telemetry(&None), "TELEMETRY"),
+        ];
+        for (presence, kind) in cases {
+            let site = presence.unwrap().select(quote!(live()), || quote!(dead()));
+            let text = site.to_string();
+            assert!(
+                text.contains(&format!(
+                    "__private :: gate ! ({kind} {{ live () }} {{ {{ }} }})"
+                )),
+                "{text}"
+            );
+            assert!(
+                !text.contains("debug_assertions") && !text.contains("dead"),
+                "{text}"
+            );
+        }
+    }
+
+    /// A site that a build-time filter removes from both kinds of build is
+    /// its dead twin alone, with no condition and no live code; one that a
+    /// filter removes from one kind only keeps the spelled-out condition.
+    #[test]
+    fn a_site_a_filter_removes_everywhere_is_its_dead_twin() {
+        let off = Presence {
+            debug: Verdict::Known(false),
+            release: Verdict::Known(false),
+        };
+        let site = off.select(quote!(live()), || quote!(dead()));
+        assert_eq!(site.to_string(), "dead ()");
+        let release_only = Presence {
+            debug: Verdict::Features("INFO".into()),
+            release: Verdict::Known(false),
+        };
+        let site = release_only
+            .select(quote!(live()), || quote!(dead()))
+            .to_string();
+        assert!(
+            site.contains("debug_assertions") && site.contains("live ()"),
+            "{site}"
+        );
+        assert!(!site.contains("gate !"), "{site}");
+    }
 
     /// `log!(lvl, ..)` compares its run-time level against one constant
     /// when both profiles have the same limit, and against the profile's
