@@ -36,7 +36,7 @@ enum Build {
     Release,
 }
 
-/// `::elide::__private::STATIC_INFO_DEBUG`: whether the features keep a
+/// `::elide::__private::gates::INFO::DEBUG`: whether the features keep a
 /// site of this kind (a level's name, `CHECKS`, `TELEMETRY`) in this kind
 /// of build. A path to a constant, not a `const { .. }` block: the compiler
 /// evaluates it once per crate, where a block would be a body of its own at
@@ -46,8 +46,11 @@ fn feature_on(kind: &str, build: Build) -> TokenStream {
         Build::Debug => "DEBUG",
         Build::Release => "RELEASE",
     };
-    let name = syn::Ident::new(&format!("STATIC_{kind}_{build}"), Span::call_site());
-    quote!(#ELIDE::__private::#name)
+    let (kind, build) = (
+        syn::Ident::new(kind, Span::call_site()),
+        syn::Ident::new(build, Span::call_site()),
+    );
+    quote!(#ELIDE::__private::gates::#kind::#build)
 }
 
 /// A site's existence in one kind of build: the filter's verdict (decided

@@ -94,64 +94,39 @@ const fn level_on(level: u8, build: usize) -> bool {
     level <= FEATURE_LEVEL[build]
 }
 
-// One `bool` per kind of site and kind of build, named by the expansions
-// (`STATIC_INFO_DEBUG`): a site's `if` tests a path to a constant, which
-// the compiler evaluates once per crate and folds at any opt-level.
-/// Error sites kept in debug builds.
-pub const STATIC_ERROR_DEBUG: bool = level_on(LEVEL_ERROR, 0);
-/// Error sites kept in release builds.
-pub const STATIC_ERROR_RELEASE: bool = level_on(LEVEL_ERROR, 1);
-/// Warn sites kept in debug builds.
-pub const STATIC_WARN_DEBUG: bool = level_on(LEVEL_WARN, 0);
-/// Warn sites kept in release builds.
-pub const STATIC_WARN_RELEASE: bool = level_on(LEVEL_WARN, 1);
-/// Info sites kept in debug builds.
-pub const STATIC_INFO_DEBUG: bool = level_on(LEVEL_INFO, 0);
-/// Info sites kept in release builds.
-pub const STATIC_INFO_RELEASE: bool = level_on(LEVEL_INFO, 1);
-/// Debug sites kept in debug builds.
-pub const STATIC_DEBUG_DEBUG: bool = level_on(LEVEL_DEBUG, 0);
-/// Debug sites kept in release builds.
-pub const STATIC_DEBUG_RELEASE: bool = level_on(LEVEL_DEBUG, 1);
-/// Trace sites kept in debug builds.
-pub const STATIC_TRACE_DEBUG: bool = level_on(LEVEL_TRACE, 0);
-/// Trace sites kept in release builds.
-pub const STATIC_TRACE_RELEASE: bool = level_on(LEVEL_TRACE, 1);
-/// Check sites kept in debug builds.
-pub const STATIC_CHECKS_DEBUG: bool = FEATURE_CHECKS[0] == INTEREST_ON;
-/// Check sites kept in release builds.
-pub const STATIC_CHECKS_RELEASE: bool = FEATURE_CHECKS[1] == INTEREST_ON;
-/// Telemetry and counter sites kept in debug builds.
-pub const STATIC_TELEMETRY_DEBUG: bool = FEATURE_TELEMETRY[0] == INTEREST_ON;
-/// Telemetry and counter sites kept in release builds.
-pub const STATIC_TELEMETRY_RELEASE: bool = FEATURE_TELEMETRY[1] == INTEREST_ON;
-
-/// The same constants by kind of site, for the facade's `gate!` template:
-/// `gate::INFO::DEBUG` is [`STATIC_INFO_DEBUG`]. A site whose features decide
-/// alone hands the template the kind's name and the template writes the
-/// condition, which is cheaper for the compiler than the procedural macro
-/// spelling it out at every site.
+/// One `bool` per kind of site and kind of build, named by the expansions
+/// (`gate::INFO::DEBUG`): a site's `if` tests a path to a constant, which
+/// the compiler evaluates once per crate and folds at any opt-level. A site
+/// whose features decide alone hands the facade's `gate!` template the
+/// kind's name and the template writes the condition, which is cheaper for
+/// the compiler than the procedural macro spelling it out at every site.
 pub mod gate {
+    use super::{
+        level_on, FEATURE_CHECKS, FEATURE_TELEMETRY, INTEREST_ON, LEVEL_DEBUG, LEVEL_ERROR,
+        LEVEL_INFO, LEVEL_TRACE, LEVEL_WARN,
+    };
     macro_rules! kinds {
-        ($($kind:ident: $debug:ident, $release:ident;)*) => {$(
+        ($($kind:ident: $debug:expr, $release:expr;)*) => {$(
             #[allow(non_snake_case)]
             #[doc = concat!("`", stringify!($kind), "` sites: whether each kind of build keeps them.")]
             pub mod $kind {
-                #[doc = concat!("[`", stringify!($debug), "`](super::super::", stringify!($debug), ")")]
-                pub const DEBUG: bool = super::super::$debug;
-                #[doc = concat!("[`", stringify!($release), "`](super::super::", stringify!($release), ")")]
-                pub const RELEASE: bool = super::super::$release;
+                /// Kept in builds with `debug_assertions`.
+                pub const DEBUG: bool = $debug;
+                /// Kept in builds without `debug_assertions`.
+                pub const RELEASE: bool = $release;
             }
         )*};
     }
     kinds! {
-        ERROR: STATIC_ERROR_DEBUG, STATIC_ERROR_RELEASE;
-        WARN: STATIC_WARN_DEBUG, STATIC_WARN_RELEASE;
-        INFO: STATIC_INFO_DEBUG, STATIC_INFO_RELEASE;
-        DEBUG: STATIC_DEBUG_DEBUG, STATIC_DEBUG_RELEASE;
-        TRACE: STATIC_TRACE_DEBUG, STATIC_TRACE_RELEASE;
-        CHECKS: STATIC_CHECKS_DEBUG, STATIC_CHECKS_RELEASE;
-        TELEMETRY: STATIC_TELEMETRY_DEBUG, STATIC_TELEMETRY_RELEASE;
+        ERROR: super::level_on(super::LEVEL_ERROR, 0), super::level_on(super::LEVEL_ERROR, 1);
+        WARN: super::level_on(super::LEVEL_WARN, 0), super::level_on(super::LEVEL_WARN, 1);
+        INFO: super::level_on(super::LEVEL_INFO, 0), super::level_on(super::LEVEL_INFO, 1);
+        DEBUG: super::level_on(super::LEVEL_DEBUG, 0), super::level_on(super::LEVEL_DEBUG, 1);
+        TRACE: super::level_on(super::LEVEL_TRACE, 0), super::level_on(super::LEVEL_TRACE, 1);
+        CHECKS: super::FEATURE_CHECKS[0] == super::INTEREST_ON,
+            super::FEATURE_CHECKS[1] == super::INTEREST_ON;
+        TELEMETRY: super::FEATURE_TELEMETRY[0] == super::INTEREST_ON,
+            super::FEATURE_TELEMETRY[1] == super::INTEREST_ON;
     }
 }
 
