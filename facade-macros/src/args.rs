@@ -194,7 +194,17 @@ fn parse_capture(input: ParseStream, name: &str) -> syn::Result<Option<Sigil>> {
 
 /// Whether the input starts a string-literal key: `"content-type" = v`.
 fn peek_literal_key(input: ParseStream) -> bool {
-    input.peek(LitStr) && input.peek2(Token![=]) && !input.peek2(Token![==])
+    peek_str(input) && input.peek2(Token![=]) && !input.peek2(Token![==])
+}
+
+/// Whether the input starts with a string literal (`"..."`, `r"..."`,
+/// `r#"..."#`): `input.peek(LitStr)` without its cost, which in an
+/// unoptimised macro is the literal's whole value parsed at every peek.
+pub(crate) fn peek_str(input: ParseStream) -> bool {
+    input.cursor().literal().is_some_and(|(lit, _)| {
+        let text = lit.to_string();
+        text.starts_with('"') || text.starts_with("r\"") || text.starts_with("r#")
+    })
 }
 
 /// A span's or a scope's `"name" [, fields]`: the name as a string
@@ -233,7 +243,7 @@ pub(crate) fn parse_fields(
     let mut fields = Vec::new();
     let mut sampling = Sampling::default();
     while !input.is_empty()
-        && (!input.peek(LitStr) || peek_literal_key(input))
+        && (!peek_str(input) || peek_literal_key(input))
         && !peek_message_macro(input)
     {
         if input.peek(syn::token::Brace) {

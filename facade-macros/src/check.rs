@@ -5,7 +5,7 @@ use crate::expand::ELIDE;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::parse::ParseStream;
-use syn::{Expr, LitStr, Token};
+use syn::{Expr, Token};
 
 use crate::args;
 use crate::callsite::callsite;
@@ -76,7 +76,7 @@ impl CheckArgs {
                 input.parse::<Token![,]>()?;
             }
         }
-        if !input.is_empty() && !input.peek(LitStr) {
+        if !input.is_empty() && !crate::args::peek_str(input) {
             return Err(input.error(
                 "expected the message as a format string literal: `check!(cond, \"x = {}\", x)`",
             ));

@@ -20,7 +20,7 @@ use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::parse::{ParseStream, Parser};
 use syn::spanned::Spanned;
-use syn::{AttrStyle, Expr, ItemFn, LitStr, ReturnType, Token, Type};
+use syn::{AttrStyle, Expr, ItemFn, ReturnType, Token, Type};
 
 use crate::args;
 use crate::gate::Presence;
@@ -145,7 +145,7 @@ fn parse_clause(side: Side, group: &Group) -> syn::Result<Clause> {
         if !input.is_empty() {
             input.parse::<Token![,]>()?;
         }
-        if !input.is_empty() && !input.peek(LitStr) {
+        if !input.is_empty() && !crate::args::peek_str(input) {
             return Err(input
                 .error("expected the message as a format string literal, e.g. `\"x = {}\", x`"));
         }

@@ -48,11 +48,17 @@ pub(crate) const ELIDE: Elide = Elide;
 
 impl ToTokens for Elide {
     fn to_tokens(&self, out: &mut TokenStream) {
-        KRATE.with(|k| match &*k.borrow() {
-            Some((path, _)) => out.extend(path.clone()),
+        match crate_path() {
+            Some(path) => out.extend(path),
             None => out.extend(quote!(::elide)),
-        })
+        }
     }
+}
+
+/// The path of `elide` for the expansion being built, when it is not
+/// `::elide` (for [`crate::emit::Emit::elide`]).
+pub(crate) fn crate_path() -> Option<TokenStream> {
+    KRATE.with(|k| k.borrow().as_ref().map(|(path, _)| path.clone()))
 }
 
 /// The path of `elide` located at `span`, for tokens a `quote_spanned!`

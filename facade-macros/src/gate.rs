@@ -309,14 +309,13 @@ impl Presence {
         dead: impl FnOnce() -> TokenStream,
         off: impl FnOnce() -> TokenStream,
     ) -> TokenStream {
-        match (self.known(), &self.debug, &self.release) {
+        match (self.known(), self.features_kind()) {
             // A filter removed the site from both builds.
-            (Some((false, false)), ..) => dead(),
+            (Some((false, false)), _) => dead(),
             // The common case, the features alone: the facade's `gate!`
             // template writes the condition, so this macro hands back a
             // few tokens instead of it.
-            // (Both builds' verdicts name the same kind: one site, one kind.)
-            (_, Verdict::Features(kind), Verdict::Features(_)) => {
+            (_, Some(kind)) => {
                 let (kind, off) = (syn::Ident::new(kind, Span::call_site()), off());
                 quote!(#ELIDE::__private::gate!(#kind { #live } { #off }))
             }
@@ -324,6 +323,16 @@ impl Presence {
                 let (c, off) = (self.condition(), off());
                 quote!(if #c { #live } else { #off })
             }
+        }
+    }
+
+    /// The kind (`INFO`, `CHECKS`, ..) whose features' constants alone
+    /// decide whether the site exists, when no filter rule covers it. (Both
+    /// builds' verdicts name the same kind: one site, one kind.)
+    pub(crate) fn features_kind(&self) -> Option<&str> {
+        match (&self.debug, &self.release) {
+            (Verdict::Features(kind), Verdict::Features(_)) => Some(kind),
+            _ => None,
         }
     }
 }

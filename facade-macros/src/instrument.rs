@@ -109,7 +109,7 @@ fn parse_mode(input: ParseStream, default: Mode) -> syn::Result<Mode> {
 }
 
 fn parse_level(input: ParseStream) -> syn::Result<Level> {
-    if input.peek(LitStr) {
+    if crate::args::peek_str(input) {
         let lit: LitStr = input.parse()?;
         let text = lit.value();
         let mut chars = text.trim().chars();

@@ -74,15 +74,19 @@ pub(crate) fn number_tokens(n: u8) -> TokenStream {
 /// The name of that constant (`LEVEL_INFO`), for a template that prefixes
 /// it itself.
 pub(crate) fn number_ident(n: u8) -> syn::Ident {
-    let name = match n {
+    syn::Ident::new(number_name(n), Span::call_site())
+}
+
+/// The text of [`number_ident`].
+pub(crate) fn number_name(n: u8) -> &'static str {
+    match n {
         OFF => "LEVEL_OFF",
         1 => "LEVEL_ERROR",
         2 => "LEVEL_WARN",
         3 => "LEVEL_INFO",
         4 => "LEVEL_DEBUG",
         _ => "LEVEL_TRACE",
-    };
-    syn::Ident::new(name, Span::call_site())
+    }
 }
 
 /// `::elide::__private::INTEREST_ON`: the interest byte of a check or

@@ -30,6 +30,7 @@ mod checked;
 mod counter;
 mod debug_mode;
 mod describe;
+mod emit;
 mod enabled;
 mod expand;
 mod fields;

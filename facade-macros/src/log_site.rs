@@ -2,13 +2,14 @@
 //! (level given, fixed when it names a `Level` variant, else at run time).
 
 use crate::expand::ELIDE;
-use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use proc_macro2::{Delimiter, Span, TokenStream};
+use quote::{quote, ToTokens};
 use syn::parse::{Parse, ParseStream};
 use syn::{Expr, LitStr, Token};
 
 use crate::args::{self, Field, Sampling};
 use crate::callsite::{callsite, guarded};
+use crate::emit::Emit;
 use crate::expand::expand;
 use crate::fields;
 use crate::gate::{self, Presence};
@@ -51,16 +52,15 @@ impl Parse for LogArgs {
 }
 
 impl LogArgs {
-    /// The cold closure's body: builds the record (with the message's raw
-    /// view where the format string allows one) and dispatches it; `at_site`
-    /// as for `dispatch_record`.
-    fn dispatch(&self, level: &TokenStream, at_site: bool) -> TokenStream {
+    /// The cold closure's body of a site whose closure gets the route and
+    /// metadata: builds the record (with the message's raw view where the
+    /// format string allows one) and dispatches it.
+    fn dispatch(&self, level: &TokenStream) -> TokenStream {
         let record = crate::raw_message::dispatch_record(
             level,
             self.format.as_ref(),
             &self.format_args,
             &fields::kv_template(&self.fields),
-            at_site,
         );
         match &self.parent {
             Some(parent) => quote!({ let _ = &(#parent); #record }),
@@ -206,27 +206,49 @@ fn site_decl(
 }
 
 fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
-    if a.sampling.is_none() && !fields::is_runtime_target(&a.target) && a.name.is_none() {
-        // The common site: the facade's `site!` template writes it out. Its
-        // closure takes nothing; the record's dispatch finds the route
-        // again from the `static`, so the site's code is a call, a branch
-        // and the closure's call.
-        let record = a.dispatch(&level.variant(), true);
-        let name = syn::Ident::new(level.name, proc_macro2::Span::call_site());
-        let needed = crate::level::number_ident(level.number);
-        let target = fields::target_tokens(&a.target);
-        let live = quote! {
-            #ELIDE::__private::site!(#name #needed (#target) __ELIDE_CS { #record })
-        };
-        return Ok(Presence::for_level(level, &a.target)?.select(live, || log_dead(a)));
+    let common = a.sampling.is_none()
+        && !fields::is_runtime_target(&a.target)
+        && a.name.is_none()
+        && a.parent.is_none();
+    let presence = Presence::for_level(level, &a.target)?;
+    if let (true, Some(kind)) = (common, presence.features_kind()) {
+        // The common site: one call of the facade's `log_site!` template,
+        // written mostly as text (see `emit`), which writes the gate, the
+        // `static`, the hot check and the cold closure, whose record's
+        // dispatch finds the route again from the `static`.
+        let mut e = Emit::new();
+        e.elide()
+            .text("::__private::log_site!")
+            .group(Delimiter::Parenthesis, |e| {
+                e.text(kind)
+                    .text(level.name)
+                    .text(crate::level::number_name(level.number));
+                match &a.target {
+                    Some(t) => e.group(Delimiter::Parenthesis, |e| {
+                        e.tokens(t.to_token_stream());
+                    }),
+                    None => e.text("(::core::module_path!())"),
+                };
+                crate::raw_message::write_record(
+                    e,
+                    a.format.as_ref(),
+                    &a.format_args,
+                    &fields::kv_template(&a.fields),
+                    true,
+                    |_| {},
+                );
+            });
+        return Ok(e.finish());
     }
-    let record = a.dispatch(&level.variant(), false);
+    // Any other site (sampled, a run-time target or a build-time filter's
+    // condition): its closure gets the route and the metadata.
+    let record = a.dispatch(&level.variant());
     let needed = level.number_tokens();
     let (cs, cs_ref, meta_ref) = site_decl(level.name, &needed, a);
     let body = quote!(|__elide_meta, __elide_route| { #record });
     let call = cs.around(sampled(a, &cs_ref, &meta_ref, &needed, body));
     let live = quote! {{ #call }};
-    Ok(Presence::for_level(level, &a.target)?.select(live, || log_dead(a)))
+    Ok(presence.select(live, || log_dead(a)))
 }
 
 /// A log site whose level is only known at run time: both gates compare
@@ -234,7 +256,7 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
 fn log_dynamic(level: &Expr, a: &LogArgs) -> syn::Result<TokenStream> {
     let (cs, cs_ref, meta_ref) = site_decl("Trace", &quote!(__elide_lvl), a);
     let static_max = gate::static_max_tokens(&a.target)?;
-    let record = a.dispatch(&quote!(__elide_level), false);
+    let record = a.dispatch(&quote!(__elide_level));
     let body = quote!(|__elide_meta, __elide_route| { #record });
     let call = cs.around(sampled(a, &cs_ref, &meta_ref, &quote!(__elide_lvl), body));
     let dead = log_dead(a);
@@ -361,6 +383,41 @@ mod tests {
         assert!(
             dead.contains("let _ : :: core :: time :: Duration = period"),
             "{dead}"
+        );
+    }
+
+    /// A common site is one call of the facade's `log_site!` template: the
+    /// features' kind, the level and its number, the target, the record's
+    /// mode and shared function, the fields, each argument after its
+    /// capture method, and the format's pieces. A message without
+    /// arguments is handed over plain; a sampled site keeps a closure of its
+    /// own, which gets the route.
+    #[test]
+    fn a_common_site_is_one_call_of_the_log_site_template() {
+        let site = |input: TokenStream| {
+            let a: LogArgs = syn::parse2(input).unwrap();
+            log_site(crate::level::INFO, &a).unwrap().to_string()
+        };
+        assert_eq!(
+            site(quote!("task {} step {:?}", id, k.0)),
+            quote!(::elide::__private::log_site!(INFO Info LEVEL_INFO
+                (::core::module_path!()) raw dispatch_message_at []
+                [elide_display id, elide_debug k.0,]
+                pieces [Lit("task "), Display(0u8), Lit(" step "), Debug(1u8)]))
+            .to_string()
+        );
+        assert_eq!(
+            site(quote!(target: "net", n = 1, "up")),
+            quote!(::elide::__private::log_site!(INFO Info LEVEL_INFO ("net")
+                plain dispatch_text_at
+                ["n" = ::elide::__private::field(&(1))] ("up")))
+            .to_string()
+        );
+        let sampled = site(quote!(sample = 10, "m {}", x));
+        assert!(!sampled.contains("log_site !"), "{sampled}");
+        assert!(
+            sampled.contains("raw dispatch_message (__elide_route , __elide_meta)"),
+            "{sampled}"
         );
     }
 

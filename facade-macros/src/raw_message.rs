@@ -6,8 +6,9 @@
 //! decoder. The site instantiates `format_args!` at most once (none for a
 //! data format), and one shared function builds and dispatches the record.
 
+use crate::emit::Emit;
 use crate::expand::ELIDE;
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Delimiter, Ident, Punct, Spacing, Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -16,76 +17,108 @@ use syn::{Expr, LitStr, Token};
 /// Most arguments a raw message carries (the record header keeps a byte).
 const MAX_RAW_ARGS: usize = 32;
 
-/// The record half of a site: an invocation of the facade's
-/// `__private::record!` template (see `templates.rs` there), which
-/// builds the record from `level`, the message and the fields (`kv`: the
-/// template's `key = form value` items) and dispatches it: with `at_site`
-/// (a common site, whose cold closure takes nothing) through the shared
-/// function that decides the route from the site's `static __ELIDE_CS`,
-/// else to the closure's `__elide_route` and `__elide_meta`. Only the
+/// The record half of a site whose cold closure gets the route and the
+/// metadata (`__elide_route`, `__elide_meta`): an invocation of the
+/// facade's `__private::record!` template (see `templates.rs` there),
+/// which builds the record from `level`, the message and the fields
+/// (`kv`: the template's `key = value` items) and dispatches it. Only the
 /// decisions are made here; the boilerplate around them is the template's,
-/// expanded by the compiler without a round trip through this macro.
+/// expanded by the compiler without a round trip through this macro. (A
+/// common site's record is written by `log_site!`, see [`write_record`].)
 pub(crate) fn dispatch_record(
     level: &TokenStream,
     format: Option<&LitStr>,
     rest: &TokenStream,
     kv: &TokenStream,
-    at_site: bool,
 ) -> TokenStream {
-    let (text, raw, dest) = if at_site {
-        (
-            quote!(dispatch_text_at),
-            quote!(dispatch_message_at),
-            quote!((&__ELIDE_CS)),
-        )
-    } else {
-        (
-            quote!(dispatch_text),
-            quote!(dispatch_message),
-            quote!((__elide_route, __elide_meta)),
-        )
-    };
-    let plain = |message: TokenStream| {
-        quote! {
-            #ELIDE::__private::record!(plain #text #dest (#level) [#kv] (#message))
+    let mut e = Emit::new();
+    e.elide()
+        .text("::__private::record!")
+        .group(Delimiter::Parenthesis, |e| {
+            write_record(e, format, rest, kv, false, |e| {
+                e.text("(__elide_route, __elide_meta)")
+                    .group(Delimiter::Parenthesis, |e| {
+                        e.tokens(level.clone());
+                    });
+            })
+        });
+    e.finish()
+}
+
+/// Writes the arguments of a `record!` call: its mode and shared function
+/// (with `at_site`, a common site's, which find the route from its `static
+/// __ELIDE_CS`: `raw dispatch_message_at`, ..), what `dest_level` writes (the
+/// destination and level; nothing where the facade's `log_site!` template
+/// supplies them), the fields and the message.
+pub(crate) fn write_record(
+    e: &mut Emit,
+    format: Option<&LitStr>,
+    rest: &TokenStream,
+    kv: &TokenStream,
+    at_site: bool,
+    dest_level: impl FnOnce(&mut Emit),
+) {
+    let kv = |e: &mut Emit| {
+        if kv.is_empty() {
+            e.text("[]");
+        } else {
+            e.group(Delimiter::Bracket, |e| {
+                e.tokens(kv.clone());
+            });
         }
-    };
-    let Some(lit) = format else {
-        return plain(quote!(""));
     };
     // No arguments: the message is a `&'static str` already
     // (`Arguments::as_str`), which sinks copy as a pointer. Anything the
     // parser below does not take (argument-taken widths, `{:p}`, errors
     // `format_args!` must report) keeps the rendered path too.
-    let Some(message) = Message::parse(lit, rest).filter(|m| !m.args.is_empty()) else {
-        return plain(quote!(#lit #rest));
+    let Some((lit, message)) = format.and_then(|lit| {
+        Message::parse(lit, rest)
+            .filter(|m| !m.args.is_empty())
+            .map(|m| (lit, m))
+    }) else {
+        e.text(if at_site {
+            "plain dispatch_text_at"
+        } else {
+            "plain dispatch_text"
+        });
+        dest_level(e);
+        kv(e);
+        e.group(Delimiter::Parenthesis, |e| match format {
+            Some(lit) => {
+                e.tokens(lit.to_token_stream()).tokens(rest.clone());
+            }
+            None => {
+                e.text("\"\"");
+            }
+        });
+        return;
     };
-    // The bindings and the capture methods spanned at their argument: a
+    e.text(if at_site {
+        "raw dispatch_message_at"
+    } else {
+        "raw dispatch_message"
+    });
+    dest_level(e);
+    kv(e);
+    // Each argument with its capture method, spanned at the argument: a
     // type without its placeholder's trait is reported with a label there
-    // (the capture's bound is the site's type check; see `__private::record!`).
-    let first = |e: &TokenStream| {
-        e.clone()
-            .into_iter()
-            .next()
-            .map_or_else(Span::call_site, |t| t.span())
-    };
-    let names = message
-        .args
-        .iter()
-        .enumerate()
-        .map(|(i, e)| Ident::new(&format!("__elide_a{i}"), first(e)));
-    let exprs = &message.args;
-    let methods = message
-        .traits
-        .iter()
-        .zip(&message.args)
-        .map(|(t, e)| Ident::new(&format!("elide_{}", t.method()), first(e)));
-    let format = match message.pieces() {
-        Some(pieces) => quote!(pieces [#(#pieces),*]),
+    // (the capture's bound is the site's type check; see
+    // `__private::record!`).
+    e.group(Delimiter::Bracket, |e| {
+        for ((expr, t), at) in message.args.iter().zip(&message.traits).zip(&message.at) {
+            e.tree(Ident::new(t.method(), *at))
+                .tokens(expr.clone())
+                .tree(Punct::new(',', Spacing::Alone));
+        }
+    });
+    match message.pieces() {
+        Some(pieces) => {
+            e.text(&format!("pieces [{pieces}]"));
+        }
         None => {
             let positional = message.positional_literal(lit.span());
             let idx = 0..message.args.len();
-            quote! {
+            e.tokens(quote! {
                 decode (__elide_decode)
                 // A function item, not a closure: no per-site
                 // `FnOnce::call_once` shim.
@@ -95,12 +128,8 @@ pub(crate) fn dispatch_record(
                 ) {
                     __elide_out(::core::format_args!(#positional, #(__elide_args[#idx]),*))
                 }
-            }
+            });
         }
-    };
-    quote! {
-        #ELIDE::__private::record!(raw #raw #dest (#level) [#kv]
-            [#(#names = #exprs => #methods),*] #format)
     }
 }
 
@@ -134,17 +163,17 @@ impl Trait {
         }
     }
 
-    /// The suffix of the specialisation method (`elide_<suffix>`).
+    /// The capture method for this trait (see the facade's `record/raw.rs`).
     fn method(self) -> &'static str {
         match self {
-            Trait::Display => "display",
-            Trait::Debug => "debug",
-            Trait::LowerHex => "lower_hex",
-            Trait::UpperHex => "upper_hex",
-            Trait::Octal => "octal",
-            Trait::Binary => "binary",
-            Trait::LowerExp => "lower_exp",
-            Trait::UpperExp => "upper_exp",
+            Trait::Display => "elide_display",
+            Trait::Debug => "elide_debug",
+            Trait::LowerHex => "elide_lower_hex",
+            Trait::UpperHex => "elide_upper_hex",
+            Trait::Octal => "elide_octal",
+            Trait::Binary => "elide_binary",
+            Trait::LowerExp => "elide_lower_exp",
+            Trait::UpperExp => "elide_upper_exp",
         }
     }
 }
@@ -166,6 +195,8 @@ struct Message {
     /// Every argument, in evaluation order: positional, named (their
     /// values), then implicitly captured variables.
     args: Vec<TokenStream>,
+    /// Where each argument starts: its capture method is spanned there.
+    at: Vec<Span>,
     /// The trait each argument is formatted with.
     traits: Vec<Trait>,
 }
@@ -181,9 +212,10 @@ impl Message {
     fn parse(lit: &LitStr, rest: &TokenStream) -> Option<Message> {
         let rest = strip_leading_comma(rest)?;
         let mut args: Vec<TokenStream> = Vec::new();
+        let mut at: Vec<Span> = Vec::new();
         let mut names: Vec<String> = Vec::new();
-        if let Some(plain) = split_positional(&rest) {
-            args = plain;
+        if let Some((plain, starts)) = split_positional(&rest) {
+            (args, at) = (plain, starts);
         } else {
             let list = Punctuated::<Expr, Token![,]>::parse_terminated
                 .parse2(rest)
@@ -194,13 +226,17 @@ impl Message {
                         Expr::Path(p) if p.path.get_ident().is_some() => {
                             names.push(p.path.get_ident()?.to_string());
                             args.push(a.right.to_token_stream());
+                            at.push(first_span(&args[args.len() - 1]));
                         }
                         _ => return None,
                     },
                     // A positional argument after a named one: an error
                     // `format_args!` reports.
                     _ if !names.is_empty() => return None,
-                    e => args.push(e.to_token_stream()),
+                    e => {
+                        args.push(e.to_token_stream());
+                        at.push(first_span(&args[args.len() - 1]));
+                    }
                 }
             }
         }
@@ -232,6 +268,7 @@ impl Message {
                         None => {
                             let ident = Ident::new(&name, lit.span());
                             args.push(quote!(#ident));
+                            at.push(lit.span());
                             args.len() - 1
                         }
                     },
@@ -261,26 +298,30 @@ impl Message {
         Some(Message {
             segments,
             args,
+            at,
             traits,
         })
     }
 
-    /// The format as data, when every placeholder is `{}` or `{:?}`.
-    fn pieces(&self) -> Option<Vec<TokenStream>> {
-        self.segments
+    /// The format as data, when every placeholder is `{}` or `{:?}`: the
+    /// pieces as text, `Lit("task "), Display(0u8), ..`.
+    fn pieces(&self) -> Option<String> {
+        let pieces = self
+            .segments
             .iter()
             .map(|s| match s {
-                Segment::Lit(text) => Some(quote!(Lit(#text))),
+                Segment::Lit(text) => Some(format!("Lit({})", proc_macro2::Literal::string(text))),
                 Segment::Arg(i, spec) => {
                     let i = u8::try_from(*i).ok()?;
                     match spec.as_str() {
-                        "" => Some(quote!(Display(#i))),
-                        "?" => Some(quote!(Debug(#i))),
+                        "" => Some(format!("Display({i}u8)")),
+                        "?" => Some(format!("Debug({i}u8)")),
                         _ => None,
                     }
                 }
             })
-            .collect()
+            .collect::<Option<Vec<_>>>()?;
+        Some(pieces.join(", "))
     }
 
     /// The format string with every placeholder naming its argument by
@@ -374,9 +415,10 @@ fn parse_parts(fmt: &str) -> Option<Vec<Part>> {
 /// argument as written; anything else goes through `syn` (and its errors
 /// through `format_args!`), whose expression parser costs an unoptimised
 /// macro far more than this scan.
-fn split_positional(rest: &TokenStream) -> Option<Vec<TokenStream>> {
+fn split_positional(rest: &TokenStream) -> Option<(Vec<TokenStream>, Vec<Span>)> {
     use proc_macro2::TokenTree as T;
     let mut args = Vec::new();
+    let mut starts = Vec::new();
     let mut arg = TokenStream::new();
     let mut last: Option<T> = None;
     let close = |last: &Option<T>| match last {
@@ -405,6 +447,9 @@ fn split_positional(rest: &TokenStream) -> Option<Vec<TokenStream>> {
             }
             _ => {}
         }
+        if last.is_none() {
+            starts.push(tree.span());
+        }
         arg.extend([tree.clone()]);
         last = Some(tree);
     }
@@ -414,7 +459,15 @@ fn split_positional(rest: &TokenStream) -> Option<Vec<TokenStream>> {
         }
         args.push(arg);
     }
-    Some(args)
+    Some((args, starts))
+}
+
+/// Where an argument starts (its first token's span).
+fn first_span(arg: &TokenStream) -> Span {
+    arg.clone()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |t| t.span())
 }
 
 /// Whether an argument is exactly the identifier `name`.
@@ -459,13 +512,16 @@ mod tests {
                 Segment::Lit(" us".into()),
             ]
         );
-        assert_eq!(m.pieces().map(|p| p.len()), Some(5));
+        assert_eq!(
+            m.pieces().as_deref(),
+            Some(r#"Lit("task "), Display(0u8), Lit(" done in "), Debug(1u8), Lit(" us")"#)
+        );
     }
 
     #[test]
     fn plain_argument_lists_are_split_without_the_expression_parser() {
         let split = |ts: TokenStream| {
-            split_positional(&ts).map(|v| v.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+            split_positional(&ts).map(|(v, _)| v.iter().map(|a| a.to_string()).collect::<Vec<_>>())
         };
         assert_eq!(
             split(quote!(id, &task.name, -x, f(a, b)?, v[i].len(), !done,)),

@@ -27,7 +27,7 @@ pub use crate::telemetry::scope::{
     open_scope, scope_bind, scope_guard, timed, timed_as, NoScope, Timed,
 };
 #[doc(inline)]
-pub use crate::{__elide_gate as gate, __elide_record as record, __elide_site as site};
+pub use crate::{__elide_gate as gate, __elide_log_site as log_site, __elide_record as record};
 
 // The route of a record is decided in `route`; these are the names the
 // macro expansions call.

@@ -33,38 +33,49 @@ macro_rules! __elide_gate {
     };
 }
 
-/// A log site with a constant target and no sampling: its `static
-/// Callsite` named `$cs`, the hot check, and the `#[cold]`, never-inlined
-/// closure around `$body`. Not public API.
+/// A common log site (constant target, no sampling) whose existence the
+/// features alone decide, whole: the static gate of level `$kind`'s
+/// constants (as [`__elide_gate!`] writes it), the site's `static
+/// Callsite`, its hot check and the record in its cold closure
+/// ([`__elide_record!`]`($mode $f (&__ELIDE_CS) (level) ..)`). The
+/// procedural macro hands back this one short call, mostly as text, and
+/// the compiler expands it without further calls: each nested template
+/// would cost it about as much again. Not public API.
 ///
-/// The closure takes nothing: `$body` names the `static` itself and
-/// leaves the route to the record's dispatch (`dispatch_message_at`,
-/// `dispatch_text_at`), so in an unoptimised build the site is a call, a
-/// branch and the closure's call, with no route value to match, pass on or
-/// spill.
-///
+/// The closure takes nothing: the record's dispatch (`dispatch_message_at`,
+/// `dispatch_text_at`) finds the route from the `static` itself, so in an
+/// unoptimised build the site is a call, a branch and the closure's call.
 /// `file!`, `line!` and `module_path!` here name the user's call site:
 /// they resolve at the outermost macro invocation.
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __elide_site {
-    ($level:ident $needed:ident ($target:expr) $cs:ident { $($body:tt)* }) => {{
-        static $cs: $crate::__private::Callsite =
-            $crate::__private::Callsite::new($crate::__private::Metadata::new(
-                $crate::__private::Kind::Log,
-                $crate::Level::$level,
-                $target,
-                ::core::module_path!(),
-                ::core::file!(),
-                ::core::line!(),
-                "",
-            ));
-        if $crate::__private::hit(&$cs, $crate::__private::$needed) {
-            // Attributes on a closure are allowed in a tuple element; called
-            // on the temporary, so an `FnMut` closure needs no `mut` binding.
-            ((#[cold] #[inline(never)] || { $($body)* },).0)();
+macro_rules! __elide_log_site {
+    ($kind:ident $level:ident $needed:ident ($target:expr) $mode:ident $f:ident $($record:tt)*) => {
+        if (::core::cfg!(debug_assertions) && $crate::__private::gates::$kind::DEBUG)
+            || (::core::cfg!(not(debug_assertions)) && $crate::__private::gates::$kind::RELEASE)
+        {
+            static __ELIDE_CS: $crate::__private::Callsite =
+                $crate::__private::Callsite::new($crate::__private::Metadata::new(
+                    $crate::__private::Kind::Log,
+                    $crate::Level::$level,
+                    $target,
+                    ::core::module_path!(),
+                    ::core::file!(),
+                    ::core::line!(),
+                    "",
+                ));
+            if $crate::__private::hit(&__ELIDE_CS, $crate::__private::$needed) {
+                // Attributes on a closure are allowed in a tuple element;
+                // called on the temporary, so an `FnMut` closure needs no
+                // `mut` binding.
+                ((#[cold] #[inline(never)] || {
+                    $crate::__private::record!(
+                        $mode $f (&__ELIDE_CS) ($crate::Level::$level) $($record)*
+                    )
+                },).0)();
+            }
         }
-    }};
+    };
 }
 
 /// Builds a log site's record and dispatches it through `__private::$f`,
@@ -73,9 +84,9 @@ macro_rules! __elide_site {
 /// site whose closure got them). Not public API.
 ///
 /// - `plain`: the message rendered on the caller (`format_args!`).
-/// - `raw`: the arguments offered raw, each bound to `$n` (spanned at its
-///   argument) and captured by `$m`, whose bound is the site's check that
-///   the argument has its placeholder's trait; the message format is the constant
+/// - `raw`: the arguments offered raw, each captured by `$m` (spanned at
+///   its argument), whose bound is the site's check that the argument has
+///   its placeholder's trait; the message format is the constant
 ///   `MessageFormat::pieces` of `pieces [Lit(".."), Display(0), ..]` or
 ///   `MessageFormat::decode` of `decode (f)`, with the per-site decoder
 ///   item `f` last.
@@ -92,21 +103,17 @@ macro_rules! __elide_record {
     };
     (raw $f:ident ($($dest:expr),*) ($level:expr)
         [$($key:literal = $value:expr),*]
-        [$($n:ident = $e:expr => $m:ident),*]
+        [$($m:ident $e:expr,)*]
         $ctor:ident $args:tt $($decoder:item)?) => {{
-        match ($($crate::__private::RawWrap(&($e)),)*) {
-            ($($n,)*) => {
-                $($decoder)?
-                static __ELIDE_FORMAT: $crate::__private::MessageFormat =
-                    $crate::__private::record!(@format $ctor $args);
-                $crate::__private::$f(
-                    $($dest,)* $level,
-                    &[$(($key, $value)),*],
-                    &__ELIDE_FORMAT,
-                    &[$($n.$m()),*],
-                )
-            }
-        }
+        $($decoder)?
+        static __ELIDE_FORMAT: $crate::__private::MessageFormat =
+            $crate::__private::record!(@format $ctor $args);
+        $crate::__private::$f(
+            $($dest,)* $level,
+            &[$(($key, $value)),*],
+            &__ELIDE_FORMAT,
+            &[$($crate::__private::RawWrap(&($e)).$m()),*],
+        )
     }};
     // The format: each piece's variant named in full here, so the site
     // needs no `use` of them (a scope of its own for name resolution).
