@@ -39,6 +39,13 @@ impl Emit {
         self
     }
 
+    /// Appends token trees as they are.
+    pub(crate) fn trees(&mut self, trees: impl IntoIterator<Item = TokenTree>) -> &mut Emit {
+        self.flush();
+        self.out.extend(trees);
+        self
+    }
+
     /// Appends one token tree.
     pub(crate) fn tree(&mut self, tree: impl Into<TokenTree>) -> &mut Emit {
         self.flush();

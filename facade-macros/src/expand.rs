@@ -159,7 +159,16 @@ pub(crate) fn parse_crate(input: ParseStream) -> syn::Result<Option<Path>> {
     }
     input.parse::<Token![crate]>()?;
     input.parse::<Token![=]>()?;
-    let path: Path = input.parse()?;
+    // A front door's `$crate` (or any one name) is taken as it is: a
+    // `Path`'s parser costs an unoptimised macro more than its use.
+    let lone = input.cursor().ident().and_then(|(ident, next)| {
+        let ends = next.eof() || next.punct().is_some_and(|(p, _)| p.as_char() == ',');
+        ends.then_some(ident)
+    });
+    let path: Path = match lone {
+        Some(ident) => input.step(|cursor| Ok((Path::from(ident), cursor.ident().unwrap().1)))?,
+        None => input.parse()?,
+    };
     if !input.is_empty() {
         input.parse::<Token![,]>()?;
     }

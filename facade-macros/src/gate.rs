@@ -139,14 +139,14 @@ impl<T: Copy> Ceiling<T> {
     fn verdict(
         &self,
         exists: impl Fn(T) -> bool,
-        needed: TokenStream,
+        needed: impl FnOnce() -> TokenStream,
         name: impl Fn(T) -> TokenStream,
     ) -> Verdict {
         let fallback = exists(self.fallback);
         if self.rules.iter().all(|(_, v)| exists(*v) == fallback) {
             return Verdict::Known(fallback);
         }
-        let limit = self.limit_tokens(name);
+        let (needed, limit) = (needed(), self.limit_tokens(name));
         Verdict::Const(quote!(#needed <= #limit))
     }
 
@@ -214,9 +214,8 @@ fn level_ceilings(ns: &Namespace) -> syn::Result<(Ceiling<u8>, Ceiling<u8>)> {
 fn switch(target: &Option<Expr>, var: &str, kind: &str) -> syn::Result<Presence> {
     let ns = Namespace::of(target);
     let c = Ceiling::new(read(var, &filter::SWITCH)?.as_ref(), true, &ns);
-    let on = level::interest_on();
     let verdict = |build: Build| {
-        let filter = c.verdict(|v| v, on.clone(), level::switch_tokens);
+        let filter = c.verdict(|v| v, level::interest_on, level::switch_tokens);
         with_features(filter, kind, build)
     };
     Ok(Presence {
@@ -235,10 +234,13 @@ impl Presence {
     /// A log site (or `enabled!`) with a fixed level.
     pub(crate) fn for_level(level: Level, target: &Option<Expr>) -> syn::Result<Presence> {
         let (d, r) = level_ceilings(&Namespace::of(target))?;
-        let needed = level.number_tokens();
         let kind = level.name.to_ascii_uppercase();
         let verdict = |c: Ceiling<u8>, build: Build| {
-            let filter = c.verdict(|v| level.number <= v, needed.clone(), level::number_tokens);
+            let filter = c.verdict(
+                |v| level.number <= v,
+                || level.number_tokens(),
+                level::number_tokens,
+            );
             with_features(filter, &kind, build)
         };
         Ok(Presence {

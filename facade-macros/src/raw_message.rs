@@ -8,7 +8,7 @@
 
 use crate::emit::Emit;
 use crate::expand::ELIDE;
-use proc_macro2::{Delimiter, Ident, Punct, Spacing, Span, TokenStream};
+use proc_macro2::{Delimiter, Ident, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -47,18 +47,21 @@ pub(crate) fn dispatch_record(
 
 /// Writes the arguments of a `record!` call: its mode and shared function
 /// (with `at_site`, a common site's, which find the route from its `static
-/// __ELIDE_CS`: `raw dispatch_message_at`, ..), what `dest_level` writes (the
-/// destination and level; nothing where the facade's `log_site!` template
-/// supplies them), the fields and the message.
+/// __ELIDE_CS`: `raw dispatch_message_at`, ..), what `after` writes (the
+/// destination and level, or for the facade's `log_site!` nothing: it
+/// supplies them), the fields, the arguments each after its capture
+/// method, and the message's format.
 pub(crate) fn write_record(
     e: &mut Emit,
     format: Option<&LitStr>,
     rest: &TokenStream,
     kv: &TokenStream,
     at_site: bool,
-    dest_level: impl FnOnce(&mut Emit),
+    after: impl FnOnce(&mut Emit),
 ) {
-    let kv = |e: &mut Emit| {
+    let head = |e: &mut Emit, mode: &str| {
+        e.text(mode);
+        after(e);
         if kv.is_empty() {
             e.text("[]");
         } else {
@@ -76,13 +79,11 @@ pub(crate) fn write_record(
             .filter(|m| !m.args.is_empty())
             .map(|m| (lit, m))
     }) else {
-        e.text(if at_site {
-            "plain dispatch_text_at"
-        } else {
-            "plain dispatch_text"
-        });
-        dest_level(e);
-        kv(e);
+        let mode = match at_site {
+            true => "plain dispatch_text_at",
+            false => "plain dispatch_text",
+        };
+        head(e, mode);
         e.group(Delimiter::Parenthesis, |e| match format {
             Some(lit) => {
                 e.tokens(lit.to_token_stream()).tokens(rest.clone());
@@ -93,13 +94,11 @@ pub(crate) fn write_record(
         });
         return;
     };
-    e.text(if at_site {
-        "raw dispatch_message_at"
-    } else {
-        "raw dispatch_message"
-    });
-    dest_level(e);
-    kv(e);
+    let mode = match at_site {
+        true => "raw dispatch_message_at",
+        false => "raw dispatch_message",
+    };
+    head(e, mode);
     // Each argument with its capture method, spanned at the argument: a
     // type without its placeholder's trait is reported with a label there
     // (the capture's bound is the site's type check; see
@@ -107,7 +106,7 @@ pub(crate) fn write_record(
     e.group(Delimiter::Bracket, |e| {
         for ((expr, t), at) in message.args.iter().zip(&message.traits).zip(&message.at) {
             e.tree(Ident::new(t.method(), *at))
-                .tokens(expr.clone())
+                .trees(expr.iter().cloned())
                 .tree(Punct::new(',', Spacing::Alone));
         }
     });
@@ -118,8 +117,7 @@ pub(crate) fn write_record(
         None => {
             let positional = message.positional_literal(lit.span());
             let idx = 0..message.args.len();
-            e.tokens(quote! {
-                decode (__elide_decode)
+            e.text("decode [] (__elide_decode)").tokens(quote! {
                 // A function item, not a closure: no per-site
                 // `FnOnce::call_once` shim.
                 fn __elide_decode(
@@ -192,9 +190,11 @@ enum Segment {
 /// `{:p}` (an address, which a copy would change).
 struct Message {
     segments: Vec<Segment>,
-    /// Every argument, in evaluation order: positional, named (their
-    /// values), then implicitly captured variables.
-    args: Vec<TokenStream>,
+    /// Every argument's tokens, in evaluation order: positional, named
+    /// (their values), then implicitly captured variables. Kept as trees:
+    /// a stream of the compiler's would cost a bridge call to build and
+    /// one to read.
+    args: Vec<Vec<TokenTree>>,
     /// Where each argument starts: its capture method is spanned there.
     at: Vec<Span>,
     /// The trait each argument is formatted with.
@@ -211,32 +211,28 @@ enum ArgRef {
 impl Message {
     fn parse(lit: &LitStr, rest: &TokenStream) -> Option<Message> {
         let rest = strip_leading_comma(rest)?;
-        let mut args: Vec<TokenStream> = Vec::new();
+        let mut args: Vec<Vec<TokenTree>> = Vec::new();
         let mut at: Vec<Span> = Vec::new();
         let mut names: Vec<String> = Vec::new();
         if let Some((plain, starts)) = split_positional(&rest) {
             (args, at) = (plain, starts);
         } else {
             let list = Punctuated::<Expr, Token![,]>::parse_terminated
-                .parse2(rest)
+                .parse2(rest.into_iter().collect())
                 .ok()?;
             for expr in list {
                 match expr {
                     Expr::Assign(a) => match &*a.left {
                         Expr::Path(p) if p.path.get_ident().is_some() => {
                             names.push(p.path.get_ident()?.to_string());
-                            args.push(a.right.to_token_stream());
-                            at.push(first_span(&args[args.len() - 1]));
+                            push_expr(&mut args, &mut at, &a.right);
                         }
                         _ => return None,
                     },
                     // A positional argument after a named one: an error
                     // `format_args!` reports.
                     _ if !names.is_empty() => return None,
-                    e => {
-                        args.push(e.to_token_stream());
-                        at.push(first_span(&args[args.len() - 1]));
-                    }
+                    e => push_expr(&mut args, &mut at, &e),
                 }
             }
         }
@@ -244,7 +240,7 @@ impl Message {
         let explicit = args.len();
         let mut next = 0;
         let mut segments = Vec::new();
-        for part in parse_parts(&lit.value())? {
+        for part in parse_parts(&literal_value(lit))? {
             let (arg, spec) = match part {
                 Part::Lit(text) => {
                     segments.push(Segment::Lit(text));
@@ -267,7 +263,7 @@ impl Message {
                         Some(k) => explicit + k,
                         None => {
                             let ident = Ident::new(&name, lit.span());
-                            args.push(quote!(#ident));
+                            args.push(vec![TokenTree::Ident(ident)]);
                             at.push(lit.span());
                             args.len() - 1
                         }
@@ -310,7 +306,8 @@ impl Message {
             .segments
             .iter()
             .map(|s| match s {
-                Segment::Lit(text) => Some(format!("Lit({})", proc_macro2::Literal::string(text))),
+                // `{:?}` of a `str` is a string literal of the same value.
+                Segment::Lit(text) => Some(format!("Lit({text:?})")),
                 Segment::Arg(i, spec) => {
                     let i = u8::try_from(*i).ok()?;
                     match spec.as_str() {
@@ -415,21 +412,21 @@ fn parse_parts(fmt: &str) -> Option<Vec<Part>> {
 /// argument as written; anything else goes through `syn` (and its errors
 /// through `format_args!`), whose expression parser costs an unoptimised
 /// macro far more than this scan.
-fn split_positional(rest: &TokenStream) -> Option<(Vec<TokenStream>, Vec<Span>)> {
+fn split_positional(rest: &[TokenTree]) -> Option<(Vec<Vec<TokenTree>>, Vec<Span>)> {
     use proc_macro2::TokenTree as T;
     let mut args = Vec::new();
     let mut starts = Vec::new();
-    let mut arg = TokenStream::new();
-    let mut last: Option<T> = None;
-    let close = |last: &Option<T>| match last {
+    let mut arg = Vec::new();
+    let mut last: Option<&T> = None;
+    let close = |last: Option<&T>| match last {
         None => false,
         Some(T::Punct(p)) => p.as_char() == '?',
         Some(_) => true,
     };
-    for tree in rest.clone() {
-        match (&tree, &last) {
+    for tree in rest {
+        match (tree, last) {
             (T::Punct(p), _) if p.as_char() == ',' => {
-                if !close(&last) {
+                if !close(last) {
                     return None;
                 }
                 args.push(std::mem::take(&mut arg));
@@ -450,11 +447,11 @@ fn split_positional(rest: &TokenStream) -> Option<(Vec<TokenStream>, Vec<Span>)>
         if last.is_none() {
             starts.push(tree.span());
         }
-        arg.extend([tree.clone()]);
+        arg.push(tree.clone());
         last = Some(tree);
     }
     if last.is_some() {
-        if !close(&last) {
+        if !close(last) {
             return None;
         }
         args.push(arg);
@@ -462,29 +459,39 @@ fn split_positional(rest: &TokenStream) -> Option<(Vec<TokenStream>, Vec<Span>)>
     Some((args, starts))
 }
 
-/// Where an argument starts (its first token's span).
-fn first_span(arg: &TokenStream) -> Span {
-    arg.clone()
-        .into_iter()
-        .next()
-        .map_or_else(Span::call_site, |t| t.span())
+/// A string literal's value: its text between the quotes when it has no
+/// escape (read without `syn`'s unescaping, which an unoptimised macro
+/// pays for by the character), else `LitStr::value`.
+fn literal_value(lit: &LitStr) -> String {
+    let repr = lit.token().to_string();
+    match repr.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        Some(text) if !text.contains('\\') => text.to_owned(),
+        _ => lit.value(),
+    }
+}
+
+/// Adds a parsed argument and where it starts.
+fn push_expr(args: &mut Vec<Vec<TokenTree>>, at: &mut Vec<Span>, e: &Expr) {
+    let trees: Vec<TokenTree> = e.to_token_stream().into_iter().collect();
+    at.push(trees.first().map_or_else(Span::call_site, TokenTree::span));
+    args.push(trees);
 }
 
 /// Whether an argument is exactly the identifier `name`.
-fn is_ident(arg: &TokenStream, name: &str) -> bool {
-    let mut trees = arg.clone().into_iter();
-    matches!(
-        (trees.next(), trees.next()),
-        (Some(proc_macro2::TokenTree::Ident(i)), None) if i == name
-    )
+fn is_ident(arg: &[TokenTree], name: &str) -> bool {
+    matches!(arg, [TokenTree::Ident(i)] if i == name)
 }
 
-/// `, a, b` -> `a, b`; an empty rest stays empty; anything else is `None`.
-fn strip_leading_comma(rest: &TokenStream) -> Option<TokenStream> {
-    let mut tokens = rest.clone().into_iter();
-    match tokens.next() {
-        None => Some(TokenStream::new()),
-        Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ',' => Some(tokens.collect()),
+/// `, a, b` -> `a, b` as trees (read once); an empty rest stays empty;
+/// anything else is `None`.
+fn strip_leading_comma(rest: &TokenStream) -> Option<Vec<TokenTree>> {
+    let mut trees: Vec<TokenTree> = rest.clone().into_iter().collect();
+    match trees.first() {
+        None => Some(trees),
+        Some(TokenTree::Punct(p)) if p.as_char() == ',' => {
+            trees.remove(0);
+            Some(trees)
+        }
         Some(_) => None,
     }
 }
@@ -492,6 +499,11 @@ fn strip_leading_comma(rest: &TokenStream) -> Option<TokenStream> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An argument's tokens as text.
+    fn text(arg: &[TokenTree]) -> String {
+        arg.iter().cloned().collect::<TokenStream>().to_string()
+    }
 
     fn parse(fmt: &str, rest: TokenStream) -> Option<Message> {
         Message::parse(&LitStr::new(fmt, Span::call_site()), &rest)
@@ -518,10 +530,27 @@ mod tests {
         );
     }
 
+    /// A literal's value is its text when it has no escape, and what
+    /// `syn` unescapes otherwise (escapes, raw strings).
+    #[test]
+    fn literal_values_are_read_with_and_without_escapes() {
+        for (lit, value) in [
+            (quote!("task {} #1"), "task {} #1"),
+            (quote!("tab\t{}\u{2028}\"q\""), "tab\t{}\u{2028}\"q\""),
+            (quote!(r"C:\dir {}"), "C:\\dir {}"),
+            (quote!(r#"say "hi" {}"#), "say \"hi\" {}"),
+            (quote!(""), ""),
+        ] {
+            let lit: LitStr = syn::parse2(lit).unwrap();
+            assert_eq!(literal_value(&lit), value);
+        }
+    }
+
     #[test]
     fn plain_argument_lists_are_split_without_the_expression_parser() {
         let split = |ts: TokenStream| {
-            split_positional(&ts).map(|(v, _)| v.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+            let trees: Vec<TokenTree> = ts.into_iter().collect();
+            split_positional(&trees).map(|(v, _)| v.iter().map(|a| text(a)).collect::<Vec<_>>())
         };
         assert_eq!(
             split(quote!(id, &task.name, -x, f(a, b)?, v[i].len(), !done,)),
@@ -553,7 +582,7 @@ mod tests {
         // Either way the message is the same.
         let m = parse("{} {}", quote!(, a as u8, x)).unwrap();
         assert_eq!(m.args.len(), 2);
-        assert_eq!(m.args[0].to_string(), "a as u8");
+        assert_eq!(text(&m.args[0]), "a as u8");
     }
 
     #[test]

@@ -35,12 +35,18 @@ macro_rules! __elide_gate {
 
 /// A common log site (constant target, no sampling) whose existence the
 /// features alone decide, whole: the static gate of level `$kind`'s
-/// constants (as [`__elide_gate!`] writes it), the site's `static
-/// Callsite`, its hot check and the record in its cold closure
-/// ([`__elide_record!`]`($mode $f (&__ELIDE_CS) (level) ..)`). The
-/// procedural macro hands back this one short call, mostly as text, and
-/// the compiler expands it without further calls: each nested template
-/// would cost it about as much again. Not public API.
+/// constants, the site's `static Callsite` (its metadata by
+/// `Metadata::in_module`, or `Metadata::new` with the `($target)` given),
+/// its hot check and the record in its cold closure
+/// (`__elide_record!($mode $f (&__ELIDE_CS) (level) ..)`). The
+/// procedural macro hands back this one short call, mostly as text; the
+/// gate and the site are written here rather than by `__elide_gate!` and
+/// a template of their own, as each nested call would cost the compiler
+/// about as much again. Not public API.
+///
+/// The gate picks the build's constant with one `cfg!`: the condition is
+/// still constant, so the branch not taken leaves no code at any
+/// opt-level.
 ///
 /// The closure takes nothing: the record's dispatch (`dispatch_message_at`,
 /// `dispatch_text_at`) finds the route from the `static` itself, so in an
@@ -50,15 +56,18 @@ macro_rules! __elide_gate {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __elide_log_site {
-    ($kind:ident $level:ident $needed:ident ($target:expr) $mode:ident $f:ident $($record:tt)*) => {
-        if (::core::cfg!(debug_assertions) && $crate::__private::gates::$kind::DEBUG)
-            || (::core::cfg!(not(debug_assertions)) && $crate::__private::gates::$kind::RELEASE)
-        {
+    ($kind:ident $level:ident $needed:ident $meta:ident $(($target:expr))?
+        $mode:ident $f:ident $($record:tt)*) => {
+        if if ::core::cfg!(debug_assertions) {
+            $crate::__private::gates::$kind::DEBUG
+        } else {
+            $crate::__private::gates::$kind::RELEASE
+        } {
             static __ELIDE_CS: $crate::__private::Callsite =
-                $crate::__private::Callsite::new($crate::__private::Metadata::new(
+                $crate::__private::Callsite::new($crate::__private::Metadata::$meta(
                     $crate::__private::Kind::Log,
                     $crate::Level::$level,
-                    $target,
+                    $($target,)?
                     ::core::module_path!(),
                     ::core::file!(),
                     ::core::line!(),
@@ -87,9 +96,11 @@ macro_rules! __elide_log_site {
 /// - `raw`: the arguments offered raw, each captured by `$m` (spanned at
 ///   its argument), whose bound is the site's check that the argument has
 ///   its placeholder's trait; the message format is the constant
-///   `MessageFormat::pieces` of `pieces [Lit(".."), Display(0), ..]` or
-///   `MessageFormat::decode` of `decode (f)`, with the per-site decoder
-///   item `f` last.
+///   `MessageFormat::new` of its pieces (`[Lit(".."), Display(0u8), ..]`)
+///   and, for a format only `fmt` renders, `[f fn f(..) {..}]`: the name
+///   and the item of the site's decoder (pieces `[]`). One arm and no
+///   nested template: each call of one costs the compiler about as much as
+///   this whole expansion.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __elide_record {
@@ -104,10 +115,14 @@ macro_rules! __elide_record {
     (raw $f:ident ($($dest:expr),*) ($level:expr)
         [$($key:literal = $value:expr),*]
         [$($m:ident $e:expr,)*]
-        $ctor:ident $args:tt $($decoder:item)?) => {{
+        $ctor:ident [$($k:ident($v:expr)),*] $(($decode:ident) $decoder:item)?) => {{
         $($decoder)?
+        // Each piece's variant named in full here, so the site needs no
+        // `use` of them (a scope of its own for name resolution).
         static __ELIDE_FORMAT: $crate::__private::MessageFormat =
-            $crate::__private::record!(@format $ctor $args);
+            $crate::__private::MessageFormat::$ctor(
+                &[$($crate::__private::Piece::$k($v)),*] $(, $decode)?
+            );
         $crate::__private::$f(
             $($dest,)* $level,
             &[$(($key, $value)),*],
@@ -115,12 +130,4 @@ macro_rules! __elide_record {
             &[$($crate::__private::RawWrap(&($e)).$m()),*],
         )
     }};
-    // The format: each piece's variant named in full here, so the site
-    // needs no `use` of them (a scope of its own for name resolution).
-    (@format pieces [$($k:ident($v:expr)),*]) => {
-        $crate::__private::MessageFormat::pieces(&[$($crate::__private::Piece::$k($v)),*])
-    };
-    (@format decode ($f:ident)) => {
-        $crate::__private::MessageFormat::decode($f)
-    };
 }

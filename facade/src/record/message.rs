@@ -239,7 +239,7 @@ mod tests {
             f(format_args!("{n:>3}|"))
         }
     }
-    static PADDED: MessageFormat = MessageFormat::decode(padded);
+    static PADDED: MessageFormat = MessageFormat::decode(&[], padded);
 
     /// A message `fmt` renders keeps its typed arguments beside it (the
     /// site's decoder made it), and reads as its `fmt::Arguments`.

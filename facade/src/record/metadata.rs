@@ -52,6 +52,21 @@ impl Metadata {
         }
     }
 
+    /// [`new`](Metadata::new) for a site whose target is its module path
+    /// (the macros' default): the module path written once, so a site's
+    /// expansion asks the compiler for it once.
+    #[doc(hidden)]
+    pub const fn in_module(
+        kind: Kind,
+        level: Level,
+        module_path: &'static str,
+        file: &'static str,
+        line: u32,
+        name: &'static str,
+    ) -> Metadata {
+        Metadata::new(kind, level, module_path, module_path, file, line, name)
+    }
+
     /// The site's kind.
     pub fn kind(&self) -> Kind {
         self.kind

@@ -218,8 +218,10 @@ impl MessageFormat {
         }
     }
 
-    /// A format with its own decoder (the macros build it).
-    pub const fn decode(decode: RawDecode) -> MessageFormat {
+    /// A format with its own decoder (the macros build it). The pieces,
+    /// empty, are there so a site's template writes both constructors'
+    /// calls alike.
+    pub const fn decode(_pieces: &'static [Piece], decode: RawDecode) -> MessageFormat {
         MessageFormat {
             kind: FormatKind::Decode(decode),
         }
@@ -722,7 +724,10 @@ mod tests {
         static FORMAT: MessageFormat = MessageFormat::pieces(&PIECES);
         assert_eq!(format!("{FORMAT:?}"), r#"Pieces([Lit("n="), Debug(0)])"#);
         fn decode(_: &[RawArg<'_>], _: &mut dyn FnMut(fmt::Arguments<'_>)) {}
-        assert_eq!(format!("{:?}", MessageFormat::decode(decode)), "Decode(..)");
+        assert_eq!(
+            format!("{:?}", MessageFormat::decode(&[], decode)),
+            "Decode(..)"
+        );
         let args = [RawArg::I8(-1), RawArg::Str("s")];
         assert_eq!(
             format!("{:?}", RawMessage::new(&FORMAT, &args)),
