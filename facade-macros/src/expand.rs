@@ -161,13 +161,18 @@ pub(crate) fn parse_crate(input: ParseStream) -> syn::Result<Option<Path>> {
     input.parse::<Token![=]>()?;
     // A front door's `$crate` (or any one name) is taken as it is: a
     // `Path`'s parser costs an unoptimised macro more than its use.
-    let lone = input.cursor().ident().and_then(|(ident, next)| {
-        let ends = next.eof() || next.punct().is_some_and(|(p, _)| p.as_char() == ',');
-        ends.then_some(ident)
+    let lone = input.cursor().ident().is_some_and(|(_, next)| {
+        next.eof() || next.punct().is_some_and(|(p, _)| p.as_char() == ',')
     });
-    let path: Path = match lone {
-        Some(ident) => input.step(|cursor| Ok((Path::from(ident), cursor.ident().unwrap().1)))?,
-        None => input.parse()?,
+    let path: Path = if lone {
+        input.step(|cursor| {
+            let (ident, next) = cursor
+                .ident()
+                .ok_or_else(|| cursor.error("expected a path"))?;
+            Ok((Path::from(ident), next))
+        })?
+    } else {
+        input.parse()?
     };
     if !input.is_empty() {
         input.parse::<Token![,]>()?;
@@ -203,6 +208,16 @@ mod tests {
         assert_eq!(
             crate_of(quote!(crate = my::facade)),
             (Some(quote!(my::facade).to_string()), String::new())
+        );
+        // One name (a front door's `$crate`, a renamed dependency), with
+        // and without more input after it.
+        assert_eq!(
+            crate_of(quote!(crate = renamed, "m")),
+            (Some("renamed".into()), quote!("m").to_string())
+        );
+        assert_eq!(
+            crate_of(quote!(crate = renamed)),
+            (Some("renamed".into()), String::new())
         );
         for kept in [quote!(crate, "msg"), quote!(target: "t", "msg"), quote!()] {
             assert_eq!(crate_of(kept.clone()), (None, kept.to_string()));

@@ -530,6 +530,25 @@ mod tests {
         );
     }
 
+    /// The pieces' text is Rust: each literal piece reads back as the
+    /// same string, whatever it holds (quotes, backslashes, a newline,
+    /// U+2028, escaped braces).
+    #[test]
+    fn literal_pieces_read_back_as_the_same_text() {
+        let m = parse("q\"{}\\ \n\u{2028}{{x}} {:?}", quote!(, a, b)).unwrap();
+        let text = m.pieces().unwrap();
+        let tokens: TokenStream = text.parse().unwrap();
+        let lits: Vec<String> = tokens
+            .into_iter()
+            .filter_map(|t| match t {
+                TokenTree::Group(g) => syn::parse2::<LitStr>(g.stream()).ok(),
+                _ => None,
+            })
+            .map(|l| l.value())
+            .collect();
+        assert_eq!(lits, ["q\"", "\\ \n\u{2028}{x} "]);
+    }
+
     /// A literal's value is its text when it has no escape, and what
     /// `syn` unescapes otherwise (escapes, raw strings).
     #[test]
