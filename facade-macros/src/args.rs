@@ -556,4 +556,35 @@ mod tests {
         );
         assert_eq!(names(quote!(once), false), (vec!["once".to_owned()], true));
     }
+
+    /// Every kind of string literal starts the message (fields stop
+    /// there), and nothing else does: a byte string, a number, a name.
+    #[test]
+    fn string_literals_of_every_kind_are_recognised() {
+        let peek = |tokens: TokenStream| {
+            let parse = |input: ParseStream| {
+                let p = peek_str(input);
+                let _: TokenStream = input.parse()?;
+                Ok(p)
+            };
+            parse.parse2(tokens).unwrap()
+        };
+        for s in [
+            quote!("a {}"),
+            quote!(r"a\b"),
+            quote!(r#"say "hi""#),
+            quote!(""),
+        ] {
+            assert!(peek(s.clone()), "{s}");
+            let fields = |input: ParseStream| {
+                let (f, _) = parse_fields(input, true)?;
+                let _: TokenStream = input.parse()?;
+                Ok(f.len())
+            };
+            assert_eq!(fields.parse2(quote!(a = 1, #s)).unwrap(), 1, "{s}");
+        }
+        for other in [quote!(b"a"), quote!(1), quote!(x), quote!(c"a"), quote!()] {
+            assert!(!peek(other.clone()), "{other}");
+        }
+    }
 }
