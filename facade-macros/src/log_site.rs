@@ -224,10 +224,10 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
                     .text(level.name)
                     .text(crate::level::number_name(level.number));
                 match &a.target {
-                    Some(t) => e.text("new").group(Delimiter::Parenthesis, |e| {
+                    Some(t) => e.text("log_at").group(Delimiter::Parenthesis, |e| {
                         e.tokens(t.to_token_stream());
                     }),
-                    None => e.text("in_module"),
+                    None => e.text("log_in_module"),
                 };
                 crate::raw_message::write_record(
                     e,
@@ -400,16 +400,18 @@ mod tests {
         };
         assert_eq!(
             site(quote!("task {} step {:?}", id, k.0)),
-            quote!(::elide::__private::log_site!(INFO Info LEVEL_INFO in_module
+            quote!(
+                ::elide::__private::log_site!(INFO Info LEVEL_INFO log_in_module
                 raw dispatch_message_at []
                 [elide_display id, elide_debug k.0,]
-                pieces [Lit("task "), Display(0u8), Lit(" step "), Debug(1u8)]))
+                pieces [Lit("task "), Display(0u8), Lit(" step "), Debug(1u8)])
+            )
             .to_string()
         );
         assert_eq!(
             site(quote!(target: "net", n = 1, "up")),
             quote!(
-                ::elide::__private::log_site!(INFO Info LEVEL_INFO new ("net")
+                ::elide::__private::log_site!(INFO Info LEVEL_INFO log_at ("net")
                 plain dispatch_text_at
                 ["n" = ::elide::__private::field(&(1))] ("up"))
             )

@@ -9,16 +9,18 @@
 //! instead of the expanded record cut an incremental build of 1,000 sites
 //! by about a third (BENCHMARKS.md, "Build cost").
 //!
-//! The caller names the site's `static` (`$cs`) and the argument bindings
-//! (`$n`): local names a template introduces itself are hygienic and would
-//! not match the ones of the expansion around it.
+//! Only items are named by a template (`static __ELIDE_CS`,
+//! `__ELIDE_FORMAT`): items are visible to the tokens of the same
+//! expansion, where a local a template introduced would be hygienic and
+//! invisible to them.
 
 /// A site whose existence the features alone decide (no build-time filter
 /// rule covers it): `$live` where the calling crate's kind of build keeps
 /// sites of kind `$kind` (`INFO`, `CHECKS`, ..), else `$off`. The condition
 /// is constant (`cfg!` is a literal), so the branch not taken leaves no
 /// code at any opt-level; `cfg!` here is the calling crate's, as it is
-/// expanded there. Not public API.
+/// expanded there. (`__elide_log_site!` writes the same condition itself.)
+/// Not public API.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __elide_gate {
@@ -36,7 +38,9 @@ macro_rules! __elide_gate {
 /// A common log site (constant target, no sampling) whose existence the
 /// features alone decide, whole: the static gate of level `$kind`'s
 /// constants, the site's `static Callsite` (its metadata by
-/// `Metadata::in_module`, or `Metadata::new` with the `($target)` given),
+/// `Metadata::log_in_module`, or `Metadata::log_at` with the `($target)`
+/// given: the module path asked of the compiler once, no kind or name
+/// written per site),
 /// its hot check and the record in its cold closure
 /// (`__elide_record!($mode $f (&__ELIDE_CS) (level) ..)`). The
 /// procedural macro hands back this one short call, mostly as text; the
@@ -44,9 +48,13 @@ macro_rules! __elide_gate {
 /// a template of their own, as each nested call would cost the compiler
 /// about as much again. Not public API.
 ///
-/// The gate picks the build's constant with one `cfg!`: the condition is
-/// still constant, so the branch not taken leaves no code at any
-/// opt-level.
+/// The gate is written out as `__elide_gate!` writes it: `&&` and `||` of
+/// constants, which the compiler lowers to branches on the constants
+/// themselves, removed at opt-level 0. (One `cfg!` choosing between the two
+/// constants, `if if cfg!(..) { DEBUG } else { RELEASE }`, saves the
+/// compiler about 4 M instructions in 300 sites, but its value goes through
+/// a temporary, which opt-level 0 folds only where it is used once: a
+/// `debug_mode!()` block then kept its code; fixture test `static_gate`.)
 ///
 /// The closure takes nothing: the record's dispatch (`dispatch_message_at`,
 /// `dispatch_text_at`) finds the route from the `static` itself, so in an
@@ -58,20 +66,16 @@ macro_rules! __elide_gate {
 macro_rules! __elide_log_site {
     ($kind:ident $level:ident $needed:ident $meta:ident $(($target:expr))?
         $mode:ident $f:ident $($record:tt)*) => {
-        if if ::core::cfg!(debug_assertions) {
-            $crate::__private::gates::$kind::DEBUG
-        } else {
-            $crate::__private::gates::$kind::RELEASE
-        } {
+        if (::core::cfg!(debug_assertions) && $crate::__private::gates::$kind::DEBUG)
+            || (::core::cfg!(not(debug_assertions)) && $crate::__private::gates::$kind::RELEASE)
+        {
             static __ELIDE_CS: $crate::__private::Callsite =
                 $crate::__private::Callsite::new($crate::__private::Metadata::$meta(
-                    $crate::__private::Kind::Log,
                     $crate::Level::$level,
                     $($target,)?
                     ::core::module_path!(),
                     ::core::file!(),
                     ::core::line!(),
-                    "",
                 ));
             if $crate::__private::hit(&__ELIDE_CS, $crate::__private::$needed) {
                 // Attributes on a closure are allowed in a tuple element;

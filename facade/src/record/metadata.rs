@@ -52,19 +52,29 @@ impl Metadata {
         }
     }
 
-    /// [`new`](Metadata::new) for a site whose target is its module path
+    /// [`new`](Metadata::new) for a log site whose target is its module path
     /// (the macros' default): the module path written once, so a site's
-    /// expansion asks the compiler for it once.
+    /// expansion asks the compiler for it once, and no kind or name.
     #[doc(hidden)]
-    pub const fn in_module(
-        kind: Kind,
+    pub const fn log_in_module(
         level: Level,
         module_path: &'static str,
         file: &'static str,
         line: u32,
-        name: &'static str,
     ) -> Metadata {
-        Metadata::new(kind, level, module_path, module_path, file, line, name)
+        Metadata::new(Kind::Log, level, module_path, module_path, file, line, "")
+    }
+
+    /// [`new`](Metadata::new) for a log site with a target of its own.
+    #[doc(hidden)]
+    pub const fn log_at(
+        level: Level,
+        target: &'static str,
+        module_path: &'static str,
+        file: &'static str,
+        line: u32,
+    ) -> Metadata {
+        Metadata::new(Kind::Log, level, target, module_path, file, line, "")
     }
 
     /// The site's kind.
