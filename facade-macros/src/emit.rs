@@ -48,9 +48,7 @@ impl Emit {
 
     /// Appends one token tree.
     pub(crate) fn tree(&mut self, tree: impl Into<TokenTree>) -> &mut Emit {
-        self.flush();
-        self.out.extend([tree.into()]);
-        self
+        self.trees([tree.into()])
     }
 
     /// Appends a group delimited by `delimiter` around what `inner` writes.

@@ -67,17 +67,12 @@ impl Level {
 
 /// The `::elide::__private` constant for a threshold number (0 = off).
 pub(crate) fn number_tokens(n: u8) -> TokenStream {
-    let name = number_ident(n);
+    let name = syn::Ident::new(number_name(n), Span::call_site());
     quote!(#ELIDE::__private::#name)
 }
 
 /// The name of that constant (`LEVEL_INFO`), for a template that prefixes
 /// it itself.
-pub(crate) fn number_ident(n: u8) -> syn::Ident {
-    syn::Ident::new(number_name(n), Span::call_site())
-}
-
-/// The text of [`number_ident`].
 pub(crate) fn number_name(n: u8) -> &'static str {
     match n {
         OFF => "LEVEL_OFF",
@@ -141,10 +136,10 @@ mod tests {
     /// and `off` names the one below every level.
     #[test]
     fn thresholds_name_their_own_constant() {
-        assert_eq!(number_ident(OFF), "LEVEL_OFF");
+        assert_eq!(number_name(OFF), "LEVEL_OFF");
         for l in ALL {
             let expected = format!("LEVEL_{}", l.name.to_ascii_uppercase());
-            assert_eq!(number_ident(l.number), expected);
+            assert_eq!(number_name(l.number), expected);
         }
         assert_eq!(
             switch_tokens(false).to_string(),

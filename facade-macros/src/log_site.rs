@@ -234,8 +234,7 @@ fn log_site(level: Level, a: &LogArgs) -> syn::Result<TokenStream> {
                     a.format.as_ref(),
                     &a.format_args,
                     &fields::kv_template(&a.fields),
-                    true,
-                    |_| {},
+                    crate::raw_message::Dest::Site,
                 );
             });
         return Ok(e.finish());

@@ -17,14 +17,26 @@ use syn::{Expr, LitStr, Token};
 /// Most arguments a raw message carries (the record header keeps a byte).
 const MAX_RAW_ARGS: usize = 32;
 
+/// Where a site's record goes, which decides the shared function that
+/// dispatches it.
+pub(crate) enum Dest<'a> {
+    /// A common site's: the facade's `log_site!` template hands
+    /// `record!` the site's `static __ELIDE_CS` and level, and the
+    /// `_at` functions find the route from the `static`.
+    Site,
+    /// A site whose cold closure gets `__elide_route` and `__elide_meta`,
+    /// at this level.
+    Closure(&'a TokenStream),
+}
+
 /// The record half of a site whose cold closure gets the route and the
-/// metadata (`__elide_route`, `__elide_meta`): an invocation of the
-/// facade's `__private::record!` template (see `templates.rs` there),
-/// which builds the record from `level`, the message and the fields
-/// (`kv`: the template's `key = value` items) and dispatches it. Only the
-/// decisions are made here; the boilerplate around them is the template's,
-/// expanded by the compiler without a round trip through this macro. (A
-/// common site's record is written by `log_site!`, see [`write_record`].)
+/// metadata: an invocation of the facade's `__private::record!` template
+/// (see `templates.rs` there), which builds the record from `level`, the
+/// message and the fields (`kv`: the template's `key = value` items) and
+/// dispatches it. Only the decisions are made here; the boilerplate around
+/// them is the template's, expanded by the compiler without a round trip
+/// through this macro. (A common site's record is written into its
+/// `log_site!` call, see [`write_record`].)
 pub(crate) fn dispatch_record(
     level: &TokenStream,
     format: Option<&LitStr>,
@@ -35,33 +47,32 @@ pub(crate) fn dispatch_record(
     e.elide()
         .text("::__private::record!")
         .group(Delimiter::Parenthesis, |e| {
-            write_record(e, format, rest, kv, false, |e| {
-                e.text("(__elide_route, __elide_meta)")
-                    .group(Delimiter::Parenthesis, |e| {
-                        e.tokens(level.clone());
-                    });
-            })
+            write_record(e, format, rest, kv, Dest::Closure(level))
         });
     e.finish()
 }
 
 /// Writes the arguments of a `record!` call: its mode and shared function
-/// (with `at_site`, a common site's, which find the route from its `static
-/// __ELIDE_CS`: `raw dispatch_message_at`, ..), what `after` writes (the
-/// destination and level, or for the facade's `log_site!` nothing: it
-/// supplies them), the fields, the arguments each after its capture
-/// method, and the message's format.
+/// (`raw dispatch_message_at`, ..), for a [`Dest::Closure`] the
+/// destination and level, the fields, the arguments each after its
+/// capture method, and the message's format.
 pub(crate) fn write_record(
     e: &mut Emit,
     format: Option<&LitStr>,
     rest: &TokenStream,
     kv: &TokenStream,
-    at_site: bool,
-    after: impl FnOnce(&mut Emit),
+    dest: Dest<'_>,
 ) {
-    let head = |e: &mut Emit, mode: &str| {
-        e.text(mode);
-        after(e);
+    // `mode f`: the `_at` function for a common site.
+    let head = |e: &mut Emit, mode: &str, f: &str| {
+        match dest {
+            Dest::Site => e.text(&format!("{mode} {f}_at")),
+            Dest::Closure(level) => e
+                .text(&format!("{mode} {f} (__elide_route, __elide_meta)"))
+                .group(Delimiter::Parenthesis, |e| {
+                    e.tokens(level.clone());
+                }),
+        };
         if kv.is_empty() {
             e.text("[]");
         } else {
@@ -79,11 +90,7 @@ pub(crate) fn write_record(
             .filter(|m| !m.args.is_empty())
             .map(|m| (lit, m))
     }) else {
-        let mode = match at_site {
-            true => "plain dispatch_text_at",
-            false => "plain dispatch_text",
-        };
-        head(e, mode);
+        head(e, "plain", "dispatch_text");
         e.group(Delimiter::Parenthesis, |e| match format {
             Some(lit) => {
                 e.tokens(lit.to_token_stream()).tokens(rest.clone());
@@ -94,18 +101,17 @@ pub(crate) fn write_record(
         });
         return;
     };
-    let mode = match at_site {
-        true => "raw dispatch_message_at",
-        false => "raw dispatch_message",
-    };
-    head(e, mode);
+    head(e, "raw", "dispatch_message");
     // Each argument with its capture method, spanned at the argument: a
     // type without its placeholder's trait is reported with a label there
     // (the capture's bound is the site's type check; see
     // `__private::record!`).
     e.group(Delimiter::Bracket, |e| {
-        for ((expr, t), at) in message.args.iter().zip(&message.traits).zip(&message.at) {
-            e.tree(Ident::new(t.method(), *at))
+        for (expr, t) in message.args.iter().zip(&message.traits) {
+            // Spanned where the argument starts (an implicit capture's
+            // ident is spanned at the format string).
+            let at = expr.first().map_or_else(Span::call_site, TokenTree::span);
+            e.tree(Ident::new(t.method(), at))
                 .trees(expr.iter().cloned())
                 .tree(Punct::new(',', Spacing::Alone));
         }
@@ -195,8 +201,6 @@ struct Message {
     /// a stream of the compiler's would cost a bridge call to build and
     /// one to read.
     args: Vec<Vec<TokenTree>>,
-    /// Where each argument starts: its capture method is spanned there.
-    at: Vec<Span>,
     /// The trait each argument is formatted with.
     traits: Vec<Trait>,
 }
@@ -212,10 +216,9 @@ impl Message {
     fn parse(lit: &LitStr, rest: &TokenStream) -> Option<Message> {
         let rest = strip_leading_comma(rest)?;
         let mut args: Vec<Vec<TokenTree>> = Vec::new();
-        let mut at: Vec<Span> = Vec::new();
         let mut names: Vec<String> = Vec::new();
-        if let Some((plain, starts)) = split_positional(&rest) {
-            (args, at) = (plain, starts);
+        if let Some(plain) = split_positional(&rest) {
+            args = plain;
         } else {
             let list = Punctuated::<Expr, Token![,]>::parse_terminated
                 .parse2(rest.into_iter().collect())
@@ -225,14 +228,14 @@ impl Message {
                     Expr::Assign(a) => match &*a.left {
                         Expr::Path(p) if p.path.get_ident().is_some() => {
                             names.push(p.path.get_ident()?.to_string());
-                            push_expr(&mut args, &mut at, &a.right);
+                            args.push(a.right.to_token_stream().into_iter().collect());
                         }
                         _ => return None,
                     },
                     // A positional argument after a named one: an error
                     // `format_args!` reports.
                     _ if !names.is_empty() => return None,
-                    e => push_expr(&mut args, &mut at, &e),
+                    e => args.push(e.to_token_stream().into_iter().collect()),
                 }
             }
         }
@@ -264,7 +267,6 @@ impl Message {
                         None => {
                             let ident = Ident::new(&name, lit.span());
                             args.push(vec![TokenTree::Ident(ident)]);
-                            at.push(lit.span());
                             args.len() - 1
                         }
                     },
@@ -294,7 +296,6 @@ impl Message {
         Some(Message {
             segments,
             args,
-            at,
             traits,
         })
     }
@@ -412,10 +413,9 @@ fn parse_parts(fmt: &str) -> Option<Vec<Part>> {
 /// argument as written; anything else goes through `syn` (and its errors
 /// through `format_args!`), whose expression parser costs an unoptimised
 /// macro far more than this scan.
-fn split_positional(rest: &[TokenTree]) -> Option<(Vec<Vec<TokenTree>>, Vec<Span>)> {
+fn split_positional(rest: &[TokenTree]) -> Option<Vec<Vec<TokenTree>>> {
     use proc_macro2::TokenTree as T;
     let mut args = Vec::new();
-    let mut starts = Vec::new();
     let mut arg = Vec::new();
     let mut last: Option<&T> = None;
     let close = |last: Option<&T>| match last {
@@ -444,9 +444,6 @@ fn split_positional(rest: &[TokenTree]) -> Option<(Vec<Vec<TokenTree>>, Vec<Span
             }
             _ => {}
         }
-        if last.is_none() {
-            starts.push(tree.span());
-        }
         arg.push(tree.clone());
         last = Some(tree);
     }
@@ -456,7 +453,7 @@ fn split_positional(rest: &[TokenTree]) -> Option<(Vec<Vec<TokenTree>>, Vec<Span
         }
         args.push(arg);
     }
-    Some((args, starts))
+    Some(args)
 }
 
 /// A string literal's value: its text between the quotes when it has no
@@ -468,13 +465,6 @@ fn literal_value(lit: &LitStr) -> String {
         Some(text) if !text.contains('\\') => text.to_owned(),
         _ => lit.value(),
     }
-}
-
-/// Adds a parsed argument and where it starts.
-fn push_expr(args: &mut Vec<Vec<TokenTree>>, at: &mut Vec<Span>, e: &Expr) {
-    let trees: Vec<TokenTree> = e.to_token_stream().into_iter().collect();
-    at.push(trees.first().map_or_else(Span::call_site, TokenTree::span));
-    args.push(trees);
 }
 
 /// Whether an argument is exactly the identifier `name`.
@@ -569,7 +559,7 @@ mod tests {
     fn plain_argument_lists_are_split_without_the_expression_parser() {
         let split = |ts: TokenStream| {
             let trees: Vec<TokenTree> = ts.into_iter().collect();
-            split_positional(&trees).map(|(v, _)| v.iter().map(|a| text(a)).collect::<Vec<_>>())
+            split_positional(&trees).map(|v| v.iter().map(|a| text(a)).collect::<Vec<_>>())
         };
         assert_eq!(
             split(quote!(id, &task.name, -x, f(a, b)?, v[i].len(), !done,)),

@@ -40,8 +40,7 @@ macro_rules! __elide_gate {
 /// constants, the site's `static Callsite` (its metadata by
 /// `Metadata::log_in_module`, or `Metadata::log_at` with the `($target)`
 /// given: the module path asked of the compiler once, no kind or name
-/// written per site),
-/// its hot check and the record in its cold closure
+/// written per site), its hot check and the record in its cold closure
 /// (`__elide_record!($mode $f (&__ELIDE_CS) (level) ..)`). The
 /// procedural macro hands back this one short call, mostly as text; the
 /// gate and the site are written here rather than by `__elide_gate!` and
@@ -100,11 +99,11 @@ macro_rules! __elide_log_site {
 /// - `raw`: the arguments offered raw, each captured by `$m` (spanned at
 ///   its argument), whose bound is the site's check that the argument has
 ///   its placeholder's trait; the message format is the constant
-///   `MessageFormat::new` of its pieces (`[Lit(".."), Display(0u8), ..]`)
-///   and, for a format only `fmt` renders, `[f fn f(..) {..}]`: the name
-///   and the item of the site's decoder (pieces `[]`). One arm and no
-///   nested template: each call of one costs the compiler about as much as
-///   this whole expansion.
+///   `MessageFormat::pieces` of `pieces [Lit(".."), Display(0u8), ..]`,
+///   or, for a format only `fmt` renders, `MessageFormat::decode` of
+///   `decode [] (f) fn f(..) {..}`, the site's decoder item last. No
+///   nested template: a template's call costs the compiler about as much
+///   again as the expansion it writes.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __elide_record {
