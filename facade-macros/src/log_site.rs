@@ -388,7 +388,8 @@ mod tests {
     /// A common site is one call of the facade's `log_site!` template: the
     /// features' kind, the level and its number, the target, the record's
     /// mode and shared function, the fields, each argument after its
-    /// capture method, and the format's pieces. A message without
+    /// capture method, and the format's pieces (a format only its decoder
+    /// renders: `dispatch_decoded_at`). A message without
     /// arguments is handed over plain; a sampled site keeps a closure of its
     /// own, which gets the route.
     #[test]
@@ -415,6 +416,14 @@ mod tests {
                 ["n" = ::elide::__private::field(&(1))] ("up"))
             )
             .to_string()
+        );
+        // A format only its decoder renders goes to the function that
+        // asks the format for it; the one with pieces never asks.
+        let decoded = site(quote!("took {:>8.3} s", secs));
+        assert!(
+            decoded.contains("raw dispatch_decoded_at []")
+                && decoded.contains("decode [] (__elide_decode)"),
+            "{decoded}"
         );
         let sampled = site(quote!(sample = 10, "m {}", x));
         assert!(!sampled.contains("log_site !"), "{sampled}");

@@ -19,6 +19,7 @@ const MAX_RAW_ARGS: usize = 32;
 
 /// Where a site's record goes, which decides the shared function that
 /// dispatches it.
+#[derive(Clone, Copy)]
 pub(crate) enum Dest<'a> {
     /// A common site's: the facade's `log_site!` template hands
     /// `record!` the site's `static __ELIDE_CS` and level, and the
@@ -101,7 +102,13 @@ pub(crate) fn write_record(
         });
         return;
     };
-    head(e, "raw", "dispatch_message");
+    let pieces = message.pieces();
+    // A common site's format is known here: one with pieces goes to the
+    // function that builds its record without asking the format's kind.
+    match (&pieces, dest) {
+        (None, Dest::Site) => head(e, "raw", "dispatch_decoded"),
+        _ => head(e, "raw", "dispatch_message"),
+    }
     // Each argument with its capture method, spanned at the argument: a
     // type without its placeholder's trait is reported with a label there
     // (the capture's bound is the site's type check; see
@@ -116,7 +123,7 @@ pub(crate) fn write_record(
                 .tree(Punct::new(',', Spacing::Alone));
         }
     });
-    match message.pieces() {
+    match pieces {
         Some(pieces) => {
             e.text(&format!("pieces [{pieces}]"));
         }

@@ -34,7 +34,8 @@ pub use crate::{__elide_gate as gate, __elide_log_site as log_site, __elide_reco
 pub use crate::runtime::route::{above_every_level, enabled, hit, of_site as admit, route, routed};
 // A log site's record, built and handed to dispatch.
 pub use crate::runtime::site_record::{
-    dispatch_event, dispatch_message, dispatch_message_at, dispatch_text, dispatch_text_at,
+    dispatch_decoded_at, dispatch_event, dispatch_message, dispatch_message_at, dispatch_text,
+    dispatch_text_at,
 };
 
 /// A record's raw view of its message, if the site captured every

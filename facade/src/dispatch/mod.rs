@@ -577,7 +577,7 @@ fn dispatch_as<const ANY_KIND: bool>(route: Route, record: &Record<'_>) {
             return;
         }
     }
-    dispatch_slow(l, route, record)
+    dispatch_slow(route, record)
 }
 
 // `dispatch_as` borrows `LOCAL` past `with`, which is sound only while the
@@ -586,9 +586,13 @@ const _: () = assert!(!std::mem::needs_drop::<Local>());
 
 /// Every case but the fast one: nested, stale cache, several sinks or
 /// none, captures.
+/// It finds the thread's `Local` itself: passed in, its address would be
+/// computed on the fast path too (one instruction a record).
 #[cold]
 #[inline(never)]
-fn dispatch_slow(l: &Local, route: Route, record: &Record<'_>) {
+fn dispatch_slow(route: Route, record: &Record<'_>) {
+    // SAFETY: as in `dispatch_as`.
+    let l = unsafe { &*LOCAL.with(|l| l as *const Local) };
     let state = l.state.get();
     if state & BUSY != 0 {
         stats::NESTED_DROPPED.fetch_add(1, Ordering::Relaxed);

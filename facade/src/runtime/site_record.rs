@@ -31,11 +31,12 @@ pub fn dispatch_message(
     })
 }
 
-/// [`dispatch_message`] for a common site, after its [`hit`](crate::runtime::route::hit): the route is
-/// the callsite's again, found here rather than passed through the site's
-/// code. It can only differ from the hot check's if the configuration
-/// changed in between; the record then goes where the new one sends it, or
-/// nowhere.
+/// [`dispatch_message`] for a common site whose format has pieces (the
+/// macro knows), after its [`hit`](crate::runtime::route::hit): the route
+/// is the callsite's again, found here rather than passed through the
+/// site's code. It can only differ from the hot check's if the
+/// configuration changed in between; the record then goes where the new
+/// one sends it, or nowhere.
 #[inline(never)]
 pub fn dispatch_message_at(
     cs: &'static Callsite,
@@ -44,9 +45,23 @@ pub fn dispatch_message_at(
     format: &'static MessageFormat,
     args: &[RawArg<'_>],
 ) {
+    debug_assert!(
+        format.split().is_ok(),
+        "a decoded format goes to dispatch_decoded_at"
+    );
     if route::configured_for(cs, level.as_u8()) {
         with_fields(kv, |fields| {
-            message_record(Route::All, &cs.meta, level, fields, format, args)
+            // The pieces and arguments as they are: no `fmt::Arguments`
+            // for a record no sink formats.
+            dispatch_log(
+                Route::All,
+                &crate::record::Record::of_message(
+                    &cs.meta,
+                    level,
+                    Message::data(RawMessage::new(format, args)),
+                    fields,
+                ),
+            )
         })
     } else {
         // A tail call with the same arguments: the fast path above keeps
@@ -55,8 +70,25 @@ pub fn dispatch_message_at(
     }
 }
 
-/// [`dispatch_message_at`] for a site the configuration does not want (a
-/// capture raised it, or the configuration changed after its hot check).
+/// [`dispatch_message_at`] for a format only its decoder renders.
+#[inline(never)]
+pub fn dispatch_decoded_at(
+    cs: &'static Callsite,
+    level: crate::record::level::Level,
+    kv: &[(&'static str, Option<crate::record::value::Value<'_>>)],
+    format: &'static MessageFormat,
+    args: &[RawArg<'_>],
+) {
+    if route::configured_for(cs, level.as_u8()) {
+        dispatch_message(Route::All, &cs.meta, level, kv, format, args)
+    } else {
+        message_rerouted(cs, level, kv, format, args)
+    }
+}
+
+/// [`dispatch_message_at`] and [`dispatch_decoded_at`] for a site the
+/// configuration does not want (a capture raised it, or the configuration
+/// changed after its hot check).
 #[cold]
 #[inline(never)]
 fn message_rerouted(
