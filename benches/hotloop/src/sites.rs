@@ -32,6 +32,13 @@ hot!(hot_tracing_debug, |x, n| {
     tracing::debug!("iteration {}", x)
 });
 
+// No argument: the message is a literal (a `&'static str` on every side).
+hot!(hot_elide_debug_text, |x, n| { elide::debug!("iteration") });
+hot!(hot_log_debug_text, |x, n| { log::debug!("iteration") });
+hot!(hot_tracing_debug_text, |x, n| {
+    tracing::debug!("iteration")
+});
+
 hot!(hot_elide_info, |x, n| { elide::info!("iteration {}", x) });
 hot!(hot_log_info, |x, n| { log::info!("iteration {}", x) });
 hot!(hot_tracing_info, |x, n| {

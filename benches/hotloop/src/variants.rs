@@ -25,6 +25,7 @@ const OFF_GUARDED: &str = "runtime off, expensive arg, guarded";
 const OFF_EAGER: &str = "runtime off, expensive arg, eager";
 const NO_WANT: &str = "enabled, no sink wants the level";
 const NULL: &str = "enabled, into a null sink";
+const NULL_TEXT: &str = "enabled, no argument (a literal message), into a null sink";
 const MEMORY: &str = "enabled, into memory";
 const MEMORY_SINK: &str = "enabled, into elide's MemorySink (message, time, thread, fields kept)";
 const FORMAT: &str = "enabled, formatted into io::sink";
@@ -527,6 +528,27 @@ pub static VARIANTS: &[Variant] = &[
     v!("l-null", NULL, "log", l_trace_noop, hot_log_debug),
     v!("t-null", NULL, "tracing", t_noop, hot_tracing_debug),
     v!("s-null", NULL, "spdlog-rs", s_trace_null, hot_spdlog_debug),
+    v!(
+        "e-null-text",
+        NULL_TEXT,
+        "elide",
+        e_trace_null,
+        hot_elide_debug_text
+    ),
+    v!(
+        "l-null-text",
+        NULL_TEXT,
+        "log",
+        l_trace_noop,
+        hot_log_debug_text
+    ),
+    v!(
+        "t-null-text",
+        NULL_TEXT,
+        "tracing",
+        t_noop,
+        hot_tracing_debug_text
+    ),
     v!(
         "e-memory",
         MEMORY,

@@ -205,7 +205,13 @@ pub fn dispatch_text_at(
     message: core::fmt::Arguments<'_>,
 ) {
     if route::configured_for(cs, level.as_u8()) {
-        dispatch_text(Route::All, &cs.meta, level, kv, message)
+        // The record built here, not in a call of `dispatch_text`.
+        with_fields(kv, |fields| {
+            dispatch_log(
+                Route::All,
+                &crate::record::Record::new(&cs.meta, level, message, fields),
+            )
+        })
     } else {
         text_rerouted(cs, level, kv, message)
     }
