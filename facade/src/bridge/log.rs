@@ -133,47 +133,32 @@ impl ::log::Log for Logger {
         if forwarding() {
             return;
         }
-        let level = from_log(record.level());
         let target = record.target();
         // `log`'s macros give the module path as the target unless told
         // otherwise: then every text of the record is `'static`, known by
         // its address, and the site and its placed metadata are found
-        // together in this thread's cache.
-        let from_macro = match (
+        // together in this thread's cache. That case is in line here;
+        // any other record goes out of line, so the common one keeps few
+        // registers to save.
+        match (
             record.module_path_static(),
             record.file_static(),
             record.line(),
         ) {
             (Some(m), Some(file), Some(line)) if std::ptr::eq(m, target) => {
-                Some(macro_place(m, file, line))
-            }
-            _ => None,
-        };
-        let cs = from_macro.map_or_else(|| site(target), |(cs, _)| cs);
-        let Some(route) = enabled_at(cs, level) else {
-            return;
-        };
-        // Any other record is placed only once it is wanted.
-        let meta = from_macro.map_or_else(
-            || {
-                let place = Place {
-                    file: record.file_static(),
-                    line: record.line(),
-                    module_path: record.module_path_static(),
+                let (cs, meta) = macro_place(m, file, line);
+                let level = from_log(record.level());
+                let Some(route) = enabled_at(cs, level) else {
+                    return;
                 };
-                placed(cs.metadata(), place)
-            },
-            |(_, meta)| meta,
-        );
-        let source = record.key_values();
-        if source.count() == 0 {
-            // The common case: no key-values, nothing to collect.
-            return emit_at(meta, route, target, level, &[], *record.args());
+                if record.key_values().count() == 0 {
+                    // The common case: no key-values, nothing to collect.
+                    return emit_at(meta, route, target, level, &[], *record.args());
+                }
+                emit_with_key_values(record, meta, route, level)
+            }
+            _ => log_placed_later(record),
         }
-        let mut kvs = Collect(Vec::new());
-        let _ = source.visit(&mut kvs);
-        let fields: Vec<Field<'_>> = kvs.0.iter().map(|(k, v)| (*k, to_value(v))).collect();
-        emit_at(meta, route, record.target(), level, &fields, *record.args());
     }
 
     fn flush(&self) {
@@ -181,6 +166,44 @@ impl ::log::Log for Logger {
             runtime::shutdown(Shutdown::Flush);
         }
     }
+}
+
+/// A record that does not come from `log`'s macros as they are (a
+/// `target:` of its own, a hand-built record): its site is its target's,
+/// and its place is looked up only once it is wanted.
+#[cold]
+#[inline(never)]
+fn log_placed_later(record: &::log::Record<'_>) {
+    let level = from_log(record.level());
+    let target = record.target();
+    let cs = site(target);
+    let Some(route) = enabled_at(cs, level) else {
+        return;
+    };
+    let place = Place {
+        file: record.file_static(),
+        line: record.line(),
+        module_path: record.module_path_static(),
+    };
+    let meta = placed(cs.metadata(), place);
+    if record.key_values().count() == 0 {
+        return emit_at(meta, route, target, level, &[], *record.args());
+    }
+    emit_with_key_values(record, meta, route, level)
+}
+
+/// A wanted record with key-values: they become its fields.
+#[inline(never)]
+fn emit_with_key_values(
+    record: &::log::Record<'_>,
+    meta: &'static crate::record::metadata::Metadata,
+    route: crate::dispatch::Route,
+    level: Level,
+) {
+    let mut kvs = Collect(Vec::new());
+    let _ = record.key_values().visit(&mut kvs);
+    let fields: Vec<Field<'_>> = kvs.0.iter().map(|(k, v)| (*k, to_value(v))).collect();
+    emit_at(meta, route, record.target(), level, &fields, *record.args());
 }
 
 /// Where a `log` macro was: its module path (also its target), file and
@@ -349,6 +372,7 @@ impl Sink for LogSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::owned_value::OwnedValue;
 
     /// Each macro place gets its own placed metadata, also when two places
     /// share a slot of the thread's cache (lines 4 and 12) or differ only by
@@ -377,5 +401,82 @@ mod tests {
             }
         }
         assert!(std::ptr::eq(first[0].0, site(module)));
+    }
+
+    /// Every shape of `log` record reaches elide whole: from the macros
+    /// as they are (place from the cache), with key-values, with a target
+    /// of its own, and hand-built with a file that is not `'static` (no
+    /// place kept). A non-negative integer arrives as `u64`, the first type
+    /// `log` is asked for.
+    #[test]
+    fn each_shape_of_log_record_arrives_with_its_place_and_fields() {
+        use ::log::Log;
+        let file = String::from("src/built.rs");
+        let run = crate::testing::capture(|| {
+            let line = line!() + 1;
+            LOGGER.log(
+                &::log::Record::builder()
+                    .level(::log::Level::Warn)
+                    .target(module_path!())
+                    .module_path_static(Some(module_path!()))
+                    .file_static(Some(file!()))
+                    .line(Some(line))
+                    .args(format_args!("plain {}", 1))
+                    .build(),
+            );
+            let kvs: [(&str, i64); 2] = [("a", 7), ("b", -2)];
+            LOGGER.log(
+                &::log::Record::builder()
+                    .level(::log::Level::Info)
+                    .target(module_path!())
+                    .module_path_static(Some(module_path!()))
+                    .file_static(Some(file!()))
+                    .line(Some(9))
+                    .key_values(&kvs)
+                    .args(format_args!("with fields"))
+                    .build(),
+            );
+            LOGGER.log(
+                &::log::Record::builder()
+                    .level(::log::Level::Error)
+                    .target("bridge_shapes::own")
+                    .module_path_static(Some(module_path!()))
+                    .file_static(Some(file!()))
+                    .line(Some(11))
+                    .key_values(&kvs)
+                    .args(format_args!("own target"))
+                    .build(),
+            );
+            LOGGER.log(
+                &::log::Record::builder()
+                    .level(::log::Level::Error)
+                    .target("bridge_shapes::hand")
+                    .file(Some(&file))
+                    .line(Some(3))
+                    .args(format_args!("hand-built"))
+                    .build(),
+            );
+            line
+        });
+        let plain = run.records.assert_logged(Level::Warn, "plain 1");
+        assert_eq!(
+            (plain.target, plain.file, plain.line),
+            (module_path!(), file!(), run.value)
+        );
+        let fields = run.records.assert_logged(Level::Info, "with fields");
+        assert_eq!(fields.line, 9);
+        assert_eq!(
+            fields.fields,
+            [("a", OwnedValue::U64(7)), ("b", OwnedValue::I64(-2))]
+        );
+        let own = run.records.assert_logged(Level::Error, "own target");
+        assert_eq!(
+            (own.target, own.file, own.line),
+            ("bridge_shapes::own", file!(), 11)
+        );
+        assert_eq!(own.fields.len(), 2);
+        let hand = run.records.assert_logged(Level::Error, "hand-built");
+        assert_eq!((hand.target, hand.file), ("bridge_shapes::hand", ""));
+        assert_eq!(run.records.len(), 4);
     }
 }
