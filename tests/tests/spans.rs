@@ -219,6 +219,51 @@ fn bridged_tracing_events_carry_the_whole_chain() {
     assert_eq!(format!("{chain:?}"), "outer{a=1 b=9}:inner{b=2}");
 }
 
+/// A bridged event's chain follows the spans its thread is in as they are
+/// entered and exited: none before and after, the outer span alone once
+/// the inner one is exited, still the span after one of two nested enters
+/// of it is exited, and an explicit `parent:` outside any entered span.
+#[test]
+fn bridged_tracing_events_follow_enter_and_exit() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let _s = serial();
+    elide::set_sinks([]);
+    let subscriber = tracing_subscriber::registry().with(elide::bridge::tracing::layer());
+    let records = elide::testing::capture(|| {
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::info!("e1 before any");
+            let outer = tracing::info_span!("outer", a = 1);
+            {
+                let _o = outer.enter();
+                {
+                    let _i = tracing::info_span!("inner").entered();
+                    tracing::info!("e2 in both");
+                }
+                tracing::info!("e3 in outer");
+                {
+                    let _again = outer.enter();
+                }
+                tracing::info!("e4 nested enter exited");
+            }
+            tracing::info!("e5 all exited");
+            tracing::info!(parent: &outer, "e6 explicit parent");
+        })
+    });
+    let chain = |text: &str| {
+        records
+            .assert_logged(elide::Level::Info, text)
+            .span
+            .as_ref()
+            .map(|c| format!("{c:?}"))
+    };
+    assert_eq!(chain("e1 "), None);
+    assert_eq!(chain("e2 ").as_deref(), Some("outer{a=1}:inner"));
+    assert_eq!(chain("e3 ").as_deref(), Some("outer{a=1}"));
+    assert_eq!(chain("e4 ").as_deref(), Some("outer{a=1}"));
+    assert_eq!(chain("e5 "), None);
+    assert_eq!(chain("e6 ").as_deref(), Some("outer{a=1}"));
+}
+
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
     struct Noop;
     impl std::task::Wake for Noop {

@@ -37,6 +37,7 @@
 
 mod forward_sites;
 
+use std::cell::Cell;
 use std::fmt;
 use std::sync::Arc;
 
@@ -269,6 +270,12 @@ fn chain_of<S>(event: &Event<'_>, ctx: &Context<'_, S>) -> Option<Arc<SpanData>>
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
+    // An event in the current span while this thread is in none this
+    // layer saw entered: no chain, without asking the registry (its
+    // lookup of the current span is most of a bridged event's cost).
+    if event.is_contextual() && ENTERED.try_with(Cell::get).unwrap_or(1) == 0 {
+        return None;
+    }
     let mut chain: Option<Arc<SpanData>> = None;
     for span in ctx.event_scope(event)?.from_root() {
         let ext = span.extensions();
@@ -355,6 +362,14 @@ where
         }
     }
 
+    fn on_enter(&self, _: &Id, _: Context<'_, S>) {
+        let _ = ENTERED.try_with(|d| d.set(d.get().saturating_add(1)));
+    }
+
+    fn on_exit(&self, _: &Id, _: Context<'_, S>) {
+        let _ = ENTERED.try_with(|d| d.set(d.get().saturating_sub(1)));
+    }
+
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
         if forwarding() {
             return;
@@ -425,6 +440,12 @@ where
 
 thread_local! {
     static RECENT: RecentSites<usize> = const { RecentSites::new() };
+    /// How many spans this thread is in, as the layer saw them entered
+    /// and exited (a span entered twice counts twice, as it is exited
+    /// twice): while 0, an event has no chain to look up. A layer swapped
+    /// in (`reload`) while its thread is inside a span does not see that
+    /// enter: events there carry no chain until a span is entered again.
+    static ENTERED: Cell<u32> = const { Cell::new(0) };
 }
 
 /// The run-time site of an event's target and its metadata placed where
