@@ -373,6 +373,7 @@ impl Sink for LogSink {
 mod tests {
     use super::*;
     use crate::record::owned_value::OwnedValue;
+    use std::fmt;
 
     /// Each macro place gets its own placed metadata, also when two places
     /// share a slot of the thread's cache (lines 4 and 12) or differ only by
@@ -412,50 +413,52 @@ mod tests {
     fn each_shape_of_log_record_arrives_with_its_place_and_fields() {
         use ::log::Log;
         let file = String::from("src/built.rs");
-        let run = crate::testing::capture(|| {
-            let line = line!() + 1;
+        // Logs a record as `log`'s macros build it here, but for the target.
+        fn here<'a>(
+            b: &mut ::log::RecordBuilder<'a>,
+            target: &'a str,
+            line: u32,
+            args: fmt::Arguments<'a>,
+        ) {
             LOGGER.log(
-                &::log::Record::builder()
-                    .level(::log::Level::Warn)
-                    .target(module_path!())
+                &b.target(target)
                     .module_path_static(Some(module_path!()))
                     .file_static(Some(file!()))
                     .line(Some(line))
-                    .args(format_args!("plain {}", 1))
+                    .args(args)
                     .build(),
+            )
+        }
+        let kvs: [(&str, i64); 2] = [("a", 7), ("b", -2)];
+        let run = crate::testing::capture(|| {
+            let line = line!();
+            let b = &mut ::log::Record::builder();
+            here(
+                b.level(::log::Level::Warn),
+                module_path!(),
+                line,
+                format_args!("plain {}", 1),
             );
-            let kvs: [(&str, i64); 2] = [("a", 7), ("b", -2)];
-            LOGGER.log(
-                &::log::Record::builder()
-                    .level(::log::Level::Info)
-                    .target(module_path!())
-                    .module_path_static(Some(module_path!()))
-                    .file_static(Some(file!()))
-                    .line(Some(9))
-                    .key_values(&kvs)
-                    .args(format_args!("with fields"))
-                    .build(),
+            let b = &mut ::log::Record::builder();
+            here(
+                b.level(::log::Level::Info).key_values(&kvs),
+                module_path!(),
+                9,
+                format_args!("with fields"),
             );
-            LOGGER.log(
-                &::log::Record::builder()
-                    .level(::log::Level::Error)
-                    .target("bridge_shapes::own")
-                    .module_path_static(Some(module_path!()))
-                    .file_static(Some(file!()))
-                    .line(Some(11))
-                    .key_values(&kvs)
-                    .args(format_args!("own target"))
-                    .build(),
+            let b = &mut ::log::Record::builder();
+            here(
+                b.level(::log::Level::Error).key_values(&kvs),
+                "bridge_shapes::own",
+                11,
+                format_args!("own target"),
             );
-            LOGGER.log(
-                &::log::Record::builder()
-                    .level(::log::Level::Error)
-                    .target("bridge_shapes::hand")
-                    .file(Some(&file))
-                    .line(Some(3))
-                    .args(format_args!("hand-built"))
-                    .build(),
-            );
+            let b = &mut ::log::Record::builder();
+            b.level(::log::Level::Error)
+                .target("bridge_shapes::hand")
+                .file(Some(&file))
+                .line(Some(3));
+            LOGGER.log(&b.args(format_args!("hand-built")).build());
             line
         });
         let plain = run.records.assert_logged(Level::Warn, "plain 1");
