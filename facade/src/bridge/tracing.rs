@@ -684,3 +684,37 @@ impl Sink for TracingSink {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    /// The layer's count of the spans its thread is in follows every enter
+    /// and exit, nested and repeated, back to 0, so events outside every
+    /// span skip the registry's lookup again (a count that only grew would
+    /// give the same records, slower).
+    #[test]
+    fn the_count_of_entered_spans_returns_to_zero() {
+        let depth = || ENTERED.with(Cell::get);
+        let subscriber = tracing_subscriber::registry().with(layer());
+        // The capture wants every level on this thread, so the spans are
+        // enabled whatever the configuration.
+        let _ = crate::testing::capture(|| {
+            tracing::subscriber::with_default(subscriber, || {
+                assert_eq!(depth(), 0);
+                let outer = tracing::info_span!("outer");
+                {
+                    let _o = outer.enter();
+                    let _i = tracing::info_span!("inner").entered();
+                    {
+                        let _again = outer.enter();
+                        assert_eq!(depth(), 3);
+                    }
+                    assert_eq!(depth(), 2);
+                }
+                assert_eq!(depth(), 0);
+            })
+        });
+    }
+}
