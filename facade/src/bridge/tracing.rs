@@ -229,22 +229,26 @@ impl TVisit for Capture {
 /// tracing's own value as the message: a sink formats it if it wants it,
 /// and nothing copies it first. Numbers and booleans are fields (as
 /// [`Capture`] takes them), never the message.
-struct AtMessage<F>(Option<F>);
+struct AtMessage<F> {
+    emit: F,
+    /// Whether the record is still to be emitted (the message is visited
+    /// once; a second `message` field is ignored).
+    pending: bool,
+}
 
 impl<F> AtMessage<F> {
     fn message(&mut self, field: &TField, message: fmt::Arguments<'_>)
     where
-        F: FnOnce(fmt::Arguments<'_>),
+        F: FnMut(fmt::Arguments<'_>),
     {
-        if field.name() == "message" {
-            if let Some(emit) = self.0.take() {
-                emit(message);
-            }
+        if self.pending && field.name() == "message" {
+            self.pending = false;
+            (self.emit)(message);
         }
     }
 }
 
-impl<F: FnOnce(fmt::Arguments<'_>)> TVisit for AtMessage<F> {
+impl<F: FnMut(fmt::Arguments<'_>)> TVisit for AtMessage<F> {
     fn record_i64(&mut self, _: &TField, _: i64) {}
     fn record_u64(&mut self, _: &TField, _: u64) {}
     fn record_i128(&mut self, _: &TField, _: i128) {}
@@ -266,6 +270,7 @@ struct SpanFields(Arc<SpanData>);
 /// as kept, re-linked where a parent's data changed since the child opened
 /// (a `record` on the parent), so every event sees each span's latest
 /// fields.
+#[inline]
 fn chain_of<S>(event: &Event<'_>, ctx: &Context<'_, S>) -> Option<Arc<SpanData>>
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
@@ -276,6 +281,16 @@ where
     if event.is_contextual() && ENTERED.try_with(Cell::get).unwrap_or(1) == 0 {
         return None;
     }
+    chain_in_spans(event, ctx)
+}
+
+/// [`chain_of`] for an event that may be in spans: walks them from the
+/// root.
+#[inline(never)]
+fn chain_in_spans<S>(event: &Event<'_>, ctx: &Context<'_, S>) -> Option<Arc<SpanData>>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
     let mut chain: Option<Arc<SpanData>> = None;
     for span in ctx.event_scope(event)?.from_root() {
         let ext = span.extensions();
@@ -424,17 +439,20 @@ where
         emit(format_args!(""));
         return true;
     }
-    let mut at = AtMessage(Some(emit));
+    let mut at = AtMessage {
+        emit,
+        pending: true,
+    };
     event.record(&mut at);
-    match at.0 {
-        None => true,
+    match at {
+        AtMessage { pending: false, .. } => true,
         // A message value that did not visit the same way twice: the
         // record still goes out, without its message.
-        Some(emit) if collect => {
+        AtMessage { emit, .. } if collect => {
             emit(format_args!(""));
             true
         }
-        Some(_) => false,
+        _ => false,
     }
 }
 

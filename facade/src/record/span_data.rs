@@ -184,10 +184,18 @@ fn lookup() -> Option<Arc<SpanData>> {
 /// Runs `f` (the bridge emitting a `tracing` event) with `chain` as the
 /// span chain of the records it emits.
 #[cfg(feature = "tracing")]
+#[inline]
 pub(crate) fn with_bridged<R>(chain: Option<Arc<SpanData>>, f: impl FnOnce() -> R) -> R {
     if chain.is_none() {
         return f();
     }
+    with_chain(chain, f)
+}
+
+/// [`with_bridged`] with a chain.
+#[cfg(feature = "tracing")]
+#[inline(never)]
+fn with_chain<R>(chain: Option<Arc<SpanData>>, f: impl FnOnce() -> R) -> R {
     USED.store(true, Ordering::Relaxed);
     let before = BRIDGED.try_with(|b| b.replace(chain)).ok().flatten();
     let out = f();
