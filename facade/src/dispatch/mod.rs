@@ -586,6 +586,7 @@ const _: () = assert!(!std::mem::needs_drop::<Local>());
 
 /// Every case but the fast one: nested, stale cache, several sinks or
 /// none, captures.
+///
 /// It finds the thread's `Local` itself: passed in, its address would be
 /// computed on the fast path too (one instruction a record).
 #[cold]

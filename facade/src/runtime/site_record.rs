@@ -51,17 +51,7 @@ pub fn dispatch_message_at(
     );
     if route::configured_for(cs, level.as_u8()) {
         with_fields(kv, |fields| {
-            // The pieces and arguments as they are: no `fmt::Arguments`
-            // for a record no sink formats.
-            dispatch_log(
-                Route::All,
-                &crate::record::Record::of_message(
-                    &cs.meta,
-                    level,
-                    Message::data(RawMessage::new(format, args)),
-                    fields,
-                ),
-            )
+            data_record(Route::All, &cs.meta, level, fields, format, args)
         })
     } else {
         // A tail call with the same arguments: the fast path above keeps
@@ -116,19 +106,31 @@ fn message_record(
     args: &[RawArg<'_>],
 ) {
     match format.split() {
-        // Pieces and arguments as they are: no `fmt::Arguments` for a
-        // record no sink formats.
-        Ok(_) => dispatch_log(
-            route,
-            &crate::record::Record::of_message(
-                meta,
-                level,
-                Message::data(RawMessage::new(format, args)),
-                fields,
-            ),
-        ),
+        Ok(_) => data_record(route, meta, level, fields, format, args),
         Err(decode) => decoded_record(route, meta, level, fields, format, decode, args),
     }
+}
+
+/// The record of a format with pieces: the pieces and arguments as they
+/// are, no `fmt::Arguments` for a record no sink formats.
+#[inline(always)]
+fn data_record(
+    route: Route,
+    meta: &'static Metadata,
+    level: crate::record::level::Level,
+    fields: &[crate::record::value::Field<'_>],
+    format: &'static MessageFormat,
+    args: &[RawArg<'_>],
+) {
+    dispatch_log(
+        route,
+        &crate::record::Record::of_message(
+            meta,
+            level,
+            Message::data(RawMessage::new(format, args)),
+            fields,
+        ),
+    )
 }
 
 /// [`message_record`] for a format only `fmt` renders: the record is built
@@ -189,11 +191,25 @@ pub fn dispatch_text(
     message: core::fmt::Arguments<'_>,
 ) {
     with_fields(kv, |fields| {
-        dispatch_log(
-            route,
-            &crate::record::Record::new(meta, level, message, fields),
-        )
+        text_record(route, meta, level, fields, message)
     })
+}
+
+/// The record of a message rendered on the caller. Its callers each
+/// write their own `with_fields` closure around it: one closure shared by
+/// two callers is kept out of line, a call more per record.
+#[inline(always)]
+fn text_record(
+    route: Route,
+    meta: &'static Metadata,
+    level: crate::record::level::Level,
+    fields: &[crate::record::value::Field<'_>],
+    message: core::fmt::Arguments<'_>,
+) {
+    dispatch_log(
+        route,
+        &crate::record::Record::new(meta, level, message, fields),
+    )
 }
 
 /// [`dispatch_text`] for a common site, as [`dispatch_message_at`].
@@ -207,10 +223,7 @@ pub fn dispatch_text_at(
     if route::configured_for(cs, level.as_u8()) {
         // The record built here, not in a call of `dispatch_text`.
         with_fields(kv, |fields| {
-            dispatch_log(
-                Route::All,
-                &crate::record::Record::new(&cs.meta, level, message, fields),
-            )
+            text_record(Route::All, &cs.meta, level, fields, message)
         })
     } else {
         text_rerouted(cs, level, kv, message)
