@@ -708,6 +708,25 @@ mod tests {
     use super::*;
     use tracing_subscriber::layer::SubscriberExt;
 
+    /// An event's message is its `message` field whatever fields come
+    /// before it, strings and `Debug` values included, and it is emitted
+    /// once.
+    #[test]
+    fn the_message_is_the_message_field_among_others() {
+        let subscriber = tracing_subscriber::registry().with(layer());
+        let run = crate::testing::capture(|| {
+            tracing::subscriber::with_default(subscriber, || {
+                // `message` given as a field, after the others: visited
+                // last (a format string's message is visited first).
+                tracing::info!(user = "alice", peer = ?(10, 0), message = "login");
+            })
+        });
+        assert_eq!(run.records.len(), 1);
+        let r = run.records.assert_logged(Level::Info, "login");
+        assert_eq!(r.message, "login");
+        assert_eq!(r.field("user"), Some(&OwnedValue::Str("alice".into())));
+    }
+
     /// The layer's count of the spans its thread is in follows every enter
     /// and exit, nested and repeated, back to 0, so events outside every
     /// span skip the registry's lookup again (a count that only grew would
