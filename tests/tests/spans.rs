@@ -193,24 +193,28 @@ fn each_span_macro_makes_a_span_of_its_level() {
     );
 }
 
+/// What `f` logs through `tracing`, under a registry with elide's layer
+/// and no sink but the capture.
+fn bridged(f: impl FnOnce()) -> elide::testing::Captured<()> {
+    use tracing_subscriber::layer::SubscriberExt;
+    elide::set_sinks([]);
+    let subscriber = tracing_subscriber::registry().with(elide::bridge::tracing::layer());
+    elide::testing::capture(|| tracing::subscriber::with_default(subscriber, f))
+}
+
 /// Events bridged from `tracing` carry every span they are in, outermost
 /// first, each with its own fields (a `record` on a span included), and no
 /// span field flattened into the event's.
 #[test]
 fn bridged_tracing_events_carry_the_whole_chain() {
-    use tracing_subscriber::layer::SubscriberExt;
     let _s = serial();
-    elide::set_sinks([]);
-    let subscriber = tracing_subscriber::registry().with(elide::bridge::tracing::layer());
-    let records = elide::testing::capture(|| {
-        tracing::subscriber::with_default(subscriber, || {
-            let outer = tracing::info_span!("outer", a = 1, b = tracing::field::Empty);
-            let _o = outer.enter();
-            let inner = tracing::info_span!("inner", b = 2);
-            outer.record("b", 9);
-            let _i = inner.enter();
-            tracing::warn!(b = 3, "nested event");
-        })
+    let records = bridged(|| {
+        let outer = tracing::info_span!("outer", a = 1, b = tracing::field::Empty);
+        let _o = outer.enter();
+        let inner = tracing::info_span!("inner", b = 2);
+        outer.record("b", 9);
+        let _i = inner.enter();
+        tracing::warn!(b = 3, "nested event");
     });
     let r = records.assert_logged(elide::Level::Warn, "nested event");
     assert_eq!(r.fields.len(), 1, "{r}");
@@ -225,29 +229,24 @@ fn bridged_tracing_events_carry_the_whole_chain() {
 /// of it is exited, and an explicit `parent:` outside any entered span.
 #[test]
 fn bridged_tracing_events_follow_enter_and_exit() {
-    use tracing_subscriber::layer::SubscriberExt;
     let _s = serial();
-    elide::set_sinks([]);
-    let subscriber = tracing_subscriber::registry().with(elide::bridge::tracing::layer());
-    let records = elide::testing::capture(|| {
-        tracing::subscriber::with_default(subscriber, || {
-            tracing::info!("e1 before any");
-            let outer = tracing::info_span!("outer", a = 1);
+    let records = bridged(|| {
+        tracing::info!("e1 before any");
+        let outer = tracing::info_span!("outer", a = 1);
+        {
+            let _o = outer.enter();
             {
-                let _o = outer.enter();
-                {
-                    let _i = tracing::info_span!("inner").entered();
-                    tracing::info!("e2 in both");
-                }
-                tracing::info!("e3 in outer");
-                {
-                    let _again = outer.enter();
-                }
-                tracing::info!("e4 nested enter exited");
+                let _i = tracing::info_span!("inner").entered();
+                tracing::info!("e2 in both");
             }
-            tracing::info!("e5 all exited");
-            tracing::info!(parent: &outer, "e6 explicit parent");
-        })
+            tracing::info!("e3 in outer");
+            {
+                let _again = outer.enter();
+            }
+            tracing::info!("e4 nested enter exited");
+        }
+        tracing::info!("e5 all exited");
+        tracing::info!(parent: &outer, "e6 explicit parent");
     });
     let chain = |text: &str| {
         records

@@ -151,11 +151,7 @@ impl ::log::Log for Logger {
                 let Some(route) = enabled_at(cs, level) else {
                     return;
                 };
-                if record.key_values().count() == 0 {
-                    // The common case: no key-values, nothing to collect.
-                    return emit_at(meta, route, target, level, &[], *record.args());
-                }
-                emit_with_key_values(record, meta, route, level)
+                emit_wanted(record, meta, route, level)
             }
             _ => log_placed_later(record),
         }
@@ -186,8 +182,20 @@ fn log_placed_later(record: &::log::Record<'_>) {
         module_path: record.module_path_static(),
     };
     let meta = placed(cs.metadata(), place);
+    emit_wanted(record, meta, route, level)
+}
+
+/// A wanted record: without key-values (the common case, nothing to
+/// collect) in line, else through [`emit_with_key_values`].
+#[inline(always)]
+fn emit_wanted(
+    record: &::log::Record<'_>,
+    meta: &'static crate::record::metadata::Metadata,
+    route: crate::dispatch::Route,
+    level: Level,
+) {
     if record.key_values().count() == 0 {
-        return emit_at(meta, route, target, level, &[], *record.args());
+        return emit_at(meta, route, record.target(), level, &[], *record.args());
     }
     emit_with_key_values(record, meta, route, level)
 }

@@ -708,18 +708,23 @@ mod tests {
     use super::*;
     use tracing_subscriber::layer::SubscriberExt;
 
+    /// What `f` logs through `tracing` under a registry with this layer,
+    /// captured (the capture wants every level on this thread, so spans
+    /// and events are enabled whatever the configuration).
+    fn bridged(f: impl FnOnce()) -> crate::testing::Captured<()> {
+        let subscriber = tracing_subscriber::registry().with(layer());
+        crate::testing::capture(|| tracing::subscriber::with_default(subscriber, f))
+    }
+
     /// An event's message is its `message` field whatever fields come
     /// before it, strings and `Debug` values included, and it is emitted
     /// once.
     #[test]
     fn the_message_is_the_message_field_among_others() {
-        let subscriber = tracing_subscriber::registry().with(layer());
-        let run = crate::testing::capture(|| {
-            tracing::subscriber::with_default(subscriber, || {
-                // `message` given as a field, after the others: visited
-                // last (a format string's message is visited first).
-                tracing::info!(user = "alice", peer = ?(10, 0), message = "login");
-            })
+        let run = bridged(|| {
+            // `message` given as a field, after the others: visited last
+            // (a format string's message is visited first).
+            tracing::info!(user = "alice", peer = ?(10, 0), message = "login");
         });
         assert_eq!(run.records.len(), 1);
         let r = run.records.assert_logged(Level::Info, "login");
@@ -734,24 +739,19 @@ mod tests {
     #[test]
     fn the_count_of_entered_spans_returns_to_zero() {
         let depth = || ENTERED.with(Cell::get);
-        let subscriber = tracing_subscriber::registry().with(layer());
-        // The capture wants every level on this thread, so the spans are
-        // enabled whatever the configuration.
-        let _ = crate::testing::capture(|| {
-            tracing::subscriber::with_default(subscriber, || {
-                assert_eq!(depth(), 0);
-                let outer = tracing::info_span!("outer");
+        let _ = bridged(|| {
+            assert_eq!(depth(), 0);
+            let outer = tracing::info_span!("outer");
+            {
+                let _o = outer.enter();
+                let _i = tracing::info_span!("inner").entered();
                 {
-                    let _o = outer.enter();
-                    let _i = tracing::info_span!("inner").entered();
-                    {
-                        let _again = outer.enter();
-                        assert_eq!(depth(), 3);
-                    }
-                    assert_eq!(depth(), 2);
+                    let _again = outer.enter();
+                    assert_eq!(depth(), 3);
                 }
-                assert_eq!(depth(), 0);
-            })
+                assert_eq!(depth(), 2);
+            }
+            assert_eq!(depth(), 0);
         });
     }
 }
