@@ -12,6 +12,10 @@
 //! an outbound sink whose destination is elide's own inbound bridge forwards
 //! nothing.
 
+// What follows serves the bridges of either feature; with one of them off
+// some of it is unused.
+#![cfg_attr(not(all(feature = "log", feature = "tracing")), allow(dead_code))]
+
 #[cfg(feature = "log")]
 #[cfg_attr(docsrs, doc(cfg(feature = "log")))]
 pub mod log;
@@ -57,7 +61,6 @@ pub(crate) fn forwarding() -> bool {
 }
 
 /// Runs `f` marked as forwarding (see [`forwarding`]).
-#[allow(dead_code)] // used by the outbound sinks of either feature
 pub(crate) fn forward<R>(f: impl FnOnce() -> R) -> R {
     struct Reset(bool);
     impl Drop for Reset {
@@ -71,7 +74,6 @@ pub(crate) fn forward<R>(f: impl FnOnce() -> R) -> R {
 
 /// A `'static` copy of a field name from another facade (elide's fields
 /// are named by `&'static str`). Each distinct name is kept once.
-#[allow(dead_code)] // used by the inbound bridges of either feature
 pub(crate) fn intern(name: &str) -> &'static str {
     static NAMES: OnceLock<RwLock<HashMap<&'static str, &'static str>>> = OnceLock::new();
     let names = NAMES.get_or_init(Default::default);
@@ -85,7 +87,6 @@ pub(crate) fn intern(name: &str) -> &'static str {
 /// The value `map` keeps for `key`, made by `make` (the key to keep and
 /// the value) on first use, unless the map holds `cap` entries already.
 /// Most calls find the entry under the read lock.
-#[allow(dead_code)] // used by the inbound bridges of either feature
 fn kept<Q, K, V>(
     map: &RwLock<HashMap<K, V>>,
     key: &Q,
@@ -115,14 +116,12 @@ where
 /// A `'static` copy of a short text another facade hands over owned (a
 /// target, a file name), kept once like a field name; `None` once
 /// [`MAX_KEYS`] distinct texts were seen.
-#[allow(dead_code)] // used by the inbound `tracing` bridge
 pub(crate) fn intern_text(text: &str) -> Option<&'static str> {
     Some(intern(text)).filter(|t| *t != OVERFLOW_KEY)
 }
 
 /// Where another facade says a record was logged: `file!()`, `line!()`
 /// and `module_path!()` of its macro, when they are `'static`.
-#[allow(dead_code)] // used by the inbound bridges of either feature
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Place {
     pub(crate) file: Option<&'static str>,
@@ -169,7 +168,6 @@ thread_local! {
 /// site's own when `place` says nothing, else a copy with the place (made
 /// once per site and place, up to [`MAX_PLACES`]), so every sink and layout
 /// reads the file, line and module path as for an elide macro site.
-#[allow(dead_code)] // used by the inbound bridges of either feature
 pub(crate) fn placed(site: &'static Metadata, place: Place) -> &'static Metadata {
     if place.file.is_none() && place.module_path.is_none() {
         return site;
@@ -221,12 +219,10 @@ fn placed_slow(
 
 /// A run-time site and the metadata its bridged records carry (see
 /// [`placed`]).
-#[allow(dead_code)] // used by the inbound bridges of either feature
 pub(crate) type SitePlace = (&'static Callsite, &'static Metadata);
 
 /// The run-time site of `target` and its metadata placed at `place`: what
 /// [`RecentSites`] keeps, found the slow way.
-#[allow(dead_code)] // used by the inbound bridges of either feature
 pub(crate) fn site_at(target: &str, place: Place) -> SitePlace {
     let cs = site(target);
     (cs, placed(cs.metadata(), place))
@@ -240,10 +236,8 @@ const RECENT_SITES: usize = 8;
 /// compares (the addresses of its `'static` texts or metadata), in a few
 /// slots the bridge chooses by the key: a record from a recent macro finds
 /// both without a text compare or a lock.
-#[allow(dead_code)] // used by the inbound bridges of either feature
 pub(crate) struct RecentSites<K>([Cell<Option<(K, SitePlace)>>; RECENT_SITES]);
 
-#[allow(dead_code)] // used by the inbound bridges of either feature
 impl<K: Copy + Eq> RecentSites<K> {
     pub(crate) const fn new() -> Self {
         RecentSites([const { Cell::new(None) }; RECENT_SITES])
