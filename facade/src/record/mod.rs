@@ -127,6 +127,17 @@ impl<'a> Record<'a> {
         }
     }
 
+    /// Whether the record has no span chain and cannot get one: one load
+    /// while no span was ever entered (a chain may still turn out empty
+    /// when this says false).
+    #[inline]
+    pub(crate) fn out_of_spans(&self) -> bool {
+        match self.span.get() {
+            Some(fixed) => fixed.is_none(),
+            None => self.thread != 0 || !crate::record::span_data::in_use(),
+        }
+    }
+
     #[inline]
     pub(crate) fn span_arc(&self) -> Option<&Arc<SpanData>> {
         if let Some(fixed) = self.span.get() {

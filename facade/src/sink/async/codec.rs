@@ -181,7 +181,21 @@ pub(super) fn value_arg<'a>(v: &Value<'a>) -> Option<RawArg<'a>> {
 /// inline into the encoder's loop), wide numbers and texts out of line.
 #[inline(always)]
 pub(super) fn put_arg(w: &mut [u64], at: usize, a: &RawArg<'_>) -> usize {
-    let (tag, word) = match *a {
+    match scalar(a) {
+        Some((tag, word)) => {
+            w[at] = tag;
+            w[at + 1] = word;
+            at + 2
+        }
+        None => put_arg_item(w, at, a),
+    }
+}
+
+/// A one-word scalar argument as its tag and word; `None` for any other
+/// kind.
+#[inline(always)]
+fn scalar(a: &RawArg<'_>) -> Option<(u64, u64)> {
+    Some(match *a {
         RawArg::I8(n) => (0, n as u64),
         RawArg::I16(n) => (1, n as u64),
         RawArg::I32(n) => (2, n as u64),
@@ -196,11 +210,27 @@ pub(super) fn put_arg(w: &mut [u64], at: usize, a: &RawArg<'_>) -> usize {
         RawArg::F64(n) => (13, n.get().to_bits()),
         RawArg::Bool(b) => (14, u64::from(b)),
         RawArg::Char(c) => (15, u64::from(c)),
-        _ => return put_arg_item(w, at, a),
-    };
-    w[at] = tag;
-    w[at + 1] = word;
-    at + 2
+        _ => return None,
+    })
+}
+
+/// The whole record of the common shape (see `RingQueue::try_push_scalars`):
+/// the fixed words, the message format and each argument's two words, into
+/// `w` of exactly `4 + 2 * args.len()` words. False (`w` partly written) if
+/// an argument is not a one-word scalar.
+#[inline(always)]
+pub(super) fn put_scalars(w: &mut [u64], fixed: [u64; 4], args: &[RawArg<'_>]) -> bool {
+    debug_assert_eq!(w.len(), 4 + 2 * args.len());
+    let (head, rest) = w.split_at_mut(4);
+    head.copy_from_slice(&fixed);
+    for (pair, a) in rest.chunks_exact_mut(2).zip(args) {
+        let Some((tag, word)) = scalar(a) else {
+            return false;
+        };
+        pair[0] = tag;
+        pair[1] = word;
+    }
+    true
 }
 
 /// [`put_arg`] for what takes more than one word.

@@ -421,6 +421,50 @@ fn a_raw_message_with_a_borrowed_argument_is_rendered() {
     q.shut_down();
 }
 
+/// The common record (a raw message of one-word scalars, no fields, no
+/// span, the caller's own thread) is copied in one pass; one that starts
+/// like it and then has a text, a wide number or a borrowed argument is
+/// abandoned unpublished and goes the general way. In a small ring that
+/// wraps many times every line is the caller's, whole and in order.
+#[test]
+fn scalar_records_and_abandoned_ones_arrive_whole_and_in_order_across_wraps() {
+    static PIECES: [Piece; 4] = [
+        Piece::Lit("a="),
+        Piece::Display(0),
+        Piece::Lit(" b="),
+        Piece::Display(1),
+    ];
+    static FORMAT: MessageFormat = MessageFormat::pieces(&PIECES);
+    let out = Out::default();
+    let q = queue_with(&out, Overflow::Block, 64 * 8, 1 << 20);
+    let shown = Shown("w", 3);
+    let mut want = String::new();
+    for i in 0..500u64 {
+        let second = match i % 4 {
+            0 => RawArg::U64(i),
+            1 => RawArg::Str("text"),
+            2 => RawArg::I128(-(i as i128)),
+            _ => RawArg::Display(&shown),
+        };
+        let args = [RawArg::I32(i as i32), second];
+        FORMAT.with_arguments(&args, &mut |m| {
+            let record = Record::new(&TEST_LOG, Level::Info, m, &[])
+                .with_time(at(i))
+                .with_raw(Some(RawMessage::new(&FORMAT, &args)));
+            q.emit(&record);
+            want.push_str(&direct(&record));
+        });
+    }
+    assert!(flushed(&q));
+    assert_eq!(out.text(), want);
+    assert!(
+        want.contains("a=499 b=www") && want.contains("a=2 b=-2"),
+        "{want}"
+    );
+    assert_eq!(q.shared.counts(), (500, 0, 0));
+    q.shut_down();
+}
+
 /// A record in a span keeps its chain through the ring (the writer gets
 /// a reference to the same spans, not a copy), with and without fields
 /// of its own; one out of any span carries none.

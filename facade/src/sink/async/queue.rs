@@ -47,6 +47,8 @@ use super::wake::backoff;
 use super::writer::{Output, RingWriter};
 use super::{on_writer, Overflow};
 use crate::format::Format;
+use crate::record::metadata::Metadata;
+use crate::record::raw::MessageFormat;
 use crate::record::value::Value;
 use crate::record::Record;
 
@@ -204,6 +206,12 @@ impl RingQueue {
             return;
         }
         let time = record.time_ns_or(crate::os::clock::now_ns);
+        if !own_thread && name.is_none() && !shared.names {
+            // SAFETY: forwarded from the caller.
+            if unsafe { self.try_push_scalars(ring, record, time) } {
+                return;
+            }
+        }
         let thread = if own_thread || record.thread_override() != 0 {
             Some(record.thread_id())
         } else {
@@ -252,6 +260,48 @@ impl RingQueue {
             // SAFETY: forwarded from the caller.
             _ => unsafe { self.push_rendered(ring, record, time, thread, name, &extras) },
         }
+    }
+
+    /// The common record in one pass: a raw message whose arguments are all
+    /// one-word scalars, no fields, no span, the caller's own thread. Its
+    /// words are written into a reservation sized for that shape; any other
+    /// argument abandons it unpublished (the consumer never sees it) and
+    /// the record goes the general way. False also when the ring is full.
+    ///
+    /// # Safety
+    /// The caller must be `ring`'s only producer.
+    #[inline(always)]
+    unsafe fn try_push_scalars(&self, ring: &Ring, record: &Record<'_>, time: u64) -> bool {
+        let Some(raw) = record.args().raw() else {
+            return false;
+        };
+        if !record.fields().is_empty() || record.thread_override() != 0 {
+            return false;
+        }
+        let args = raw.args();
+        let len = 4 + 2 * args.len();
+        if len > ring.words() / 2 || !record.out_of_spans() {
+            return false;
+        }
+        // SAFETY: forwarded from the caller; the slice is published (or
+        // dropped) before anything else reserves.
+        let Some((w, end)) = (unsafe { ring.reserve(len) }) else {
+            return false;
+        };
+        let fixed = [
+            header(len, record, args.len(), RAW, None, None),
+            record.metadata() as *const Metadata as usize as u64,
+            time,
+            raw.format() as *const MessageFormat as usize as u64,
+        ];
+        if !put_scalars(w, fixed, args) {
+            return false;
+        }
+        ring.publish(end);
+        if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
+            self.shared.wake();
+        }
+        true
     }
 
     /// A record whose message or fields must be rendered on the caller.

@@ -112,7 +112,7 @@ impl Ring {
     /// # Safety
     /// Only one thread may act as the producer of a ring at a time, and it
     /// must publish (or drop) the slice before it reserves again.
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::mut_from_ref)] // the producer's words: see the safety note
     pub(crate) unsafe fn reserve(&self, len: usize) -> Option<(&mut [u64], usize)> {
         let tail = self.tail.0 .0.load(Ordering::Relaxed);
