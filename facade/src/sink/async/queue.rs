@@ -10,7 +10,9 @@
 //! float, `bool`, `char` or string) is copied as typed words: the site's
 //! metadata pointer, the level, the time (the cheap clock,
 //! [`crate::clock`]), the decoder pointer, each argument. Nothing is
-//! formatted on the caller. Any other message is rendered on the caller
+//! formatted on the caller. The commonest such record (one-word scalar
+//! arguments only, no fields, no span, the caller's own thread) is copied
+//! in one pass into room sized for that shape; any other is sized first. Any other message is rendered on the caller
 //! into the ring as text, and `Display`/`Debug` fields too (they borrow the
 //! caller's data); typed fields are copied. Strings longer than
 //! `MAX_INLINE` bytes are moved to the heap and the ring holds the pointer.
