@@ -397,23 +397,24 @@ fn emit_raw(
     line
 }
 
+/// `n={} s={}`, as pieces.
+static TWO_ARGS: MessageFormat = MessageFormat::pieces(&[
+    Piece::Lit("n="),
+    Piece::Display(0),
+    Piece::Lit(" s="),
+    Piece::Display(1),
+]);
+
 /// A raw message with a borrowed argument (a `Display` value only the
 /// caller can format) cannot be copied as words either: it is rendered
 /// on the caller, typed neighbours and all, and reads the same.
 #[test]
 fn a_raw_message_with_a_borrowed_argument_is_rendered() {
-    static PIECES: [Piece; 4] = [
-        Piece::Lit("n="),
-        Piece::Display(0),
-        Piece::Lit(" s="),
-        Piece::Display(1),
-    ];
-    static FORMAT: MessageFormat = MessageFormat::pieces(&PIECES);
     let out = Out::default();
     let q = queue(&out);
     let shown = Shown("w", 2);
     let args = [RawArg::U32(5), RawArg::Display(&shown)];
-    let want = emit_raw(&q, &FORMAT, &args, Level::Info, &[]);
+    let want = emit_raw(&q, &TWO_ARGS, &args, Level::Info, &[]);
     assert!(flushed(&q));
     assert_eq!(out.text(), want);
     assert!(want.contains("n=5 s=ww"), "{want}");
@@ -428,13 +429,6 @@ fn a_raw_message_with_a_borrowed_argument_is_rendered() {
 /// wraps many times every line is the caller's, whole and in order.
 #[test]
 fn scalar_records_and_abandoned_ones_arrive_whole_and_in_order_across_wraps() {
-    static PIECES: [Piece; 4] = [
-        Piece::Lit("a="),
-        Piece::Display(0),
-        Piece::Lit(" b="),
-        Piece::Display(1),
-    ];
-    static FORMAT: MessageFormat = MessageFormat::pieces(&PIECES);
     let out = Out::default();
     let q = queue_with(&out, Overflow::Block, 64 * 8, 1 << 20);
     let shown = Shown("w", 3);
@@ -447,10 +441,10 @@ fn scalar_records_and_abandoned_ones_arrive_whole_and_in_order_across_wraps() {
             _ => RawArg::Display(&shown),
         };
         let args = [RawArg::I32(i as i32), second];
-        FORMAT.with_arguments(&args, &mut |m| {
+        TWO_ARGS.with_arguments(&args, &mut |m| {
             let record = Record::new(&TEST_LOG, Level::Info, m, &[])
                 .with_time(at(i))
-                .with_raw(Some(RawMessage::new(&FORMAT, &args)));
+                .with_raw(Some(RawMessage::new(&TWO_ARGS, &args)));
             q.emit(&record);
             want.push_str(&direct(&record));
         });
@@ -458,7 +452,7 @@ fn scalar_records_and_abandoned_ones_arrive_whole_and_in_order_across_wraps() {
     assert!(flushed(&q));
     assert_eq!(out.text(), want);
     assert!(
-        want.contains("a=499 b=www") && want.contains("a=2 b=-2"),
+        want.contains("n=499 s=www") && want.contains("n=2 s=-2"),
         "{want}"
     );
     assert_eq!(q.shared.counts(), (500, 0, 0));
