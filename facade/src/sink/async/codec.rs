@@ -214,7 +214,7 @@ fn scalar(a: &RawArg<'_>) -> Option<(u64, u64)> {
     })
 }
 
-/// The whole record of the common shape (see `RingQueue::try_push_scalars`):
+/// The whole record of the common shape (see `RingQueue::try_push_plain`):
 /// the fixed words, the message format and each argument's two words, into
 /// `w` of exactly `4 + 2 * args.len()` words. False (`w` partly written) if
 /// an argument is not a one-word scalar.

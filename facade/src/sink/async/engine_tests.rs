@@ -424,9 +424,10 @@ fn a_raw_message_with_a_borrowed_argument_is_rendered() {
 
 /// The common record (a raw message of one-word scalars, no fields, no
 /// span, the caller's own thread) is copied in one pass; one that starts
-/// like it and then has a text, a wide number or a borrowed argument is
-/// abandoned unpublished and goes the general way. In a small ring that
-/// wraps many times every line is the caller's, whole and in order.
+/// like it and then has a text or a wide number is abandoned unpublished,
+/// sized and written again, and one with a borrowed argument goes the
+/// general way. In a small ring that wraps many times every line is the
+/// caller's, whole and in order.
 #[test]
 fn scalar_records_and_abandoned_ones_arrive_whole_and_in_order_across_wraps() {
     let out = Out::default();
