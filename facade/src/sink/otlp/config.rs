@@ -160,17 +160,19 @@ pub(crate) fn read_otel(get: &dyn Fn(&str) -> Option<String>, warn: &dyn Fn(&str
             }
         }
     };
-    let disabled = match get("OTEL_SDK_DISABLED") {
-        None => false,
-        Some(v) if v.trim().eq_ignore_ascii_case("true") => true,
-        Some(v) if v.trim().eq_ignore_ascii_case("false") => false,
-        Some(v) => {
+    // A two-valued variable: whether it is `yes` (`no` if unset; anything
+    // else is warned about).
+    let flag = |name: &str, yes: &str, no: &str, any_case: bool| {
+        let Some(v) = get(name) else { return false };
+        let is = |w: &str| v.trim() == w || any_case && v.trim().eq_ignore_ascii_case(w);
+        if !is(yes) && !is(no) {
             warn(&format!(
-                "OTEL_SDK_DISABLED={v:?} is neither true nor false; false is used"
+                "{name}={v:?} is neither {yes} nor {no}; {no} is used"
             ));
-            false
         }
+        is(yes)
     };
+    let disabled = flag("OTEL_SDK_DISABLED", "true", "false", true);
     let signals = SIGNALS
         .iter()
         .map(|(path, sig)| {
@@ -182,17 +184,7 @@ pub(crate) fn read_otel(get: &dyn Fn(&str) -> Option<String>, warn: &dyn Fn(&str
         })
         .filter(|(_, e, t)| e.is_some() || t.is_some())
         .collect();
-    let gzip = match get("OTEL_EXPORTER_OTLP_COMPRESSION") {
-        None => false,
-        Some(v) if v.trim() == "gzip" => true,
-        Some(v) if v.trim() == "none" => false,
-        Some(v) => {
-            warn(&format!(
-                "OTEL_EXPORTER_OTLP_COMPRESSION={v:?} is neither gzip nor none; none is used"
-            ));
-            false
-        }
-    };
+    let gzip = flag("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip", "none", false);
     for (suffix, instead) in NOT_READ {
         let per_signal = SIGNALS
             .iter()

@@ -107,9 +107,7 @@ impl Pending {
     fn keeping_up(&self) -> bool {
         !self.trouble && self.sending_since.map_or(true, |t| t.elapsed() < STALL)
     }
-}
 
-impl Pending {
     fn len(&self) -> usize {
         self.logs.len() + self.spans.len()
     }
@@ -329,14 +327,8 @@ impl Exporter {
             let (stop, urgent, serving) = (p.stop, p.urgent, p.asked);
             p.urgent = false;
             let n = self.settings.batch;
-            let logs: Vec<_> = {
-                let k = p.logs.len().min(n);
-                p.logs.drain(..k).collect()
-            };
-            let spans: Vec<_> = {
-                let k = p.spans.len().min(n);
-                p.spans.drain(..k).collect()
-            };
+            let take = |q: &mut VecDeque<_>| q.drain(..q.len().min(n)).collect::<Vec<_>>();
+            let (logs, spans) = (take(&mut p.logs), take(&mut p.spans));
             p.in_flight = logs.len() + spans.len();
             let more = !p.logs.is_empty() || !p.spans.is_empty();
             if more {
@@ -347,10 +339,10 @@ impl Exporter {
             self.room.notify_all();
             let give_up = stop.then(Instant::now);
             if !logs.is_empty() {
-                self.send_logs(logs, give_up);
+                self.send_part(&logs, give_up, &self.counts.logs, "/v1/logs");
             }
             if !spans.is_empty() {
-                self.send_spans(spans, give_up);
+                self.send_part(&spans, give_up, &self.counts.spans, "/v1/traces");
             }
             let now = Instant::now();
             if now >= next_metrics || urgent || stop {
@@ -376,13 +368,6 @@ impl Exporter {
                 break;
             }
         }
-    }
-
-    fn scope(target: &str) -> Option<InstrumentationScope> {
-        Some(InstrumentationScope {
-            name: target.to_owned(),
-            ..Default::default()
-        })
     }
 
     /// Counts a batch part's outcome, unless the exporter was closed
@@ -431,14 +416,6 @@ impl Exporter {
         }
     }
 
-    fn send_logs(&self, logs: Vec<(&'static str, Vec<u8>)>, give_up: Option<Instant>) {
-        self.send_part(&logs, give_up, &self.counts.logs, "/v1/logs");
-    }
-
-    fn send_spans(&self, spans: Vec<(&'static str, Vec<u8>)>, give_up: Option<Instant>) {
-        self.send_part(&spans, give_up, &self.counts.spans, "/v1/traces");
-    }
-
     fn send_metrics(&self, totals: &BTreeMap<&'static str, u64>, give_up: Option<Instant>) -> bool {
         let (start, now) = (nanos(self.started), nanos(SystemTime::now()));
         let metrics = totals
@@ -464,7 +441,10 @@ impl Exporter {
             resource_metrics: vec![ResourceMetrics {
                 resource: Some(self.resource.clone()),
                 scope_metrics: vec![ScopeMetrics {
-                    scope: Self::scope("elide::counters"),
+                    scope: Some(InstrumentationScope {
+                        name: "elide::counters".to_owned(),
+                        ..Default::default()
+                    }),
                     metrics,
                     ..Default::default()
                 }],

@@ -42,12 +42,6 @@ pub(crate) enum Sent {
     Refused(String),
 }
 
-/// What a response said: its status and its `Retry-After` delay.
-struct Answer {
-    status: u16,
-    retry_after: Option<Duration>,
-}
-
 impl Endpoint {
     /// The URL of a signal path, for messages.
     pub(crate) fn url(&self, path: &str) -> String {
@@ -79,13 +73,12 @@ impl Endpoint {
         encoding: Option<&str>,
         timeout: Duration,
     ) -> Sent {
+        let why = |status| format!("HTTP status {status}");
         match self.try_post(path, body, encoding, timeout) {
-            Ok(a) if (200..300).contains(&a.status) => Sent::Ok,
-            Ok(a) if matches!(a.status, 429 | 502 | 503 | 504) => {
-                Sent::Retry(format!("HTTP status {}", a.status), a.retry_after)
-            }
-            Ok(a) if a.status == 413 => Sent::TooLarge(format!("HTTP status {}", a.status)),
-            Ok(a) => Sent::Refused(format!("HTTP status {}", a.status)),
+            Ok((200..=299, _)) => Sent::Ok,
+            Ok((s @ (429 | 502 | 503 | 504), after)) => Sent::Retry(why(s), after),
+            Ok((s @ 413, _)) => Sent::TooLarge(why(s)),
+            Ok((s, _)) => Sent::Refused(why(s)),
             // A socket timeout reads "Resource temporarily unavailable"
             // (EAGAIN) on Unix: say what happened instead.
             Err(e)
@@ -105,13 +98,14 @@ impl Endpoint {
         }
     }
 
+    /// The answer's status and `Retry-After` delay.
     fn try_post(
         &self,
         path: &str,
         body: &[u8],
         encoding: Option<&str>,
         timeout: Duration,
-    ) -> io::Result<Answer> {
+    ) -> io::Result<(u16, Option<Duration>)> {
         let addr = (self.host.as_str(), self.port)
             .to_socket_addrs()?
             .next()
@@ -136,14 +130,12 @@ impl Endpoint {
             self.authority(),
             body.len()
         );
-        if let Some(e) = encoding {
-            head.push_str(&format!("Content-Encoding: {e}\r\n"));
-        }
-        for (k, v) in &self.headers {
-            head.push_str(k);
-            head.push_str(": ");
-            head.push_str(v);
-            head.push_str("\r\n");
+        let encoding = encoding.map(|e| ("Content-Encoding", e));
+        for (k, v) in encoding
+            .into_iter()
+            .chain(self.headers.iter().map(|(k, v)| (&k[..], &v[..])))
+        {
+            head.push_str(&format!("{k}: {v}\r\n"));
         }
         head.push_str("\r\n");
         s.write_all(head.as_bytes())?;
@@ -161,10 +153,7 @@ impl Endpoint {
             .and_then(|c| c.parse::<u16>().ok())
             .filter(|_| line.starts_with("HTTP/1."));
         match (status, read) {
-            (Some(status), _) => Ok(Answer {
-                status,
-                retry_after: retry_after(&resp),
-            }),
+            (Some(status), _) => Ok((status, retry_after(&resp))),
             // No status line, and the read failed: say why (a timeout, a
             // reset), not that the answer is malformed.
             (None, Err(e)) => Err(e),

@@ -364,7 +364,11 @@ impl OtlpSinkBuilder {
             })?;
         let feed = Feed {
             exporter: exporter.clone(),
-            ids: Ids { salt: salt() },
+            // The process's one salt: every sink, and the JSON lines, give a
+            // scope the same ids.
+            ids: Ids {
+                salt: crate::record::trace_ids::salt(),
+            },
             level: self.level,
             extra: self.extra,
         };
@@ -382,12 +386,11 @@ impl OtlpSinkBuilder {
         live.retain(|w| w.strong_count() > 0);
         live.push(Arc::downgrade(&entry));
         drop(live);
-        let sink = OtlpSink {
+        Ok(OtlpSink {
             done: Mutex::new(Some(rx)),
             entry,
             summarized: AtomicBool::new(false),
-        };
-        Ok(sink)
+        })
     }
 
     /// [`build`](Self::build), or one warning naming `var` and `None`;
@@ -504,18 +507,16 @@ pub(crate) fn builder_from_vars(
     b
 }
 
-fn kv(key: &str, value: Option<AnyValue>) -> KeyValue {
+fn kv(key: &str, value: any_value::Value) -> KeyValue {
     KeyValue {
         key: key.to_owned(),
-        value,
+        value: Some(AnyValue { value: Some(value) }),
         ..Default::default()
     }
 }
 
-fn string(s: &str) -> Option<AnyValue> {
-    Some(AnyValue {
-        value: Some(any_value::Value::StringValue(s.to_owned())),
-    })
+fn string(s: &str) -> any_value::Value {
+    any_value::Value::StringValue(s.to_owned())
 }
 
 fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<KeyValue> {
@@ -526,15 +527,14 @@ fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<KeyVal
                 .find(|(k, _)| k == "service.name")
                 .map(|(_, v)| v.clone())
         })
-        .unwrap_or_else(exe_name);
+        .or_else(crate::os::process::exe_name)
+        .unwrap_or_else(|| "elide".to_owned());
     let mut out = vec![
         kv("service.name", string(&service)),
         kv("host.name", string(&crate::os::host::hostname())),
         kv(
             "process.pid",
-            Some(AnyValue {
-                value: Some(any_value::Value::IntValue(i64::from(std::process::id()))),
-            }),
+            any_value::Value::IntValue(i64::from(std::process::id())),
         ),
     ];
     for (k, v) in extra {
@@ -543,17 +543,6 @@ fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<KeyVal
         }
     }
     out
-}
-
-fn exe_name() -> String {
-    crate::os::process::exe_name().unwrap_or_else(|| "elide".to_owned())
-}
-
-/// A random per-process prefix for trace and span ids.
-/// The process's id salt: every sink, and the JSON lines, give a scope
-/// the same ids.
-fn salt() -> u64 {
-    crate::record::trace_ids::salt()
 }
 
 /// [`OtlpStats`] from the exporter's counters and its queue's.
@@ -623,11 +612,9 @@ impl Sink for OtlpSink {
 
 impl Drop for OtlpSink {
     fn drop(&mut self) {
-        // Drain the queue into the exporter, then let the exporter send
-        // what is left (one attempt per batch) and stop, waiting a bounded
-        // time.
-        // All within one shutdown budget, which an earlier flush that ran
-        // out of time may have used up.
+        // Drain the queue, send what is left (one attempt per batch) and
+        // stop, within the one shutdown budget (an earlier flush may have
+        // used it up).
         self.entry.exporter.hurry();
         let deadline = self.entry.exporter.deadline(true);
         self.entry.queue.flush();
@@ -786,6 +773,7 @@ mod tests {
     /// same ids in every sink (and in JSON lines).
     #[test]
     fn the_salt_is_the_processs() {
+        let salt = crate::record::trace_ids::salt;
         assert_eq!(salt(), salt());
     }
 

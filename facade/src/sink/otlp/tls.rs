@@ -89,18 +89,14 @@ impl<S: Read + Write> Stream for S {}
 pub(crate) fn wrap(config: &Config, host: &str, tcp: TcpStream) -> io::Result<Box<dyn Stream>> {
     let name = rustls::pki_types::ServerName::try_from(host.to_owned())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("TLS: {e}")))?;
-    let conn = rustls::ClientConnection::new(config.clone(), name).map_err(refusal_error)?;
+    let conn = rustls::ClientConnection::new(config.clone(), name)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
     Ok(Box::new(rustls::StreamOwned::new(conn, tcp)))
 }
 
 #[cfg(not(feature = "otlp-tls"))]
 pub(crate) fn wrap(config: &Config, _host: &str, _tcp: TcpStream) -> io::Result<Box<dyn Stream>> {
     match *config {}
-}
-
-#[cfg(feature = "otlp-tls")]
-fn refusal_error(e: rustls::Error) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, e)
 }
 
 /// A TLS failure that no retry mends (an unknown issuer, a name mismatch,
