@@ -208,15 +208,6 @@ pub(crate) struct Ids {
     pub(crate) salt: u64,
 }
 
-impl Ids {
-    fn span(self, id: u64) -> [u8; 8] {
-        trace_ids::span_id(self.salt, id)
-    }
-    fn trace(self, root: u64) -> [u8; 16] {
-        trace_ids::trace_id(self.salt, root)
-    }
-}
-
 /// The record's message, rendered into a buffer the (writer) thread
 /// keeps, handed to `f`.
 fn with_message<R>(r: &Record<'_>, f: impl FnOnce(&str) -> R) -> R {
@@ -260,10 +251,10 @@ pub(crate) fn convert(r: &Record<'_>, ids: Ids, extra: Extra) -> Item {
                 let end = nanos(r.time());
                 let trace = u64_field(r, TRACE_FIELD).unwrap_or(id);
                 let mut b = Vec::with_capacity(96 + 32 * r.fields().len());
-                bytes(&mut b, SPAN_TRACE_ID, &ids.trace(trace));
-                bytes(&mut b, SPAN_ID, &ids.span(id));
+                bytes(&mut b, SPAN_TRACE_ID, &trace_ids::trace_id(ids.salt, trace));
+                bytes(&mut b, SPAN_ID, &trace_ids::span_id(ids.salt, id));
                 if let Some(p) = u64_field(r, PARENT_FIELD) {
-                    bytes(&mut b, SPAN_PARENT_ID, &ids.span(p));
+                    bytes(&mut b, SPAN_PARENT_ID, &trace_ids::span_id(ids.salt, p));
                 }
                 bytes(&mut b, SPAN_NAME, name.as_bytes());
                 uint(&mut b, SPAN_KIND, KIND_INTERNAL);
@@ -297,8 +288,8 @@ pub(crate) fn convert(r: &Record<'_>, ids: Ids, extra: Extra) -> Item {
     span_chain(&mut b, r);
     // The span it was emitted in: the ids its span is exported with.
     if let Some((id, trace)) = r.scope_ids() {
-        bytes(&mut b, LOG_TRACE_ID, &ids.trace(trace));
-        bytes(&mut b, LOG_SPAN_ID, &ids.span(id));
+        bytes(&mut b, LOG_TRACE_ID, &trace_ids::trace_id(ids.salt, trace));
+        bytes(&mut b, LOG_SPAN_ID, &trace_ids::span_id(ids.salt, id));
     }
     if m.kind() == Kind::Telemetry {
         bytes(&mut b, LOG_EVENT_NAME, m.name().as_bytes());
@@ -368,6 +359,16 @@ mod tests {
         10,
         "stage_stop",
     );
+
+    /// The ids `convert` writes (the tests' shorthand).
+    impl Ids {
+        fn span(self, id: u64) -> [u8; 8] {
+            crate::record::trace_ids::span_id(self.salt, id)
+        }
+        fn trace(self, root: u64) -> [u8; 16] {
+            crate::record::trace_ids::trace_id(self.salt, root)
+        }
+    }
 
     const IDS: Ids = Ids {
         salt: 0x0123_4567_89ab_cdef,
