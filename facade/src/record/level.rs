@@ -166,29 +166,23 @@ impl From<Level> for LevelFilter {
     }
 }
 
-impl PartialEq<LevelFilter> for Level {
-    fn eq(&self, other: &LevelFilter) -> bool {
-        self.as_u8() == other.as_u8()
-    }
-}
+/// Level and filter compare by rank, either way round.
+macro_rules! cross_cmp {
+    ($($a:ty, $b:ty);*) => {$(
+        impl PartialEq<$b> for $a {
+            fn eq(&self, other: &$b) -> bool {
+                self.as_u8() == other.as_u8()
+            }
+        }
 
-impl PartialOrd<LevelFilter> for Level {
-    fn partial_cmp(&self, other: &LevelFilter) -> Option<Ordering> {
-        Some(self.as_u8().cmp(&other.as_u8()))
-    }
+        impl PartialOrd<$b> for $a {
+            fn partial_cmp(&self, other: &$b) -> Option<Ordering> {
+                Some(self.as_u8().cmp(&other.as_u8()))
+            }
+        }
+    )*};
 }
-
-impl PartialEq<Level> for LevelFilter {
-    fn eq(&self, other: &Level) -> bool {
-        self.as_u8() == other.as_u8()
-    }
-}
-
-impl PartialOrd<Level> for LevelFilter {
-    fn partial_cmp(&self, other: &Level) -> Option<Ordering> {
-        Some(self.as_u8().cmp(&other.as_u8()))
-    }
-}
+cross_cmp!(Level, LevelFilter; LevelFilter, Level);
 
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -36,7 +36,6 @@ impl From<&Value<'_>> for OwnedValue {
     }
 }
 
-/// The visitor behind `From<&Value>`.
 impl OwnedValue {
     /// The value borrowed back as a [`Value`] of the same kind, for
     /// emitting a kept value again; rendered `Display` and `Debug` text
@@ -83,30 +82,20 @@ impl std::fmt::Debug for Rendered {
     }
 }
 
+/// The visitor behind `From<&Value>`.
 struct Owned(OwnedValue);
 
+/// The typed kinds, copied as they are.
+macro_rules! owned_copy {
+    ($($m:ident => $k:ident),*) => {
+        $(fn $m(&mut self, v: $m) {
+            self.0 = OwnedValue::$k(v);
+        })*
+    };
+}
+
 impl Visit for Owned {
-    fn i64(&mut self, v: i64) {
-        self.0 = OwnedValue::I64(v);
-    }
-    fn u64(&mut self, v: u64) {
-        self.0 = OwnedValue::U64(v);
-    }
-    fn i128(&mut self, v: i128) {
-        self.0 = OwnedValue::I128(v);
-    }
-    fn u128(&mut self, v: u128) {
-        self.0 = OwnedValue::U128(v);
-    }
-    fn f64(&mut self, v: f64) {
-        self.0 = OwnedValue::F64(v);
-    }
-    fn bool(&mut self, v: bool) {
-        self.0 = OwnedValue::Bool(v);
-    }
-    fn char(&mut self, v: char) {
-        self.0 = OwnedValue::Char(v);
-    }
+    owned_copy!(i64 => I64, u64 => U64, i128 => I128, u128 => U128, f64 => F64, bool => Bool, char => Char);
     fn str(&mut self, v: &str) {
         self.0 = OwnedValue::Str(v.to_owned());
     }
