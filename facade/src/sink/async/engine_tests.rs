@@ -460,6 +460,34 @@ fn scalar_records_and_abandoned_ones_arrive_whole_and_in_order_across_wraps() {
     q.shut_down();
 }
 
+/// A record of the plain shape (scalar arguments, no fields, the caller's
+/// own thread) emitted inside a span this thread entered carries the
+/// chain: the one-pass copy, which has no room for it, is not taken.
+#[test]
+fn a_plain_record_inside_an_entered_span_keeps_its_chain() {
+    let (_outer, inner) = crate::record::span_data::test_chain(&[]);
+    let out = Out::default();
+    let q = queue(&out);
+    let args = [RawArg::I32(7), RawArg::U64(8)];
+    let mut want = String::new();
+    crate::record::span_data::enter(&inner);
+    TWO_ARGS.with_arguments(&args, &mut |m| {
+        let record = Record::new(&TEST_LOG, Level::Info, m, &[])
+            .with_time(at(0))
+            .with_raw(Some(RawMessage::new(&TWO_ARGS, &args)));
+        q.emit(&record);
+        want.push_str(&direct(&record));
+    });
+    crate::record::span_data::exit(&inner);
+    assert!(flushed(&q));
+    assert_eq!(out.text(), want);
+    assert!(
+        want.contains("n=7 s=8") && want.contains("outer") && want.contains("inner"),
+        "{want}"
+    );
+    q.shut_down();
+}
+
 /// A record in a span keeps its chain through the ring (the writer gets
 /// a reference to the same spans, not a copy), with and without fields
 /// of its own; one out of any span carries none.
