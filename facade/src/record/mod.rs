@@ -140,11 +140,8 @@ impl<'a> Record<'a> {
 
     #[inline]
     pub(crate) fn span_arc(&self) -> Option<&Arc<SpanData>> {
-        if let Some(fixed) = self.span.get() {
-            return fixed.as_ref();
-        }
         // Out of any span (the common case): one load, nothing stored.
-        if self.thread != 0 || !crate::record::span_data::in_use() {
+        if self.out_of_spans() {
             return None;
         }
         self.span

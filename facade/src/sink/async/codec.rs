@@ -214,6 +214,23 @@ fn scalar(a: &RawArg<'_>) -> Option<(u64, u64)> {
     })
 }
 
+/// The first four words of a record without thread, name, fields or
+/// extras (`start`'s, then the message format), `len` words long.
+#[inline(always)]
+pub(super) fn plain_head(
+    len: usize,
+    record: &Record<'_>,
+    raw: &RawMessage<'_>,
+    time: u64,
+) -> [u64; 4] {
+    [
+        header(len, record, raw.args().len(), RAW, None, None),
+        record.metadata() as *const Metadata as usize as u64,
+        time,
+        raw.format() as *const MessageFormat as usize as u64,
+    ]
+}
+
 /// The whole record of the common shape (see `RingQueue::try_push_plain`):
 /// the fixed words, the message format and each argument's two words, into
 /// `w` of exactly `4 + 2 * args.len()` words. False (`w` partly written) if

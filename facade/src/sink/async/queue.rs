@@ -51,8 +51,7 @@ use super::wake::backoff;
 use super::writer::{Output, RingWriter};
 use super::{on_writer, Overflow};
 use crate::format::Format;
-use crate::record::metadata::Metadata;
-use crate::record::raw::{MessageFormat, RawMessage};
+use crate::record::raw::RawMessage;
 use crate::record::value::Value;
 use crate::record::Record;
 
@@ -295,8 +294,10 @@ impl RingQueue {
         let Some((w, end)) = (unsafe { ring.reserve(len) }) else {
             return false;
         };
-        if put_scalars(w, fixed_words(len, record, raw, time), args) {
-            return self.published(ring, end);
+        if put_scalars(w, plain_head(len, record, raw, time), args) {
+            ring.publish(end);
+            self.wake_if_filling(ring);
+            return true;
         }
         // SAFETY: as above.
         unsafe { self.push_sized(ring, record, raw, time) }
@@ -304,6 +305,9 @@ impl RingQueue {
 
     /// [`try_push_plain`](Self::try_push_plain) once an argument was not a
     /// one-word scalar: sized, then written, if it holds no long text.
+    /// (Written here rather than through `Typed` and `push_with`: from this
+    /// cold function those stay out of line, 60 instructions more per
+    /// record with a text argument.)
     ///
     /// # Safety
     /// The caller must be `ring`'s only producer.
@@ -330,24 +334,24 @@ impl RingQueue {
         let Some((w, end)) = (unsafe { ring.reserve(len) }) else {
             return false;
         };
-        w[..4].copy_from_slice(&fixed_words(len, record, raw, time));
+        w[..4].copy_from_slice(&plain_head(len, record, raw, time));
         let mut at = 4;
         for a in args {
             at = put_arg(w, at, a);
         }
         debug_assert_eq!(at, len);
-        self.published(ring, end)
+        ring.publish(end);
+        self.wake_if_filling(ring);
+        true
     }
 
-    /// Publishes the record written up to `end`, waking a sleeping writer
-    /// when the ring is filling; true.
+    /// Wakes the writer if it sleeps while `ring` fills up (over half its
+    /// words, by the producer's last look at `head`).
     #[inline(always)]
-    fn published(&self, ring: &Ring, end: usize) -> bool {
-        ring.publish(end);
+    fn wake_if_filling(&self, ring: &Ring) {
         if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
             self.shared.wake();
         }
-        true
     }
 
     /// A record whose message or fields must be rendered on the caller.
@@ -453,9 +457,7 @@ impl RingQueue {
             if let Some((words, end)) = unsafe { ring.reserve(len) } {
                 enc.put(words);
                 ring.publish(end);
-                if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
-                    self.shared.wake();
-                }
+                self.wake_if_filling(ring);
                 return;
             }
         }
@@ -481,9 +483,7 @@ impl RingQueue {
         }
         // SAFETY: forwarded from the caller.
         if unsafe { ring.try_push(len, enc) } {
-            if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
-                self.shared.wake();
-            }
+            self.wake_if_filling(ring);
             return;
         }
         if !self.wait_for_room(ring, len, &enc) {
@@ -572,9 +572,7 @@ impl RingQueue {
         };
         // SAFETY: forwarded from the caller.
         if unsafe { ring.try_push(BIG_LEN as usize, stub) } {
-            if ring.filling() && self.shared.sleeping.load(Ordering::Relaxed) {
-                self.shared.wake();
-            }
+            self.wake_if_filling(ring);
             return;
         }
         if !self.wait_for_room(ring, BIG_LEN as usize, &stub) {
@@ -646,16 +644,4 @@ impl RingQueue {
         self.shared.shutdown.store(true, Ordering::Release);
         self.shared.wake_now();
     }
-}
-
-/// The first four words of a plain record of `len` words: header, site
-/// metadata, time and message format.
-#[inline(always)]
-fn fixed_words(len: usize, record: &Record<'_>, raw: &RawMessage<'_>, time: u64) -> [u64; 4] {
-    [
-        header(len, record, raw.args().len(), RAW, None, None),
-        record.metadata() as *const Metadata as usize as u64,
-        time,
-        raw.format() as *const MessageFormat as usize as u64,
-    ]
 }
