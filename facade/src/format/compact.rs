@@ -1,18 +1,13 @@
 //! The compact human layout: `HH:MM:SS.mmm LEVEL target: message k=v` (UTC).
 
 use std::fmt::Write;
-use std::time::UNIX_EPOCH;
 
 use super::escape::escape_name;
 use super::{write_fields, write_message};
 use crate::record::Record;
 
 pub(super) fn write(record: &Record<'_>, out: &mut String) {
-    let ms = record
-        .time()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
+    let ms = record.since_epoch().map_or(0, |d| d.as_millis());
     let day_ms = ms % 86_400_000;
     let _ = write!(
         out,

@@ -4,10 +4,10 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// Twenty spaces: the widest padding a column needs.
-const SPACES: &str = "                    ";
+/// The widest padding a column needs.
+const SPACES: [u8; 20] = [b' '; 20];
 
-use crate::record::decimal::{digits_into, push_ascii, PAIRS};
+use crate::record::decimal::{digits_into, push_ascii, DIGITS_END, PAIRS};
 pub(crate) use crate::record::decimal::{push_i64, push_u64};
 
 /// Appends `width - used` spaces (none if `used >= width`), for
@@ -15,18 +15,22 @@ pub(crate) use crate::record::decimal::{push_i64, push_u64};
 #[inline]
 pub(crate) fn pad(used: usize, width: usize, out: &mut String) {
     if used < width {
-        out.push_str(&SPACES[..(width - used).min(SPACES.len())]);
+        push_ascii::<20, 20>(&SPACES, 0, width - used, out);
     }
 }
 
-/// Appends `n` left-aligned in `width` columns (Python's `%-5d`).
+/// Appends `n` left-aligned in `width` columns (Python's `%-5d`; widths
+/// up to 24).
 #[inline]
 pub(crate) fn push_u64_left(n: u64, width: usize, out: &mut String) {
-    let used = push_u64(n, out);
-    pad(used, width, out);
+    // The digits and their padding in one copy.
+    let mut buf = [b' '; DIGITS_END + 24];
+    let at = digits_into(n, &mut buf);
+    push_ascii::<24, _>(&buf, at, (DIGITS_END - at).max(width), out);
 }
 
-/// Appends `t` as epoch seconds with three decimals: exactly the text of
+/// Appends a time, given as its distance from the Unix epoch (`Err`:
+/// before it), as epoch seconds with three decimals: exactly the text of
 /// `format!("{:.3}", d.as_secs_f64())`, which is also Python's
 /// `"%.3f" % t` of the same float (both round the binary value to the
 /// nearest millisecond, ties to even). radical.utils writes `%.3f` of
@@ -39,26 +43,24 @@ pub(crate) fn push_u64_left(n: u64, width: usize, out: &mut String) {
 /// millisecond; a later time is written as its exact millisecond, or the
 /// next, and never panics (`secs * 1000` needs more than 64 bits from
 /// 2^64 / 1000 s on, which a `SystemTime` can hold).
-pub(crate) fn push_epoch_3(t: SystemTime, out: &mut String) {
-    match t.duration_since(UNIX_EPOCH) {
+pub(crate) fn push_epoch_3(since_epoch: Result<Duration, Duration>, out: &mut String) {
+    match since_epoch {
         Ok(d) => {
             let (secs, millis) = round_millis(d);
-            let mut buf = [0u8; 20];
-            let i = digits_into(secs, &mut buf);
-            let mut line = [0u8; 24];
-            let n = buf.len() - i;
-            line[..n].copy_from_slice(&buf[i..]);
+            let mut line = [0u8; DIGITS_END + 24];
+            let at = digits_into(secs, &mut line);
             let m = millis as usize;
+            let n = DIGITS_END;
             line[n] = b'.';
             line[n + 1] = b'0' + (m / 100) as u8;
             line[n + 2] = PAIRS[m % 100 * 2];
             line[n + 3] = PAIRS[m % 100 * 2 + 1];
-            push_ascii(&line[..n + 4], out);
+            push_ascii::<24, _>(&line, at, n + 4 - at, out);
         }
         // Before 1970: not worth a fast path.
-        Err(e) => {
+        Err(before) => {
             use std::fmt::Write;
-            let _ = write!(out, "{:.3}", -e.duration().as_secs_f64());
+            let _ = write!(out, "{:.3}", -before.as_secs_f64());
         }
     }
 }
@@ -132,19 +134,33 @@ mod tests {
 
     fn text(d: Duration) -> String {
         let mut out = String::new();
-        push_epoch_3(UNIX_EPOCH + d, &mut out);
+        push_epoch_3(Ok(d), &mut out);
         out
     }
 
     #[test]
     fn integers_and_padding() {
-        for n in [0, 7, 10, 99, 12345, 123456, u64::MAX] {
-            let mut out = String::new();
-            assert_eq!(push_u64(n, &mut out), n.to_string().len());
-            assert_eq!(out, n.to_string());
-            let mut out = String::new();
-            push_u64_left(n, 5, &mut out);
-            assert_eq!(out, format!("{n:<5}"));
+        // Each side of every power of ten, and into a line with room to
+        // spare (the whole-buffer copy) as well as into a full one.
+        let mut numbers = vec![0, 7, 12345, 123456, u64::MAX];
+        for p in 1..20 {
+            let ten = 10u64.pow(p);
+            numbers.extend([ten - 1, ten, ten + 1, ten / 7 * 9]);
+        }
+        for n in numbers {
+            for room in [0, 64] {
+                let mut out = String::with_capacity(room);
+                out.push('>');
+                assert_eq!(push_u64(n, &mut out), n.to_string().len());
+                assert_eq!(out, format!(">{n}"));
+                let mut out = String::with_capacity(room);
+                out.push('>');
+                push_u64_left(n, 5, &mut out);
+                assert_eq!(out, format!(">{n:<5}"));
+                let mut out = String::with_capacity(room);
+                pad(n as usize % 25, 20, &mut out);
+                assert_eq!(out, " ".repeat(20usize.saturating_sub(n as usize % 25)));
+            }
         }
         for n in [i64::MIN, -1, 0, 42, i64::MAX] {
             let mut out = String::new();
@@ -166,6 +182,10 @@ mod tests {
         // An exact binary tie rounds to even, as Python's "%.3f" % 0.0625.
         assert_eq!(d(0, 62_500_000), "0.062");
         assert_eq!(d(0, 187_500_000), "0.188");
+        // Before 1970.
+        let mut out = String::new();
+        push_epoch_3(Err(Duration::from_millis(2_250)), &mut out);
+        assert_eq!(out, "-2.250");
     }
 
     #[test]

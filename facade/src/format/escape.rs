@@ -77,7 +77,13 @@ fn skip(bytes: &[u8], mut i: usize, class: u8) -> usize {
         }
         i += 8;
     }
-    // The tail, or a text shorter than a word: byte by byte.
+    // The tail: the last eight bytes at once (overlapping bytes already
+    // read) when the text is that long; byte by byte if they may hold one.
+    if let Some(last) = bytes.last_chunk::<8>() {
+        if i < bytes.len() && !may_hold(u64::from_le_bytes(*last), class) {
+            return bytes.len();
+        }
+    }
     while i < bytes.len() && CLASS[bytes[i] as usize] & class == 0 {
         i += 1;
     }
@@ -418,7 +424,7 @@ mod tests {
                 .unwrap_or(bytes.len())
         };
         for class in [TEXT, QUOTE, NAME] {
-            for len in [0, 7, 8, 9, 16, 21] {
+            for len in [0, 7, 8, 9, 15, 16, 21, 23] {
                 for at in 0..len {
                     for b in 0..=255u8 {
                         let mut text = vec![b'a'; len];

@@ -27,7 +27,7 @@ fn level_column(level: Level) -> &'static str {
 /// [`Format::RadicalDotted`](super::Format::RadicalDotted) does.
 pub(super) fn write(record: &Record<'_>, dotted: bool, out: &mut String) {
     out.reserve(96);
-    push_epoch_3(record.time(), out);
+    push_epoch_3(record.since_epoch(), out);
     out.push_str(" : ");
     let width = if dotted {
         write_dotted(record.target(), out)

@@ -26,7 +26,7 @@ use std::cell::{Cell, OnceCell};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::record::level::Level;
 use crate::record::message::Message;
@@ -191,6 +191,18 @@ impl<'a> Record<'a> {
         let _ = self.time.set(time);
         self
     }
+    /// [`with_time`](Record::with_time) for a time in Unix nanoseconds
+    /// (0: the epoch), kept as it is: a line writer reads it without a
+    /// round trip through `SystemTime`.
+    pub(crate) fn with_time_ns(self, ns: u64) -> Record<'a> {
+        match ns {
+            0 => self.with_time(UNIX_EPOCH),
+            ns => {
+                self.time_ns.set(ns);
+                self
+            }
+        }
+    }
     /// Fixes the emitting thread's number (see [`thread_number`]), for a
     /// record rebuilt on another thread.
     pub fn with_thread(mut self, thread: u64) -> Record<'a> {
@@ -284,8 +296,20 @@ impl<'a> Record<'a> {
     pub fn time(&self) -> SystemTime {
         *self.time.get_or_init(|| match self.time_ns.get() {
             0 => SystemTime::now(),
-            ns => std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns),
+            ns => UNIX_EPOCH + Duration::from_nanos(ns),
         })
+    }
+    /// The record's time as its distance from the Unix epoch (`Err`: before
+    /// it), read as [`time`](Record::time) reads it.
+    #[inline]
+    pub(crate) fn since_epoch(&self) -> Result<Duration, Duration> {
+        match (self.time.get(), self.time_ns.get()) {
+            (None, ns) if ns != 0 => Ok(Duration::from_nanos(ns)),
+            _ => self
+                .time()
+                .duration_since(UNIX_EPOCH)
+                .map_err(|e| e.duration()),
+        }
     }
     /// The record's time as nanoseconds since the Unix epoch (0 before it):
     /// the time already fixed if some sink asked, else the cheap clock's
@@ -295,7 +319,7 @@ impl<'a> Record<'a> {
     pub(crate) fn time_ns_or(&self, now: impl FnOnce() -> u64) -> u64 {
         match self.time.get() {
             Some(t) => t
-                .duration_since(std::time::UNIX_EPOCH)
+                .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64),
             None => match self.time_ns.get() {
                 0 => {
@@ -406,6 +430,27 @@ mod tests {
         let t = r.time();
         let ns = t.duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64;
         assert_eq!(r.time_ns_or(|| 5), ns);
+    }
+
+    /// A record rebuilt from its nanoseconds (the async writer's way)
+    /// reads the same time through every accessor; so does one fixed as a
+    /// `SystemTime`, also before 1970, and a reading of 0 is the epoch.
+    #[test]
+    fn every_accessor_reads_one_time() {
+        let new = || Record::new(&META, Level::Info, format_args!("x"), &[]);
+        let ns = 1_700_000_000_123_456_789;
+        let rebuilt = new().with_time_ns(ns);
+        assert_eq!(rebuilt.since_epoch(), Ok(Duration::from_nanos(ns)));
+        assert_eq!(rebuilt.time(), UNIX_EPOCH + Duration::from_nanos(ns));
+        assert_eq!(rebuilt.time_ns_or(|| 5), ns);
+        let epoch = new().with_time_ns(0);
+        assert_eq!(epoch.since_epoch(), Ok(Duration::ZERO));
+        assert_eq!(epoch.time(), UNIX_EPOCH);
+        let before = new().with_time(UNIX_EPOCH - Duration::from_millis(2_250));
+        assert_eq!(before.since_epoch(), Err(Duration::from_millis(2_250)));
+        let live = new();
+        let d = live.since_epoch().expect("after 1970");
+        assert_eq!(live.time(), UNIX_EPOCH + d, "fixed by the first reading");
     }
 
     #[test]

@@ -12,7 +12,6 @@
 //! and length, then the value item) up to the record's length.
 
 use std::sync::Arc;
-use std::time::{Duration, UNIX_EPOCH};
 
 use crate::record::level::Level;
 use crate::record::metadata::Metadata;
@@ -501,7 +500,6 @@ pub(super) unsafe fn decode(
     let end = (head & 0xffff_ffff) as usize;
     // SAFETY: written from a `&'static Metadata` by `start`.
     let meta: &'static Metadata = unsafe { &*(w[1] as usize as *const Metadata) };
-    let time = UNIX_EPOCH + Duration::from_nanos(w[2]);
     let (thread, mut at) = match head & THREAD {
         0 => (ring_thread, 4),
         _ => (w[4], 5),
@@ -593,7 +591,7 @@ pub(super) unsafe fn decode(
         let mut write = |m: std::fmt::Arguments<'_>| {
             sink(
                 &Record::new(meta, level, m, &fields)
-                    .with_time(time)
+                    .with_time_ns(w[2])
                     .with_thread(thread)
                     .with_thread_name_opt(name)
                     .with_raw(raw)
