@@ -195,13 +195,11 @@ impl<'a> Record<'a> {
     /// (0: the epoch), kept as it is: a line writer reads it without a
     /// round trip through `SystemTime`.
     pub(crate) fn with_time_ns(self, ns: u64) -> Record<'a> {
-        match ns {
-            0 => self.with_time(UNIX_EPOCH),
-            ns => {
-                self.time_ns.set(ns);
-                self
-            }
+        if ns == 0 {
+            let _ = self.time.set(UNIX_EPOCH);
         }
+        self.time_ns.set(ns);
+        self
     }
     /// Fixes the emitting thread's number (see [`thread_number`]), for a
     /// record rebuilt on another thread.
