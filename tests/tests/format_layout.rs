@@ -109,6 +109,7 @@ fn every_layout_writes_the_records_own_time() {
     assert!(line(Format::Compact, &r).starts_with("19:26:59.926 INFO  radical.asyncflow: m"));
     let json: serde_json::Value = serde_json::from_str(&line(Format::Json, &r)).unwrap();
     assert_eq!(json["time"].as_f64(), Some(1_796_066_819.926_123));
+    assert!(line(Format::Json, &r).starts_with(r#"{"time":1796066819.926123,"level":"INFO","#));
 
     // Rounded, not truncated: .9996 s is the next second.
     let late = UNIX_EPOCH + Duration::new(1_796_066_819, 999_600_000);
@@ -306,6 +307,51 @@ fn forged_target_through_a_macro_is_one_line() {
     assert_eq!(splitlines(&text).len(), 4, "{text:?}");
     assert!(text.contains(" d=\" key=forged\""), "{text:?}");
     elide::set_sinks([]);
+}
+
+/// A message from a macro, its arguments of every kind and format spec,
+/// reads in a JSON line and in a RADICAL line as `format!` writes it (the
+/// lines write the pieces and integers themselves, not through `fmt`).
+#[test]
+fn a_macro_message_is_the_text_format_writes_in_every_layout() {
+    struct Lines(Mutex<Vec<String>>);
+    impl Sink for Lines {
+        fn emit(&self, r: &Record<'_>) {
+            for f in [Format::Json, Format::Radical] {
+                self.0.lock().unwrap().push(line(f, r));
+            }
+        }
+    }
+    let lines = Arc::new(Lines(Mutex::new(Vec::new())));
+    elide::set_sinks([lines.clone() as Arc<dyn Sink>]);
+    elide::set_level(elide::LevelFilter::Info);
+    let (n, i, x, s) = (18_446_744_073_709_551_615u64, -42i32, 1.5f64, "q\"\\ \n");
+    elide::info!(
+        "n={} i={} x={} x2={:.2} s={} s?={:?} w=[{:>5}] h={:#x} u={}",
+        n,
+        i,
+        x,
+        x,
+        s,
+        s,
+        i,
+        n,
+        7u8
+    );
+    let want = format!(
+        "n={} i={} x={} x2={:.2} s={} s?={:?} w=[{:>5}] h={:#x} u={}",
+        n, i, x, x, s, s, i, n, 7u8
+    );
+    elide::set_sinks([]);
+    let lines = lines.0.lock().unwrap();
+    let json: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(json["msg"], want.as_str(), "{}", lines[0]);
+    let escaped = want.replace('\n', "\\n");
+    assert!(
+        lines[1].ends_with(&format!(" : INFO     : {escaped}\n")),
+        "{}",
+        lines[1]
+    );
 }
 
 /// `Format::RadicalDotted` under `init_ns("radical.asyncflow")` spells the name

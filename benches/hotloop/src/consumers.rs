@@ -77,6 +77,17 @@ impl elide::Sink for FmtSink {
     }
 }
 
+/// Renders JSON lines and writes them to `io::sink()`.
+pub struct JsonFmtSink;
+
+impl elide::Sink for JsonFmtSink {
+    fn emit(&self, record: &elide::Record<'_>) {
+        write_line(&mut std::io::sink(), |buf| {
+            elide::format::Format::Json.write(record, buf)
+        });
+    }
+}
+
 /// Keeps every message, rendered, in memory: the same work as `MemLogger`
 /// and `MemSubscriber` (elide's own `MemorySink` keeps more: its row is
 /// separate).

@@ -30,6 +30,7 @@ const MEMORY: &str = "enabled, into memory";
 const MEMORY_SINK: &str = "enabled, into elide's MemorySink (message, time, thread, fields kept)";
 const FORMAT: &str = "enabled, formatted into io::sink";
 const FORMAT_RADICAL: &str = "enabled, RADICAL columns into io::sink";
+const FORMAT_JSON: &str = "enabled, a JSON line into io::sink (no peer here writes this layout)";
 const FILE: &str = "enabled, formatted into a 64 KiB-buffered file";
 const SPAN_OFF: &str = "span off (run time), entered";
 const CHECK_OFF: &str = "check! off at run time";
@@ -170,6 +171,10 @@ fn e_memory_sink_reset() {
 }
 fn e_info_fmt() {
     elide_with(Arc::new(FmtSink), LevelFilter::Info);
+}
+/// `Format::Json`: the layout of `LOG_FMT=json`.
+fn e_info_json() {
+    elide_with(Arc::new(crate::consumers::JsonFmtSink), LevelFilter::Info);
 }
 fn e_info_file() {
     // elide's file sink: RADICAL lines through a 64 KiB buffer.
@@ -595,6 +600,13 @@ pub static VARIANTS: &[Variant] = &[
     v!("l-format", FORMAT, "log", l_info_fmt, hot_log_info),
     v!("t-format", FORMAT, "tracing", t_info_fmt, hot_tracing_info),
     v!("s-format", FORMAT, "spdlog-rs", s_info_fmt, hot_spdlog_info),
+    v!(
+        "e-format-json",
+        FORMAT_JSON,
+        "elide",
+        e_info_json,
+        hot_elide_info
+    ),
     v!(
         "e-format-radical",
         FORMAT_RADICAL,

@@ -2,7 +2,7 @@
 //! a few dozen instructions instead of the `fmt` machinery's hundreds
 //! (and no `f64` formatting at all).
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// The widest padding a column needs.
 const SPACES: [u8; 20] = [b' '; 20];
@@ -30,67 +30,79 @@ pub(crate) fn push_u64_left(n: u64, width: usize, out: &mut String) {
 }
 
 /// Appends a time, given as its distance from the Unix epoch (`Err`:
-/// before it), as epoch seconds with three decimals: exactly the text of
-/// `format!("{:.3}", d.as_secs_f64())`, which is also Python's
-/// `"%.3f" % t` of the same float (both round the binary value to the
-/// nearest millisecond, ties to even). radical.utils writes `%.3f` of
-/// `time.time()`, so a line rounds up at the half millisecond, not down.
+/// before it), as epoch seconds with `DIGITS` decimals (3 for RADICAL
+/// lines, 6 for JSON): exactly the text of `format!("{:.3}", secs)` of the
+/// float `secs = d.as_secs_f64()`, which is also Python's `"%.3f" % secs`
+/// (both round the binary value, ties to even). radical.utils writes
+/// `%.3f` of `time.time()`, so a line rounds up at the half millisecond,
+/// not down.
 ///
-/// Integer seconds and milliseconds are written directly; only a time
-/// within a rounding error of a half millisecond consults the float, and
-/// then by exact integer comparison. That holds for every time before
-/// 2^42 s (about 139,000 years), where a step of the float reaches a
-/// millisecond; a later time is written as its exact millisecond, or the
-/// next, and never panics (`secs * 1000` needs more than 64 bits from
-/// 2^64 / 1000 s on, which a `SystemTime` can hold).
-pub(crate) fn push_epoch_3(since_epoch: Result<Duration, Duration>, out: &mut String) {
+/// Integer seconds and fractions are written directly; the float is
+/// consulted only to round, by exact integer comparison (for milliseconds
+/// only near the half, where it may differ from the exact time). The text
+/// is the float's for every time before 2^42 s with three decimals and
+/// 2^33 s (the year 2242) with six, where a float's error stays below
+/// half a step; a later time is written as its exact step, or the next,
+/// and never panics.
+pub(crate) fn push_epoch<const DIGITS: usize>(
+    since_epoch: Result<Duration, Duration>,
+    out: &mut String,
+) {
     match since_epoch {
         Ok(d) => {
-            let (secs, millis) = round_millis(d);
-            let mut line = [0u8; DIGITS_END + 24];
+            let (secs, mut frac) = round_frac(d, 10u32.pow(DIGITS as u32));
+            let mut line = [0u8; DIGITS_END + 28];
             let at = digits_into(secs, &mut line);
-            let m = millis as usize;
-            let n = DIGITS_END;
-            line[n] = b'.';
-            line[n + 1] = b'0' + (m / 100) as u8;
-            line[n + 2] = PAIRS[m % 100 * 2];
-            line[n + 3] = PAIRS[m % 100 * 2 + 1];
-            push_ascii::<24, _>(&line, at, n + 4 - at, out);
+            line[DIGITS_END] = b'.';
+            // Two digits at a time from the right, then an odd first one.
+            let mut i = DIGITS;
+            while i >= 2 {
+                let pair = (frac % 100) as usize * 2;
+                frac /= 100;
+                line[DIGITS_END + i - 1] = PAIRS[pair];
+                line[DIGITS_END + i] = PAIRS[pair + 1];
+                i -= 2;
+            }
+            if i == 1 {
+                line[DIGITS_END + 1] = b'0' + frac as u8;
+            }
+            push_ascii::<28, _>(&line, at, DIGITS_END + 1 + DIGITS - at, out);
         }
         // Before 1970: not worth a fast path.
         Err(before) => {
             use std::fmt::Write;
-            let _ = write!(out, "{:.3}", -before.as_secs_f64());
+            let _ = write!(out, "{:.*}", DIGITS, -before.as_secs_f64());
         }
     }
 }
 
-/// `d` rounded to milliseconds as `{:.3}` of `d.as_secs_f64()` rounds it:
-/// (seconds, milliseconds 0..=999).
-pub(crate) fn round_millis(d: Duration) -> (u64, u32) {
+/// `d` rounded to steps of `1 / scale` s (1,000 or 1,000,000) as the
+/// float `d.as_secs_f64()` rounds: (seconds, steps `0..scale`).
+#[inline(always)]
+pub(crate) fn round_frac(d: Duration, scale: u32) -> (u64, u32) {
+    let step = 1_000_000_000 / scale;
     let secs = d.as_secs();
-    let nanos = d.subsec_nanos();
-    let ms = nanos / 1_000_000;
-    let rem = nanos % 1_000_000;
-    // The float is within a few hundred ns of the exact time for any date
-    // before the year 2500 (an ulp at 2^34 s is 2 us): far from the
-    // half millisecond, the exact time decides; near it, the float does.
-    let up = if secs < 1 << 34 && rem.abs_diff(500_000) > 4_000 {
-        rem > 500_000
+    let (k, rem) = (d.subsec_nanos() / step, d.subsec_nanos() % step);
+    // Before 2^34 s (the year 2514) the float is within 4 us of the exact
+    // time: far from the half millisecond, the exact time decides. A half
+    // microsecond is never that far, so there the float always does.
+    let up = if scale == 1000 && secs < 1 << 34 && rem.abs_diff(step / 2) > 4_000 {
+        rem > step / 2
     } else {
-        float_rounds_up(d.as_secs_f64(), u128::from(secs) * 1000 + u128::from(ms))
+        let k = u128::from(secs) * u128::from(scale) + u128::from(k);
+        float_rounds_up(d.as_secs_f64(), k, scale)
     };
-    match (up, ms) {
-        (false, ms) => (secs, ms),
-        (true, 999) => (secs + 1, 0),
-        (true, ms) => (secs, ms + 1),
+    match up {
+        false => (secs, k),
+        true if k + 1 == scale => (secs + 1, 0),
+        true => (secs, k + 1),
     }
 }
 
-/// Whether `x` rounds to `k + 1` rather than `k` thousandths, `k` being the
-/// exact time's floor: compares `x` with the midpoint `(2k + 1) / 2000`
-/// exactly, in integers, ties to even.
-fn float_rounds_up(x: f64, k: u128) -> bool {
+/// Whether `x` rounds to `k + 1` rather than `k` steps of `1 / scale`,
+/// `k` being the exact time's floor: compares `x` with the midpoint
+/// `(2k + 1) / (2 scale)` exactly, in integers, ties to even.
+fn float_rounds_up(x: f64, k: u128, scale: u32) -> bool {
     let bits = x.to_bits();
     let exp = ((bits >> 52) & 0x7ff) as i32;
     let frac = bits & ((1 << 52) - 1);
@@ -102,8 +114,8 @@ fn float_rounds_up(x: f64, k: u128) -> bool {
         // Whole seconds beyond 2^52: no fraction left to round.
         return false;
     }
-    // x = m * 2^e; compare m * 2000 with (2k + 1) * 2^-e.
-    let lhs = u128::from(m) * 2000;
+    // x = m * 2^e; compare m * 2 scale with (2k + 1) * 2^-e.
+    let lhs = u128::from(m) * 2 * u128::from(scale);
     let mid = 2 * k + 1;
     let rhs = match mid.checked_shl((-e) as u32) {
         Some(r) if r >> (-e) as u32 == mid => r,
@@ -119,8 +131,8 @@ fn float_rounds_up(x: f64, k: u128) -> bool {
 /// Writes `t` as epoch seconds with exactly seven decimals (`%.7f`), from
 /// the integer parts so no float rounding creeps into the last digits.
 #[cfg(any(feature = "json", feature = "prof"))]
-pub(crate) fn push_epoch_7(t: SystemTime, out: &mut String) {
-    let (sign, d) = match t.duration_since(UNIX_EPOCH) {
+pub(crate) fn push_epoch_7(t: std::time::SystemTime, out: &mut String) {
+    let (sign, d) = match t.duration_since(std::time::UNIX_EPOCH) {
         Ok(d) => ("", d),
         Err(e) => ("-", e.duration()),
     };
@@ -134,7 +146,7 @@ mod tests {
 
     fn text(d: Duration) -> String {
         let mut out = String::new();
-        push_epoch_3(Ok(d), &mut out);
+        push_epoch::<3>(Ok(d), &mut out);
         out
     }
 
@@ -184,7 +196,7 @@ mod tests {
         assert_eq!(d(0, 187_500_000), "0.188");
         // Before 1970.
         let mut out = String::new();
-        push_epoch_3(Err(Duration::from_millis(2_250)), &mut out);
+        push_epoch::<3>(Err(Duration::from_millis(2_250)), &mut out);
         assert_eq!(out, "-2.250");
     }
 
@@ -248,5 +260,40 @@ mod tests {
             let d = Duration::new(secs, nanos);
             assert_eq!(text(d), format!("{:.3}", d.as_secs_f64()), "{d:?}");
         }
+    }
+
+    /// Six decimals (JSON lines), against the float's own text: near the
+    /// half microsecond, at binary ties (0.0078125 s is one), and
+    /// anywhere, for every time before 2^33 s, and before 1970.
+    #[test]
+    fn six_decimals_match_float_formatting() {
+        let micro = |d: Result<Duration, Duration>| {
+            let mut out = String::new();
+            push_epoch::<6>(d, &mut out);
+            out
+        };
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for i in 0..200_000u64 {
+            let secs = match i % 3 {
+                0 => 1_700_000_000 + next() % 200_000_000,
+                1 => next() % 1000,
+                _ => next() % (1 << 33),
+            };
+            let nanos = match i % 3 {
+                0 => ((next() % 1_000_000) as u32) * 1000 + 500 - 20 + (next() % 40) as u32,
+                1 => (next() % 128) as u32 * 7_812_500,
+                _ => (next() % 1_000_000_000) as u32,
+            };
+            let d = Duration::new(secs, nanos);
+            assert_eq!(micro(Ok(d)), format!("{:.6}", d.as_secs_f64()), "{d:?}");
+        }
+        assert_eq!(micro(Ok(Duration::new(41, 999_999_700))), "42.000000");
+        assert_eq!(micro(Err(Duration::from_millis(2_250))), "-2.250000");
     }
 }

@@ -31,6 +31,9 @@ const QUOTE: u8 = 2;
 /// every non-ASCII byte, for the width count).
 const NAME: u8 = 4;
 
+/// ... and bytes a JSON string looks at (those of `TEXT`, `"` and `\`).
+const JSON: u8 = 8;
+
 /// The class bits of every byte value, so a scan is one load per byte.
 static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
@@ -39,13 +42,16 @@ static CLASS: [u8; 256] = {
         let text = b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2;
         let mut c = 0;
         if text {
-            c |= TEXT | QUOTE | NAME;
+            c |= TEXT | QUOTE | NAME | JSON;
         }
         if b == b' ' as usize || b == b'\\' as usize {
             c |= QUOTE | NAME;
         }
         if b == b'=' as usize || b == b'"' as usize {
             c |= QUOTE;
+        }
+        if b == b'"' as usize || b == b'\\' as usize {
+            c |= JSON;
         }
         if b >= 0x80 {
             c |= NAME;
@@ -110,6 +116,7 @@ fn may_hold(w: u64, class: u8) -> bool {
     let may = match class {
         TEXT => high | below(0x20),
         NAME => high | below(0x21) | equal(b'\\'),
+        JSON => high | below(0x20) | equal(b'\\') | equal(b'"'),
         _ => high | below(0x21) | equal(b'\\') | equal(b'=') | equal(b'"'),
     };
     may & HIGH != 0
@@ -384,9 +391,21 @@ pub(crate) struct JsonEscaped<'a>(pub(crate) &'a mut String);
 #[cfg(feature = "json")]
 impl fmt::Write for JsonEscaped<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
+        json_text(s, self.0);
+        Ok(())
+    }
+}
+
+/// Appends `s` escaped for the inside of a JSON string: `"`, `\` and
+/// every line-breaking character.
+#[cfg(feature = "json")]
+pub(crate) fn json_text(s: &str, out: &mut String) {
+    if skip(s.as_bytes(), 0, JSON) == s.len() {
+        out.push_str(s);
+    } else {
         copy_escaping(
             s,
-            self.0,
+            out,
             |b| suspect(b) || b == b'"' || b == b'\\',
             |c| c == '"' || c == '\\' || breaks_line(c),
             |c, out| match c {
@@ -404,7 +423,6 @@ impl fmt::Write for JsonEscaped<'_> {
                 }
             },
         );
-        Ok(())
     }
 }
 
@@ -423,7 +441,7 @@ mod tests {
                 .find(|&i| CLASS[bytes[i] as usize] & class != 0)
                 .unwrap_or(bytes.len())
         };
-        for class in [TEXT, QUOTE, NAME] {
+        for class in [TEXT, QUOTE, NAME, JSON] {
             for len in [0, 7, 8, 9, 15, 16, 21, 23] {
                 for at in 0..len {
                     for b in 0..=255u8 {

@@ -1,9 +1,9 @@
 //! JSON lines: one object per record, always valid JSON.
 
 use std::fmt::{self, Write};
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::escape::JsonEscaped;
+use super::digits::{push_epoch, push_i64, push_u64};
+use super::escape::{json_text, JsonEscaped};
 use super::pid;
 use crate::record::value::{Field, Value, Visit};
 use crate::record::Record;
@@ -71,7 +71,7 @@ pub fn json_fields(fields: &[Field<'_>], out: &mut String) {
 /// A JSON string literal.
 pub(crate) fn string(s: &str, out: &mut String) {
     out.push('"');
-    let _ = JsonEscaped(out).write_str(s);
+    json_text(s, out);
     out.push('"');
 }
 
@@ -92,10 +92,10 @@ impl Json<'_> {
 
 impl Visit for Json<'_> {
     fn i64(&mut self, v: i64) {
-        self.bare(&v)
+        push_i64(v, self.0)
     }
     fn u64(&mut self, v: u64) {
-        self.bare(&v)
+        push_u64(v, self.0);
     }
     fn i128(&mut self, v: i128) {
         self.bare(&v)
@@ -145,49 +145,29 @@ pub(crate) fn object<'v>(fields: impl Iterator<Item = (&'v str, Value<'v>)>, out
 }
 
 pub(super) fn write(record: &Record<'_>, out: &mut String) {
+    // Numbers and texts straight into the line, as the RADICAL layout
+    // writes them: the same text as `{:.6}`, `{}` and `format_args!`.
     let meta = record.metadata();
-    let _ = write!(
-        out,
-        "{{\"time\":{:.6},\"level\":",
-        epoch_secs(record.time())
-    );
+    out.push_str("{\"time\":");
+    push_epoch::<6>(record.since_epoch(), out);
+    out.push_str(",\"level\":");
     string(record.level().as_str(), out);
     out.push_str(",\"target\":");
     string(record.target(), out);
-    let _ = write!(out, ",\"pid\":{},\"tid\":{}", pid(), record.thread_id());
+    out.push_str(",\"pid\":");
+    push_u64(u64::from(pid()), out);
+    out.push_str(",\"tid\":");
+    push_u64(record.thread_id(), out);
     // The span it was emitted in, with the ids OTLP gives it.
     crate::record::trace_ids::push_json(record.scope_ids(), out);
     out.push_str(",\"msg\":\"");
-    let _ = record
-        .args()
-        .with_args(|args| JsonEscaped(out).write_fmt(args));
+    record.args().write_to(out, json_text, false);
     out.push_str("\",\"fields\":");
     fields_object(record.fields(), out);
     super::span_chain::write_json(record, out);
     out.push_str(",\"file\":");
     string(meta.file(), out);
-    let _ = write!(out, ",\"line\":{}}}", meta.line());
-}
-
-/// Seconds since the Unix epoch, as a float (negative before 1970).
-fn epoch_secs(t: SystemTime) -> f64 {
-    match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => d.as_secs_f64(),
-        Err(e) => -e.duration().as_secs_f64(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn epoch_seconds_are_signed_seconds_since_1970() {
-        use std::time::Duration;
-        assert_eq!(epoch_secs(UNIX_EPOCH), 0.0);
-        assert_eq!(epoch_secs(UNIX_EPOCH + Duration::from_millis(1500)), 1.5);
-        assert_eq!(epoch_secs(UNIX_EPOCH - Duration::from_millis(2250)), -2.25);
-        let t = UNIX_EPOCH + Duration::new(1_796_066_819, 926_123_456);
-        assert_eq!(epoch_secs(t), 1_796_066_819.0 + 0.926_123_456);
-    }
+    out.push_str(",\"line\":");
+    push_u64(u64::from(meta.line()), out);
+    out.push('}');
 }

@@ -2,7 +2,7 @@
 //! `%(created).3f : %(name)-20s : %(process)-5d : %(thread)-5d :
 //! %(levelname)-8s : %(message)s`, then the fields.
 
-use super::digits::{pad, push_epoch_3, push_u64_left};
+use super::digits::{pad, push_epoch, push_u64_left};
 use super::escape::escape_name;
 use super::{pid, write_fields, write_message};
 use crate::record::level::Level;
@@ -27,7 +27,7 @@ fn level_column(level: Level) -> &'static str {
 /// [`Format::RadicalDotted`](super::Format::RadicalDotted) does.
 pub(super) fn write(record: &Record<'_>, dotted: bool, out: &mut String) {
     out.reserve(96);
-    push_epoch_3(record.since_epoch(), out);
+    push_epoch::<3>(record.since_epoch(), out);
     out.push_str(" : ");
     let width = if dotted {
         write_dotted(record.target(), out)
