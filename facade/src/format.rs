@@ -30,7 +30,11 @@ pub(crate) mod span_chain;
 pub(crate) use debug_text::otlp_string;
 #[cfg(any(feature = "json", feature = "prof"))]
 pub(crate) use digits::push_epoch_7;
+#[cfg(feature = "prof")]
+pub(crate) use escape::prof_text;
 pub use escape::Escaped;
+#[cfg(feature = "json")]
+pub(crate) use escape::JsonEscaped;
 #[cfg(feature = "json")]
 #[allow(deprecated)]
 pub use json::{json_fields, json_str, json_value};

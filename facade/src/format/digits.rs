@@ -50,23 +50,8 @@ pub(crate) fn push_epoch<const DIGITS: usize>(
 ) {
     match since_epoch {
         Ok(d) => {
-            let (secs, mut frac) = round_frac(d, 10u32.pow(DIGITS as u32));
-            let mut line = [0u8; DIGITS_END + 28];
-            let at = digits_into(secs, &mut line);
-            line[DIGITS_END] = b'.';
-            // Two digits at a time from the right, then an odd first one.
-            let mut i = DIGITS;
-            while i >= 2 {
-                let pair = (frac % 100) as usize * 2;
-                frac /= 100;
-                line[DIGITS_END + i - 1] = PAIRS[pair];
-                line[DIGITS_END + i] = PAIRS[pair + 1];
-                i -= 2;
-            }
-            if i == 1 {
-                line[DIGITS_END + 1] = b'0' + frac as u8;
-            }
-            push_ascii::<28, _>(&line, at, DIGITS_END + 1 + DIGITS - at, out);
+            let (secs, frac) = round_frac(d, 10u32.pow(DIGITS as u32));
+            push_decimal::<DIGITS>(secs, frac, out);
         }
         // Before 1970: not worth a fast path.
         Err(before) => {
@@ -74,6 +59,27 @@ pub(crate) fn push_epoch<const DIGITS: usize>(
             let _ = write!(out, "{:.*}", DIGITS, -before.as_secs_f64());
         }
     }
+}
+
+/// Appends `secs.frac`, `frac` zero-padded to `DIGITS` (at most 7) digits.
+#[inline(always)]
+fn push_decimal<const DIGITS: usize>(secs: u64, mut frac: u32, out: &mut String) {
+    let mut line = [0u8; DIGITS_END + 28];
+    let at = digits_into(secs, &mut line);
+    line[DIGITS_END] = b'.';
+    // Two digits at a time from the right, then an odd first one.
+    let mut i = DIGITS;
+    while i >= 2 {
+        let pair = (frac % 100) as usize * 2;
+        frac /= 100;
+        line[DIGITS_END + i - 1] = PAIRS[pair];
+        line[DIGITS_END + i] = PAIRS[pair + 1];
+        i -= 2;
+    }
+    if i == 1 {
+        line[DIGITS_END + 1] = b'0' + frac as u8;
+    }
+    push_ascii::<28, _>(&line, at, DIGITS_END + 1 + DIGITS - at, out);
 }
 
 /// `d` rounded to steps of `1 / scale` s (1,000 or 1,000,000) as the
@@ -132,12 +138,14 @@ fn float_rounds_up(x: f64, k: u128, scale: u32) -> bool {
 /// the integer parts so no float rounding creeps into the last digits.
 #[cfg(any(feature = "json", feature = "prof"))]
 pub(crate) fn push_epoch_7(t: std::time::SystemTime, out: &mut String) {
-    let (sign, d) = match t.duration_since(std::time::UNIX_EPOCH) {
-        Ok(d) => ("", d),
-        Err(e) => ("-", e.duration()),
+    let d = match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => d,
+        Err(e) => {
+            out.push('-');
+            e.duration()
+        }
     };
-    use std::fmt::Write;
-    let _ = write!(out, "{sign}{}.{:07}", d.as_secs(), d.subsec_nanos() / 100);
+    push_decimal::<7>(d.as_secs(), d.subsec_nanos() / 100, out);
 }
 
 #[cfg(test)]

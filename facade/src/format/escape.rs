@@ -34,6 +34,9 @@ const NAME: u8 = 4;
 /// ... and bytes a JSON string looks at (those of `TEXT`, `"` and `\`).
 const JSON: u8 = 8;
 
+/// ... and bytes a `.prof` column looks at (those of `TEXT`, and `,`).
+const PROF: u8 = 16;
+
 /// The class bits of every byte value, so a scan is one load per byte.
 static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
@@ -42,7 +45,10 @@ static CLASS: [u8; 256] = {
         let text = b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2;
         let mut c = 0;
         if text {
-            c |= TEXT | QUOTE | NAME | JSON;
+            c |= TEXT | QUOTE | NAME | JSON | PROF;
+        }
+        if b == b',' as usize {
+            c |= PROF;
         }
         if b == b' ' as usize || b == b'\\' as usize {
             c |= QUOTE | NAME;
@@ -117,6 +123,7 @@ fn may_hold(w: u64, class: u8) -> bool {
         TEXT => high | below(0x20),
         NAME => high | below(0x21) | equal(b'\\'),
         JSON => high | below(0x20) | equal(b'\\') | equal(b'"'),
+        PROF => high | below(0x20) | equal(b','),
         _ => high | below(0x21) | equal(b'\\') | equal(b'=') | equal(b'"'),
     };
     may & HIGH != 0
@@ -187,10 +194,29 @@ fn copy_text(s: &str, out: &mut String) {
     }
 }
 
-/// Appends `s` with every line-breaking character escaped (messages,
-/// `.prof` fields).
+/// Appends `s` with every line-breaking character escaped (messages).
 pub(crate) fn escape_text(s: &str, out: &mut String) {
     copy_text(s, out);
+}
+
+/// Appends `s` as a `.prof` column: line breaks escaped and every `,` (the
+/// column separator) written as `;`.
+#[cfg(feature = "prof")]
+pub(crate) fn prof_text(s: &str, out: &mut String) {
+    if skip(s.as_bytes(), 0, PROF) == s.len() {
+        out.push_str(s);
+    } else {
+        copy_escaping(
+            s,
+            out,
+            |b| suspect(b) || b == b',',
+            |c| c == ',' || breaks_line(c),
+            |c, out| match c {
+                ',' => out.push(';'),
+                c => push_escape(c, out),
+            },
+        );
+    }
 }
 
 /// Escapes line-breaking characters (and nothing else) while writing to a
@@ -441,7 +467,7 @@ mod tests {
                 .find(|&i| CLASS[bytes[i] as usize] & class != 0)
                 .unwrap_or(bytes.len())
         };
-        for class in [TEXT, QUOTE, NAME, JSON] {
+        for class in [TEXT, QUOTE, NAME, JSON, PROF] {
             for len in [0, 7, 8, 9, 15, 16, 21, 23] {
                 for at in 0..len {
                     for b in 0..=255u8 {

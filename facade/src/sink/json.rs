@@ -1,13 +1,12 @@
 //! Telemetry as JSON lines: one object per event, fields typed.
 
-use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use crate::format::push_epoch_7;
-use crate::format::Format;
+use crate::format::{push_epoch_7, Format, JsonEscaped};
+use crate::record::decimal::push_u64;
 use crate::record::level::LevelFilter;
 use crate::record::Record;
 use crate::sink::Sink;
@@ -77,16 +76,12 @@ impl JsonSink {
         Format::json_str(record.metadata().name(), out);
         out.push_str(",\"target\":");
         Format::json_str(record.target(), out);
-        out.push_str(",\"thread\":");
-        let mut thread = String::new();
-        record.write_thread_label(&mut thread);
-        Format::json_str(&thread, out);
-        let _ = write!(
-            out,
-            ",\"tid\":{},\"pid\":{}",
-            record.thread_id(),
-            crate::os::process::pid()
-        );
+        out.push_str(",\"thread\":\"");
+        record.write_thread_label(&mut JsonEscaped(out));
+        out.push_str("\",\"tid\":");
+        push_u64(record.thread_id(), out);
+        out.push_str(",\"pid\":");
+        push_u64(u64::from(crate::os::process::pid()), out);
         // The scope it was emitted in (none for a scope's own events,
         // which carry their ids as fields).
         if !is_scope_event(record) {

@@ -10,8 +10,10 @@ use std::time::SystemTime;
 
 use super::ntp_cache::{self, Offset};
 use super::profiles::thread_label;
-use crate::format::push_epoch_7;
+use crate::format::{prof_text, push_epoch_7};
+use crate::record::decimal::{push_i64, push_u64};
 use crate::record::level::LevelFilter;
+use crate::record::value::Visit;
 use crate::record::Record;
 use crate::sink::Sink;
 
@@ -225,12 +227,10 @@ impl ProfSink {
     fn render(&self, record: &Record<'_>, out: &mut String) {
         push_epoch_7(record.time(), out);
         out.push(',');
-        let _ = Clean(out).write_str(record.metadata().name());
+        prof_text(record.metadata().name(), out);
         out.push(',');
         match record.field("comp") {
-            Some(v) => {
-                let _ = write!(Clean(out), "{v}");
-            }
+            Some(v) => v.visit(&mut Clean(out)),
             None => out.push_str(&self.component),
         }
         out.push(',');
@@ -238,7 +238,7 @@ impl ProfSink {
         for column in ["uid", "state"] {
             out.push(',');
             if let Some(v) = record.field(column) {
-                let _ = write!(Clean(out), "{v}");
+                v.visit(&mut Clean(out));
             }
         }
         out.push(',');
@@ -259,7 +259,7 @@ impl ProfSink {
             msg.push('=');
             crate::format::write_plain_value(v, &mut msg);
         }
-        let _ = Clean(out).write_str(&msg);
+        prof_text(&msg, out);
         out.push('\n');
     }
 
@@ -317,13 +317,27 @@ struct Clean<'a>(&'a mut String);
 
 impl fmt::Write for Clean<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        for (i, part) in s.split(',').enumerate() {
-            if i > 0 {
-                self.0.push(';');
-            }
-            crate::format::Escaped(self.0).write_str(part)?;
-        }
+        prof_text(s, self.0);
         Ok(())
+    }
+}
+
+impl Visit for Clean<'_> {
+    // Integers and texts written directly: the same text as `Display`.
+    fn i64(&mut self, v: i64) {
+        push_i64(v, self.0);
+    }
+    fn u64(&mut self, v: u64) {
+        push_u64(v, self.0);
+    }
+    fn str(&mut self, v: &str) {
+        prof_text(v, self.0);
+    }
+    fn display(&mut self, v: &dyn fmt::Display) {
+        let _ = write!(self, "{v}");
+    }
+    fn debug(&mut self, v: &dyn fmt::Debug) {
+        let _ = write!(self, "{v:?}");
     }
 }
 
@@ -357,6 +371,45 @@ mod tests {
         }
         let left: Vec<_> = std::fs::read_dir(&*dir).unwrap().collect();
         assert!(left.is_empty(), "nothing created: {left:?}");
+    }
+
+    /// Each column holds its value's text, a `,` in it written as `;` and
+    /// a line break escaped, so a line always has seven fields; integers,
+    /// texts and `Display` values alike; other fields go to `msg`.
+    #[test]
+    fn columns_hold_their_values_cleaned() {
+        use crate::record::metadata::TEST_EVENT;
+        use crate::record::value::Value;
+        let dir = scratch("columns");
+        let sink = ProfSink::open(&*dir, "columns").unwrap();
+        let shown = format_args!("x,y");
+        let fields = [
+            ("comp", Value::Str("agent,0")),
+            ("uid", Value::U64(18_446_744_073_709_551_615)),
+            ("state", Value::Str("RUN\nNING")),
+            ("n", Value::I64(-3)),
+            ("d", Value::Display(&shown)),
+        ];
+        let r = Record::new(
+            &TEST_EVENT,
+            crate::record::level::Level::Info,
+            format_args!(""),
+            &fields,
+        )
+        .with_time(std::time::UNIX_EPOCH + std::time::Duration::new(1_718_000_000, 123_456_789))
+        .with_thread(4);
+        let mut line = String::new();
+        sink.render(&r, &mut line);
+        assert_eq!(
+            line,
+            "1718000000.1234567,task.start,agent;0,4,18446744073709551615,RUN\\nNING,n=-3 d=x;y\n"
+        );
+        let mut before = String::new();
+        push_epoch_7(
+            std::time::UNIX_EPOCH - std::time::Duration::new(2, 50),
+            &mut before,
+        );
+        assert_eq!(before, "-2.0000000");
     }
 
     /// A profile whose writes fail (here a full device) counts a write
