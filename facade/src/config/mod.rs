@@ -90,12 +90,7 @@ pub(crate) fn set_rule<T>(rules: &mut Vec<(String, T)>, namespace: &str, value: 
 }
 
 fn by_api<T>(value: T, call: String) -> Decided<T> {
-    Decided {
-        value,
-        origin: Origin::Api(call),
-        searched: Vec::new(),
-        rejected: Vec::new(),
-    }
+    Decided::new(value, Origin::Api(call))
 }
 
 impl Config {

@@ -194,78 +194,52 @@ pub fn describe_for(namespace: &str) -> Description {
     let sinks_max = dispatch::max_level();
     let cfg = config::read();
     let prefix = env_prefix(namespace);
-    let snap = cfg.snapshot();
-    let root = cfg.root();
+    let (snap, root) = (cfg.snapshot(), cfg.root());
     let root = root.as_deref();
-    let mut entries = Vec::new();
-    let mut push = |key: &dyn AnyKey, d: Decided<String>| {
-        let key = key.name();
-        entries.push(Entry {
-            key,
-            value: d.value,
-            origin: d.origin,
-            searched: d.searched,
-            ignored: d
-                .rejected
-                .into_iter()
-                .map(|r| format!("{}={:?}: {}", r.var, r.raw.to_string_lossy(), r.reason))
-                .collect(),
-        })
-    };
-    push(&LOG_LVL, cfg.level_decision(&prefix).into_text());
-    push(&DEBUG, cfg.debug_decision(&prefix).into_text());
-    push(&PROFILE, cfg.telemetry_decision(&prefix).into_text());
-    let d = env::log_targets(snap, root);
-    env::report(&d);
-    let mode = env::log_mode(snap, root);
-    env::report(&mode);
-    let format = env::log_format(snap, root);
-    env::report(&format);
+    let mut entries = vec![
+        entry(&LOG_LVL, cfg.level_decision(&prefix).into_text()),
+        entry(&DEBUG, cfg.debug_decision(&prefix).into_text()),
+        entry(&PROFILE, cfg.telemetry_decision(&prefix).into_text()),
+    ];
+    let (tgt, mode, format) = (
+        reported(env::log_targets(snap, root)),
+        reported(env::log_mode(snap, root)),
+        reported(env::log_format(snap, root)),
+    );
     if sinks_from_env {
-        push(&LOG_TGT, d.into_text());
-        push(&LOG_MODE, mode.into_text());
-        push(&LOG_FMT, format.into_text());
+        entries.extend([
+            entry(&LOG_TGT, tgt),
+            entry(&LOG_MODE, mode),
+            entry(&LOG_FMT, format),
+        ]);
     } else {
         let n = dispatch::installed().map_or(0, |s| s.len());
-        let api = |value: String| Decided {
-            value,
-            origin: Origin::Api("set_sinks".into()),
-            searched: Vec::new(),
-            rejected: Vec::new(),
-        };
-        push(&LOG_TGT, api(format!("{n} sink(s) set through the API")));
-        for key in [&LOG_MODE as &dyn AnyKey, &LOG_FMT] {
-            push(key, api("not used (sinks set through the API)".into()));
-        }
+        let api = |value| Decided::new(value, Origin::Api("set_sinks".into()));
+        let unused = || api("not used (sinks set through the API)".to_owned());
+        entries.extend([
+            entry(&LOG_TGT, api(format!("{n} sink(s) set through the API"))),
+            entry(&LOG_MODE, unused()),
+            entry(&LOG_FMT, unused()),
+        ]);
     }
-    let d = env::otlp_attrs(snap, root);
-    env::report(&d);
-    push(&LOG_OTLP_ATTRS, d);
-    let d = env::log_dir(snap);
-    env::report(&d);
-    push(&LOG_DIR, d.into_text());
-    let d = env::profile_dir(snap, root);
-    env::report(&d);
-    push(&PROFILE_DIR, d.into_text());
-    let d = env::profile_name(snap, root);
-    env::report(&d);
-    push(&PROFILE_NAME, d);
     #[cfg(feature = "prof")]
-    let d = env::profile_host(snap, root);
+    let host = env::profile_host(snap, root);
     // Only the `.prof` sink reads it.
     #[cfg(not(feature = "prof"))]
-    let d = Decided {
-        value: "not used (this build has no `prof` feature)".to_owned(),
-        origin: Origin::Default,
-        searched: Vec::new(),
-        rejected: Vec::new(),
-    };
-    env::report(&d);
-    push(&PROFILE_HOST, d);
+    let host = Decided::new(
+        "not used (this build has no `prof` feature)".to_owned(),
+        Origin::Default,
+    );
+    entries.extend([
+        entry(&LOG_OTLP_ATTRS, reported(env::otlp_attrs(snap, root))),
+        entry(&LOG_DIR, reported(env::log_dir(snap))),
+        entry(&PROFILE_DIR, reported(env::profile_dir(snap, root))),
+        entry(&PROFILE_NAME, reported(env::profile_name(snap, root))),
+        entry(&PROFILE_HOST, reported(host)),
+    ]);
     // The variables read under their own names, as the snapshot holds them.
-    for key in KEYS.iter().filter(|k| k.scope() == Scope::Exact) {
-        push(*key, key.exact(snap));
-    }
+    let exact = KEYS.iter().filter(|k| k.scope() == Scope::Exact);
+    entries.extend(exact.map(|k| entry(*k, k.exact(snap))));
     Description {
         namespace: namespace.to_owned(),
         prefix,
@@ -274,6 +248,26 @@ pub fn describe_for(namespace: &str) -> Description {
         sinks_max,
         static_gate: StaticGate::of(namespace),
     }
+}
+
+/// `key`'s entry, as `d` decided it.
+fn entry(key: &dyn AnyKey, d: Decided<String>) -> Entry {
+    let ignored = d.rejected.into_iter();
+    Entry {
+        key: key.name(),
+        value: d.value,
+        origin: d.origin,
+        searched: d.searched,
+        ignored: ignored
+            .map(|r| format!("{}={:?}: {}", r.var, r.raw.to_string_lossy(), r.reason))
+            .collect(),
+    }
+}
+
+/// `d` as text, its rejected values reported.
+fn reported<T: fmt::Display>(d: Decided<T>) -> Decided<String> {
+    env::report(&d);
+    d.into_text()
 }
 
 #[cfg(test)]

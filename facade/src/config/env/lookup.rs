@@ -1,7 +1,7 @@
 //! The namespace cascade (radical.utils `get_env_ns`) and the resolution of
 //! one key over a snapshot: pure functions, no process environment.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::fmt;
 
 use super::{EnvSnapshot, Origin};
@@ -127,6 +127,19 @@ impl fmt::Display for Warning {
     }
 }
 
+impl<T> Decided<T> {
+    /// A value decided without looking at the environment.
+    pub(crate) fn new(value: T, origin: Origin) -> Decided<T> {
+        let (searched, rejected) = (Vec::new(), Vec::new());
+        Decided {
+            value,
+            origin,
+            searched,
+            rejected,
+        }
+    }
+}
+
 impl<T: fmt::Display> Decided<T> {
     /// The same decision with the value as text.
     pub(crate) fn into_text(self) -> Decided<String> {
@@ -154,22 +167,6 @@ impl<T: fmt::Display> Decided<T> {
                 fallback: fallback.clone(),
             })
             .collect()
-    }
-}
-
-/// What one variable holds, classified.
-enum Held<'a> {
-    /// Empty or only whitespace: "not set", as in RADICAL.
-    Empty,
-    Text(&'a str),
-    NotUtf8,
-}
-
-fn classify(raw: &OsStr) -> Held<'_> {
-    match raw.to_str() {
-        Some(s) if s.trim().is_empty() => Held::Empty,
-        Some(s) => Held::Text(s),
-        None => Held::NotUtf8,
     }
 }
 
@@ -231,13 +228,14 @@ fn find(
         let Some(raw) = snap.get(var) else {
             return Outcome::Absent;
         };
-        let reason = match classify(raw) {
-            Held::Empty => return Outcome::Empty,
-            Held::Text(s) => match parse(s) {
+        let reason = match raw.to_str() {
+            // Empty or only whitespace: "not set", as in RADICAL.
+            Some(s) if s.trim().is_empty() => return Outcome::Empty,
+            Some(s) => match parse(s) {
                 Ok(()) => return Outcome::Value,
                 Err(reason) => reason,
             },
-            Held::NotUtf8 => "not valid UTF-8".to_owned(),
+            None => "not valid UTF-8".to_owned(),
         };
         rejected.push(Rejected {
             var: var.to_owned(),
