@@ -141,6 +141,29 @@ impl dyn AnyKey {
     }
 }
 
+/// A key, with its documentation: what it controls (`meaning`), the
+/// values it takes, and what applies when it is not set (`default`).
+const fn key<T>(
+    name: &'static str,
+    scope: Scope,
+    parse: fn(&str, &Ctx<'_>) -> Result<T, String>,
+    meaning: &'static str,
+    values: &'static str,
+    default: &'static str,
+) -> Key<T> {
+    let doc = Doc {
+        meaning,
+        values,
+        default,
+    };
+    Key {
+        name,
+        scope,
+        parse,
+        doc,
+    }
+}
+
 /// A key read under its own name ([`Scope::Exact`]), its value taken as
 /// it is, trimmed.
 const fn exact_text(
@@ -149,183 +172,139 @@ const fn exact_text(
     values: &'static str,
     default: &'static str,
 ) -> Key<String> {
-    Key {
-        name,
-        scope: Scope::Exact,
-        parse: |s, _| Ok(s.trim().to_owned()),
-        doc: Doc {
-            meaning,
-            values,
-            default,
-        },
-    }
+    let text = |s: &str, _: &Ctx<'_>| Ok(s.trim().to_owned());
+    key(name, Scope::Exact, text, meaning, values, default)
 }
 
-/// `LOG_LVL`: the level of log sites.
-pub(crate) static LOG_LVL: Key<LevelFilter> = Key {
-    name: "LOG_LVL",
-    scope: Scope::Namespace,
-    parse: |s, _| parse_level(s),
-    doc: Doc {
-        meaning: "level of log sites",
-        values: "`off`, `critical`/`error`, `warning`/`warn`, `info`, `debug`, `trace`, \
-                 `debug_1`..`debug_9` (= trace), any case; numbers `60` off, `50`/`40` error, \
-                 `30` warn, `20` info, `10` debug, `0`..`9` trace",
-        default: "`error` ([`set_default_level`](crate::set_default_level) changes it)",
-    },
-};
+// The keys; each one's `meaning`, `values` and `default` are its documentation.
+pub(crate) static LOG_LVL: Key<LevelFilter> = key(
+    "LOG_LVL",
+    Scope::Namespace,
+    |s, _| parse_level(s),
+    "level of log sites",
+    "`off`, `critical`/`error`, `warning`/`warn`, `info`, `debug`, `trace`, \
+     `debug_1`..`debug_9` (= trace), any case; numbers `60` off, `50`/`40` error, \
+     `30` warn, `20` info, `10` debug, `0`..`9` trace",
+    "`error` ([`set_default_level`](crate::set_default_level) changes it)",
+);
 
-/// `VERBOSE`: RADICAL's older name of `LOG_LVL`.
-pub(crate) static VERBOSE: Key<LevelFilter> = Key {
-    name: "VERBOSE",
-    scope: Scope::Namespace,
-    parse: |s, _| parse_level(s),
-    doc: Doc {
-        meaning: "legacy name of `LOG_LVL`, read only when the `LOG_LVL` cascade finds no \
-                  variable or an empty one",
-        values: "as `LOG_LVL`",
-        default: "as `LOG_LVL`",
-    },
-};
+pub(crate) static VERBOSE: Key<LevelFilter> = key(
+    "VERBOSE",
+    Scope::Namespace,
+    |s, _| parse_level(s),
+    "legacy name of `LOG_LVL`, read only when the `LOG_LVL` cascade finds no \
+     variable or an empty one",
+    "as `LOG_LVL`",
+    "as `LOG_LVL`",
+);
 
-/// `DEBUG`: debug mode.
-pub(crate) static DEBUG: Key<bool> = Key {
-    name: "DEBUG",
-    scope: Scope::Namespace,
-    parse: |s, _| parse_flag(s),
-    doc: Doc {
-        meaning: "debug mode: runs `check!` sites",
-        values: "true `1 true yes on`, false `0 false no off`, any case",
-        default: "off",
-    },
-};
+pub(crate) static DEBUG: Key<bool> = key(
+    "DEBUG",
+    Scope::Namespace,
+    |s, _| parse_flag(s),
+    "debug mode: runs `check!` sites",
+    "true `1 true yes on`, false `0 false no off`, any case",
+    "off",
+);
 
-/// `PROFILE`: telemetry.
-pub(crate) static PROFILE: Key<bool> = Key {
-    name: "PROFILE",
-    scope: Scope::Namespace,
-    parse: |s, _| parse_flag(s),
-    doc: Doc {
-        meaning: "telemetry on/off; on, it also writes a `.prof` file in `PROFILE_DIR` \
-                  (cargo feature `prof`, on by default)",
-        values: "as `DEBUG`",
-        default: "off",
-    },
-};
+pub(crate) static PROFILE: Key<bool> = key(
+    "PROFILE",
+    Scope::Namespace,
+    |s, _| parse_flag(s),
+    "telemetry on/off; on, it also writes a `.prof` file in `PROFILE_DIR` \
+     (cargo feature `prof`, on by default)",
+    "as `DEBUG`",
+    "off",
+);
 
-/// `LOG_TGT`: where logs go.
-pub(crate) static LOG_TGT: Key<Targets> = Key {
-    name: "LOG_TGT",
-    scope: Scope::Process,
-    parse: |s, c| parse_targets(s, c.log_dir, c.name, c.home),
-    doc: Doc {
-        meaning: "where logs go",
-        values: "comma list: `-`/`1`/`stdout`, `=`/`2`/`stderr`, `0`/`null`, `.` = \
-                 `<log dir>/<name>.log`, `/abs/path`, `~/path` (in `$HOME`), other = file \
-                 relative to the log dir; \
-                 files need the cargo feature `file` (on by default), without it they are \
-                 replaced by stderr with one warning",
-        default: "`stderr`",
-    },
-};
+pub(crate) static LOG_TGT: Key<Targets> = key(
+    "LOG_TGT",
+    Scope::Process,
+    |s, c| parse_targets(s, c.log_dir, c.name, c.home),
+    "where logs go",
+    "comma list: `-`/`1`/`stdout`, `=`/`2`/`stderr`, `0`/`null`, `.` = \
+     `<log dir>/<name>.log`, `/abs/path`, `~/path` (in `$HOME`), other = file \
+     relative to the log dir; \
+     files need the cargo feature `file` (on by default), without it they are \
+     replaced by stderr with one warning",
+    "`stderr`",
+);
 
-/// `LOG_MODE`: how `LOG_TGT` files are written.
-pub(crate) static LOG_MODE: Key<LogMode> = Key {
-    name: "LOG_MODE",
-    scope: Scope::Process,
-    parse: |s, _| parse_log_mode(s),
-    doc: Doc {
-        meaning: "how the file targets of `LOG_TGT` are written",
-        values: "`async`, `durable`, `sync-durable`, `buffered`, any case (see \
-                 [the sinks chapter](crate::guide::sinks)); `async` and `durable` need the \
-                 cargo feature `async` (on by default), without it they fall back to \
-                 `buffered` and `sync-durable` with one warning",
-        default: "`buffered`",
-    },
-};
+pub(crate) static LOG_MODE: Key<LogMode> = key(
+    "LOG_MODE",
+    Scope::Process,
+    |s, _| parse_log_mode(s),
+    "how the file targets of `LOG_TGT` are written",
+    "`async`, `durable`, `sync-durable`, `buffered`, any case (see \
+     [the sinks chapter](crate::guide::sinks)); `async` and `durable` need the \
+     cargo feature `async` (on by default), without it they fall back to \
+     `buffered` and `sync-durable` with one warning",
+    "`buffered`",
+);
 
-/// `LOG_FMT`: the line format of the `LOG_TGT` sinks.
-pub(crate) static LOG_FMT: Key<LogFormat> = Key {
-    name: "LOG_FMT",
-    scope: Scope::Process,
-    parse: |s, _| parse_log_format(s),
-    doc: Doc {
-        meaning: "the line format of the `LOG_TGT` sinks, console and files",
-        values: "`radical` (`<time> : <target> : <pid> : <tid> : <LEVEL> : <message>`), \
-                 `radical-dotted` (the same with the target spelled as radical.utils' \
-                 logger names: `radical.asyncflow.engine`), `json` (one JSON object per line), `compact` (`HH:MM:SS.mmm LEVEL target: \
-                 message`), any case, spaces trimmed; `json` needs the cargo feature `json` \
-                 (on by default), without it `radical` with one warning",
-        default: "`radical`",
-    },
-};
+pub(crate) static LOG_FMT: Key<LogFormat> = key(
+    "LOG_FMT",
+    Scope::Process,
+    |s, _| parse_log_format(s),
+    "the line format of the `LOG_TGT` sinks, console and files",
+    "`radical` (`<time> : <target> : <pid> : <tid> : <LEVEL> : <message>`), \
+     `radical-dotted` (the same with the target spelled as radical.utils' \
+     logger names: `radical.asyncflow.engine`), `json` (one JSON object per line), `compact` (`HH:MM:SS.mmm LEVEL target: \
+     message`), any case, spaces trimmed; `json` needs the cargo feature `json` \
+     (on by default), without it `radical` with one warning",
+    "`radical`",
+);
 
-/// `PROFILE_DIR`: where `.prof` files go.
-pub(crate) static PROFILE_DIR: Key<Shown<PathBuf>> = Key {
-    name: "PROFILE_DIR",
-    scope: Scope::Process,
-    parse: |s, c| parse_dir(s, c.cwd, c.home).map(Shown),
-    doc: Doc {
-        meaning: "where telemetry profiles go",
-        values: "path, relative to the working directory; `~/` is `$HOME`",
-        default: "working directory",
-    },
-};
+pub(crate) static PROFILE_DIR: Key<Shown<PathBuf>> = key(
+    "PROFILE_DIR",
+    Scope::Process,
+    |s, c| parse_dir(s, c.cwd, c.home).map(Shown),
+    "where telemetry profiles go",
+    "path, relative to the working directory; `~/` is `$HOME`",
+    "working directory",
+);
 
-/// `PROFILE_NAME`: the start-up `.prof` file's name and component.
-pub(crate) static PROFILE_NAME: Key<String> = Key {
-    name: "PROFILE_NAME",
-    scope: Scope::Process,
-    parse: |s, _| parse_profile_name(s),
-    doc: Doc {
-        meaning: "the name of the `.prof` file `PROFILE` opens, and its `comp` column, so each \
-                  process of a run is its own component (`RADICAL_PROFILE_NAME=agent_0`); \
-                  also `telemetry::enable`'s",
-        values: "a file name: no `/` or `\\`",
-        default: "the root namespace in lower case (`radical.asyncflow`), else the \
-                  executable's name",
-    },
-};
+pub(crate) static PROFILE_NAME: Key<String> = key(
+    "PROFILE_NAME",
+    Scope::Process,
+    |s, _| parse_profile_name(s),
+    "the name of the `.prof` file `PROFILE` opens, and its `comp` column, so each \
+     process of a run is its own component (`RADICAL_PROFILE_NAME=agent_0`); \
+     also `telemetry::enable`'s",
+    "a file name: no `/` or `\\`",
+    "the root namespace in lower case (`radical.asyncflow`), else the \
+     executable's name",
+);
 
-/// `PROFILE_HOST`: the host of the `.prof` `sync_abs` line.
-pub(crate) static PROFILE_HOST: Key<String> = Key {
-    name: "PROFILE_HOST",
-    scope: Scope::Process,
-    parse: |s, _| parse_host(s),
-    doc: Doc {
-        meaning: "the host in the `.prof` `sync_abs` line, where DNS rather than `/etc/hosts` \
-                  gives Python's `socket.getfqdn()`",
-        values: "a host name: no `:`, `,`, space or control character",
-        default: "found in `/etc/hosts` as `getfqdn()` finds it (below)",
-    },
-};
+pub(crate) static PROFILE_HOST: Key<String> = key(
+    "PROFILE_HOST",
+    Scope::Process,
+    |s, _| parse_host(s),
+    "the host in the `.prof` `sync_abs` line, where DNS rather than `/etc/hosts` \
+     gives Python's `socket.getfqdn()`",
+    "a host name: no `:`, `,`, space or control character",
+    "found in `/etc/hosts` as `getfqdn()` finds it (below)",
+);
 
-/// `RADICAL_DEFAULT_LOG_DIR`: the directory of `LOG_TGT` files.
-pub(crate) static LOG_DIR: Key<Shown<PathBuf>> = Key {
-    name: "LOG_DIR",
-    scope: Scope::DefaultOnly,
-    parse: |s, c| parse_dir(s, c.cwd, c.home).map(Shown),
-    doc: Doc {
-        meaning: "the log dir for `LOG_TGT` files",
-        values: "path, relative to the working directory; `~/` is `$HOME`",
-        default: "working directory",
-    },
-};
+pub(crate) static LOG_DIR: Key<Shown<PathBuf>> = key(
+    "LOG_DIR",
+    Scope::DefaultOnly,
+    |s, c| parse_dir(s, c.cwd, c.home).map(Shown),
+    "the log dir for `LOG_TGT` files",
+    "path, relative to the working directory; `~/` is `$HOME`",
+    "working directory",
+);
 
-/// `LOG_OTLP_ATTRS`: what an OTLP exporter built from the environment
-/// adds to every record beyond its fields.
-pub(crate) static LOG_OTLP_ATTRS: Key<String> = Key {
-    name: "LOG_OTLP_ATTRS",
-    scope: Scope::Process,
-    parse: |s, _| parse_otlp_attrs(s),
-    doc: Doc {
-        meaning: "the attributes the `otlp` target of `LOG_TGT` adds to every record and span \
-                  beyond its fields (cargo feature `otlp`)",
-        values: "comma list of `code` (`code.namespace`, `code.filepath`, `code.lineno`) and \
-                 `thread` (`thread.id`, `thread.name`); `all`; `none`",
-        default: "`none`",
-    },
-};
+pub(crate) static LOG_OTLP_ATTRS: Key<String> = key(
+    "LOG_OTLP_ATTRS",
+    Scope::Process,
+    |s, _| parse_otlp_attrs(s),
+    "the attributes the `otlp` target of `LOG_TGT` adds to every record and span \
+     beyond its fields (cargo feature `otlp`)",
+    "comma list of `code` (`code.namespace`, `code.filepath`, `code.lineno`) and \
+     `thread` (`thread.id`, `thread.name`); `all`; `none`",
+    "`none`",
+);
 
 /// `LOG_OTLP_ATTRS`'s value: `code`, `thread`, both (`code,thread`) or
 /// `none`.
@@ -349,7 +328,6 @@ fn parse_otlp_attrs(s: &str) -> Result<String, String> {
     .to_owned())
 }
 
-/// `RUST_LOG`: `env_logger` directives, the last fallback of a level.
 pub(crate) static RUST_LOG: Key<String> = exact_text(
     "RUST_LOG",
     "levels where no `LOG_LVL` variable decides (see below; cargo feature \
@@ -358,7 +336,6 @@ pub(crate) static RUST_LOG: Key<String> = exact_text(
     "unset",
 );
 
-/// `OTEL_EXPORTER_OTLP_ENDPOINT`: where an `otlp` target sends.
 pub(crate) static OTEL_ENDPOINT: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_ENDPOINT",
     "where the `otlp` target of `LOG_TGT` sends (cargo feature `otlp`)",
@@ -366,22 +343,18 @@ pub(crate) static OTEL_ENDPOINT: Key<String> = exact_text(
     "`http://localhost:4318`",
 );
 
-/// `OTEL_EXPORTER_OTLP_PROTOCOL`: only `http/protobuf` is spoken.
-pub(crate) static OTEL_PROTOCOL: Key<String> = Key {
-    name: "OTEL_EXPORTER_OTLP_PROTOCOL",
-    scope: Scope::Exact,
-    parse: |s, _| match s.trim() {
+pub(crate) static OTEL_PROTOCOL: Key<String> = key(
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+    Scope::Exact,
+    |s, _| match s.trim() {
         "http/protobuf" => Ok("http/protobuf".to_owned()),
         _ => Err("not supported (elide's exporter speaks http/protobuf only)".to_owned()),
     },
-    doc: Doc {
-        meaning: "the OTLP protocol",
-        values: "`http/protobuf` (another value is warned about)",
-        default: "`http/protobuf`",
-    },
-};
+    "the OTLP protocol",
+    "`http/protobuf` (another value is warned about)",
+    "`http/protobuf`",
+);
 
-/// `OTEL_EXPORTER_OTLP_HEADERS`: headers of every OTLP request.
 pub(crate) static OTEL_HEADERS: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_HEADERS",
     "HTTP headers of every OTLP request (an API key)",
@@ -389,7 +362,6 @@ pub(crate) static OTEL_HEADERS: Key<String> = exact_text(
     "none",
 );
 
-/// `OTEL_SERVICE_NAME`: the exported `service.name`.
 pub(crate) static OTEL_SERVICE_NAME: Key<String> = exact_text(
     "OTEL_SERVICE_NAME",
     "the `service.name` of exported records",
@@ -397,7 +369,6 @@ pub(crate) static OTEL_SERVICE_NAME: Key<String> = exact_text(
     "the root namespace, else the executable's name",
 );
 
-/// `OTEL_RESOURCE_ATTRIBUTES`: extra resource attributes.
 pub(crate) static OTEL_RESOURCE_ATTRIBUTES: Key<String> = exact_text(
     "OTEL_RESOURCE_ATTRIBUTES",
     "resource attributes of exported records",
@@ -406,63 +377,54 @@ pub(crate) static OTEL_RESOURCE_ATTRIBUTES: Key<String> = exact_text(
 );
 
 // The exporter's own reader parses (and warns about) the values of these.
-/// `OTEL_EXPORTER_OTLP_<SIGNAL>_ENDPOINT`: one signal's own URL.
 pub(crate) static OTEL_LOGS_ENDPOINT: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
     "where log records and events go, as it is (no `/v1/logs` appended)",
     "`http[s]://host[:port][/path]`; a malformed one is warned about",
     "`OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/logs`",
 );
-/// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`.
 pub(crate) static OTEL_TRACES_ENDPOINT: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
     "where spans (timed scopes) go, as it is",
     "as `OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`",
     "`OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`",
 );
-/// `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`.
 pub(crate) static OTEL_METRICS_ENDPOINT: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
     "where counters go, as it is",
     "as `OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`",
     "`OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/metrics`",
 );
-/// `OTEL_EXPORTER_OTLP_TIMEOUT`: each request's timeout.
 pub(crate) static OTEL_TIMEOUT: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_TIMEOUT",
     "the timeout of one OTLP request (connect, send, answer)",
     "milliseconds; another value is warned about",
     "5000",
 );
-/// `OTEL_EXPORTER_OTLP_LOGS_TIMEOUT`.
 pub(crate) static OTEL_LOGS_TIMEOUT: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_LOGS_TIMEOUT",
     "the timeout of one request of log records",
     "milliseconds",
     "`OTEL_EXPORTER_OTLP_TIMEOUT`",
 );
-/// `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`.
 pub(crate) static OTEL_TRACES_TIMEOUT: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
     "the timeout of one request of spans",
     "milliseconds",
     "`OTEL_EXPORTER_OTLP_TIMEOUT`",
 );
-/// `OTEL_EXPORTER_OTLP_METRICS_TIMEOUT`.
 pub(crate) static OTEL_METRICS_TIMEOUT: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT",
     "the timeout of one request of counters",
     "milliseconds",
     "`OTEL_EXPORTER_OTLP_TIMEOUT`",
 );
-/// `OTEL_EXPORTER_OTLP_COMPRESSION`: gzip the bodies.
 pub(crate) static OTEL_COMPRESSION: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_COMPRESSION",
     "compression of OTLP request bodies",
     "`gzip` or `none`; another value is warned about",
     "`none`",
 );
-/// `OTEL_EXPORTER_OTLP_CERTIFICATE`: the CA of `https://` endpoints.
 pub(crate) static OTEL_CERTIFICATE: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_CERTIFICATE",
     "the CA certificates an `https://` collector's certificate is checked against, \
@@ -470,28 +432,24 @@ pub(crate) static OTEL_CERTIFICATE: Key<String> = exact_text(
     "a PEM file; unreadable, no exporter is installed, with a warning",
     "the system's root certificates",
 );
-/// `OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE`.
 pub(crate) static OTEL_LOGS_CERTIFICATE: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE",
     "the CA file of an `https://` `OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`",
     "a PEM file",
     "`OTEL_EXPORTER_OTLP_CERTIFICATE`",
 );
-/// `OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE`.
 pub(crate) static OTEL_TRACES_CERTIFICATE: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE",
     "the CA file of an `https://` `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`",
     "a PEM file",
     "`OTEL_EXPORTER_OTLP_CERTIFICATE`",
 );
-/// `OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE`.
 pub(crate) static OTEL_METRICS_CERTIFICATE: Key<String> = exact_text(
     "OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE",
     "the CA file of an `https://` `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`",
     "a PEM file",
     "`OTEL_EXPORTER_OTLP_CERTIFICATE`",
 );
-/// `OTEL_SDK_DISABLED`: no exporter at all.
 pub(crate) static OTEL_SDK_DISABLED: Key<String> = exact_text(
     "OTEL_SDK_DISABLED",
     "`true`: the `otlp` target installs no exporter (one note says so)",
@@ -499,7 +457,7 @@ pub(crate) static OTEL_SDK_DISABLED: Key<String> = exact_text(
     "`false`",
 );
 
-/// `NO_COLOR`: no colours on the console (<https://no-color.org>).
+/// <https://no-color.org>
 pub(crate) static NO_COLOR: Key<String> = exact_text(
     "NO_COLOR",
     "no colours on the console, even on a terminal",
@@ -507,7 +465,6 @@ pub(crate) static NO_COLOR: Key<String> = exact_text(
     "colours on a terminal only",
 );
 
-/// `CLICOLOR_FORCE`: colours on the console even into a pipe.
 pub(crate) static CLICOLOR_FORCE: Key<String> = exact_text(
     "CLICOLOR_FORCE",
     "colours on the console even into a pipe or file (`NO_COLOR` wins)",
