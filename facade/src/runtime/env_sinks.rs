@@ -10,17 +10,13 @@
 //!
 //! Statics owned here: `ENV_SINKS`.
 
-#[cfg(feature = "file")]
-use std::ffi::OsStr;
 use std::ffi::OsString;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::config;
-use crate::config::env;
-use crate::config::env::lookup::Warning;
-#[cfg(feature = "file")]
-use crate::config::env::parse::LogMode;
-use crate::config::env::parse::Target;
+use crate::config::env::lookup::{Decided, Warning};
+use crate::config::env::parse::{LogFormat, Target};
+use crate::config::env::{self, EnvSnapshot};
 use crate::dispatch::interest;
 use crate::format::Format;
 use crate::sink::{ConsoleSink, FileMode, Sink};
@@ -72,40 +68,31 @@ impl Wanted {
     /// `LOG_TGT` and `LOG_MODE` resolved for the current configuration.
     fn now() -> Wanted {
         let cfg = config::read();
+        let (snap, root) = (cfg.snapshot(), cfg.root());
+        let root = root.as_deref();
         // The root or the snapshot may have changed: say which variables of
         // the application's keys it leaves unread.
-        let ignored = env::ignored_app_vars(cfg.snapshot(), cfg.root().as_deref());
-        ignored.iter().for_each(env::warn_once);
+        env::ignored_app_vars(snap, root)
+            .iter()
+            .for_each(env::warn_once);
         // `LOG_MODE` says how files are written: without `file` there are
         // none (a file target gets its own warning in `build`).
         #[cfg(feature = "file")]
-        let mode = {
-            let mode = env::log_mode(cfg.snapshot(), cfg.root().as_deref());
-            env::report(&mode);
-            let mode_var = mode.origin.to_string();
-            let mode_raw = cfg.snapshot().get(&mode_var).unwrap_or_default();
-            available(mode.value.0, &mode_var, mode_raw)
-        };
+        let mode = mode_available(snap, env::log_mode(snap, root));
         #[cfg(not(feature = "file"))]
         let mode = None;
-        let format = env::log_format(cfg.snapshot(), cfg.root().as_deref());
-        env::report(&format);
-        let format = format_available(format.value.0, &format.origin, cfg.snapshot());
-        let d = env::log_targets(cfg.snapshot(), cfg.root().as_deref());
+        let format = format_available(snap, env::log_format(snap, root));
+        let d = env::log_targets(snap, root);
         env::report(&d);
         let var = d.origin.to_string();
-        let raw = cfg
-            .snapshot()
-            .get(&var)
-            .map(|v| v.to_owned())
-            .unwrap_or_default();
+        let raw = snap.get(&var).unwrap_or_default().to_owned();
         Wanted {
             targets: d.value.0,
             mode,
             format,
             var,
             raw,
-            root: cfg.root().as_deref().map(|r| r.name.clone()),
+            root: root.map(|r| r.name.clone()),
         }
     }
 
@@ -120,14 +107,14 @@ impl Wanted {
         sinks
     }
 
-    fn owned(self, sinks: Vec<Arc<dyn Sink>>) -> EnvSinks {
+    fn owned(self, sinks: Vec<Arc<dyn Sink>>, host: bool) -> EnvSinks {
         EnvSinks {
             active: true,
             targets: self.targets,
             mode: self.mode,
             format: self.format,
             sinks,
-            host: false,
+            host,
         }
     }
 }
@@ -151,9 +138,7 @@ pub(super) fn install_initial(extra: Option<Arc<dyn Sink>>, host: Option<Arc<dyn
         Some(sinks.into_iter().chain(extra).collect())
     });
     if let (true, Some(sinks)) = (installed, built) {
-        let mut owned = wanted.owned(sinks);
-        owned.host = is_host;
-        *env_sinks() = owned;
+        *env_sinks() = wanted.owned(sinks, is_host);
     }
     installed && is_host
 }
@@ -193,7 +178,7 @@ pub(crate) fn refresh(reopen: bool) {
         next.extend(current.unwrap_or_default().into_iter().filter(|s| !ours(s)));
         Some(next)
     });
-    *owned = wanted.owned(fresh);
+    *owned = wanted.owned(fresh, false);
 }
 
 /// From now on the application owns the sink set, and a reload or a new
@@ -210,48 +195,59 @@ pub(crate) fn from_env() -> bool {
     env_sinks().active
 }
 
-/// The line format this build can write for `format`, which the variable
-/// `origin` asked for: without the cargo feature `json` (the only format
-/// behind a feature), `json` falls back to the RADICAL layout, with one
-/// warning.
-fn format_available(format: Format, origin: &env::Origin, snap: &env::EnvSnapshot) -> Format {
-    if format.is_available() {
-        return format;
+/// The line format this build can write for `d`'s: without the cargo
+/// feature `json` (the only format behind a feature), `json` falls back to
+/// the RADICAL layout, with one warning.
+fn format_available(snap: &EnvSnapshot, d: Decided<LogFormat>) -> Format {
+    env::report(&d);
+    if d.value.0.is_available() {
+        return d.value.0;
     }
-    let var = origin.to_string();
-    env::warn_once(&Warning {
-        raw: snap.get(&var).unwrap_or_default().to_owned(),
-        var,
-        part: None,
-        reason: "the json line format needs elide's cargo feature `json`, which this build lacks"
-            .to_owned(),
-        fallback: Format::Radical.as_str().to_owned(),
-    });
+    let reason = "the json line format needs elide's cargo feature `json`, which this build lacks";
+    lacking(
+        snap,
+        &d,
+        reason.to_owned(),
+        Format::Radical.as_str().to_owned(),
+    );
     Format::Radical
 }
 
-/// The file mode this build can open for `mode`, which `var` (holding
-/// `raw`) asked for: without the cargo feature `async`, `async` falls back
-/// to buffered synchronous writes and `durable` to `sync-durable` (the
-/// synchronous mode with the same promise), with one warning.
+/// The file mode this build can open for `d`'s: without the cargo feature
+/// `async`, `async` falls back to buffered synchronous writes and `durable`
+/// to `sync-durable` (the synchronous mode with the same promise), with one
+/// warning.
 #[cfg(feature = "file")]
-fn available(mode: Option<FileMode>, var: &str, raw: &OsStr) -> Option<FileMode> {
-    let wanted = match mode {
+fn mode_available(snap: &EnvSnapshot, d: Decided<env::parse::LogMode>) -> Option<FileMode> {
+    env::report(&d);
+    let wanted = match d.value.0 {
         Some(m) if !m.is_available() => m,
         other => return other,
     };
     let fallback = wanted.synchronous();
-    env::warn_once(&Warning {
-        var: var.to_owned(),
-        raw: raw.to_owned(),
-        part: None,
-        reason: format!(
-            "log mode {} needs elide's cargo feature `async`, which this build lacks",
-            wanted.as_str()
-        ),
-        fallback: format!("{} (synchronous file writes)", LogMode(fallback)),
-    });
+    let reason = format!(
+        "log mode {} needs elide's cargo feature `async`, which this build lacks",
+        wanted.as_str()
+    );
+    let used = format!(
+        "{} (synchronous file writes)",
+        env::parse::LogMode(fallback)
+    );
+    lacking(snap, &d, reason, used);
     fallback
+}
+
+/// One warning that the variable that decided `d` asks for something this
+/// build lacks (`reason`), and `fallback` is used instead.
+fn lacking<T>(snap: &EnvSnapshot, d: &Decided<T>, reason: String, fallback: String) {
+    let var = d.origin.to_string();
+    env::warn_once(&Warning {
+        raw: snap.get(&var).unwrap_or_default().to_owned(),
+        var,
+        part: None,
+        reason,
+        fallback,
+    });
 }
 
 /// One sink per target, writing lines in `format`. `null` adds none. Files
@@ -267,12 +263,8 @@ pub(crate) fn build(
     raw: &OsString,
 ) -> Vec<Arc<dyn Sink>> {
     let mut sinks: Vec<Arc<dyn Sink>> = Vec::new();
-    #[cfg(feature = "file")]
     // Each target that cannot be used, and why.
     let mut failed: Vec<(&Target, String)> = Vec::new();
-    // Without `file` no file is written, in any mode.
-    #[cfg(not(feature = "file"))]
-    let (mut files, _) = (Vec::new(), mode);
     let mut stderr = false;
     let mut add_stderr = |sinks: &mut Vec<Arc<dyn Sink>>| {
         if !std::mem::replace(&mut stderr, true) {
@@ -280,6 +272,7 @@ pub(crate) fn build(
         }
     };
     for t in targets {
+        let before = failed.len();
         match t {
             Target::Stdout => sinks.push(Arc::new(ConsoleSink::stdout().with_format(format))),
             Target::Stderr => add_stderr(&mut sinks),
@@ -287,97 +280,82 @@ pub(crate) fn build(
             #[cfg(feature = "file")]
             Target::File(path) => match open(path, mode, format) {
                 Ok(f) => sinks.push(f),
-                Err(e) => {
-                    failed.push((t, format!("cannot open {}: {e}", path.display())));
-                    add_stderr(&mut sinks);
-                }
+                Err(e) => failed.push((t, format!("cannot open {}: {e}", path.display()))),
             },
             #[cfg(feature = "file")]
-            Target::Refused { why, .. } => {
-                failed.push((t, why.clone()));
-                add_stderr(&mut sinks);
-            }
+            Target::Refused { why, .. } => failed.push((t, why.clone())),
+            // Without `file` no file is written, in any mode.
             #[cfg(not(feature = "file"))]
-            Target::File(_) | Target::Refused { .. } => {
-                files.push(t);
-                add_stderr(&mut sinks);
-            }
+            Target::File(_) | Target::Refused { .. } => failed.push((t, String::new())),
+        }
+        // A target that cannot be used is replaced by stderr.
+        if failed.len() > before {
+            add_stderr(&mut sinks);
         }
     }
     #[cfg(not(feature = "file"))]
-    if !files.is_empty() {
-        let reason = "a file target needs elide's cargo feature `file`, which this build lacks";
-        let replaced = Replaced {
-            targets,
-            replaced: &files,
-            whole: "stderr for the file targets",
-        };
-        replaced.warn(var, raw, reason.to_owned());
+    let _ = mode;
+    if failed.is_empty() {
+        return sinks;
     }
-    #[cfg(feature = "file")]
-    if !failed.is_empty() {
-        let why: Vec<String> = failed.iter().map(|(_, why)| why.clone()).collect();
-        let reason = match listed(&why, "; ") {
-            (1, list) => list,
-            (n, list) => format!("cannot use {n} targets: {list}"),
-        };
-        let replaced: Vec<&Target> = failed.iter().map(|(t, _)| *t).collect();
-        let replaced = Replaced {
-            targets,
-            replaced: &replaced,
-            whole: "stderr for those targets",
-        };
-        replaced.warn(var, raw, reason);
-    }
+    let why: Vec<String> = failed.iter().map(|(_, why)| why.clone()).collect();
+    let (reason, whole) = match listed(&why, "; ") {
+        _ if !cfg!(feature = "file") => (
+            "a file target needs elide's cargo feature `file`, which this build lacks".to_owned(),
+            "stderr for the file targets",
+        ),
+        (1, list) => (list, "stderr for those targets"),
+        (n, list) => (
+            format!("cannot use {n} targets: {list}"),
+            "stderr for those targets",
+        ),
+    };
+    let replaced: Vec<&Target> = failed.iter().map(|(t, _)| *t).collect();
+    warn_replaced(targets, &replaced, whole, var, raw, reason);
     sinks
 }
 
-/// Targets of a `LOG_TGT` list that were replaced by stderr.
-struct Replaced<'a> {
-    /// The whole list.
-    targets: &'a [Target],
-    /// The ones replaced.
-    replaced: &'a [&'a Target],
-    /// What is used when every target was replaced.
-    whole: &'a str,
-}
-
-impl Replaced<'_> {
-    /// One warning: when only some targets were replaced, it names exactly
-    /// those as ignored and the others as still used, so it does not read
-    /// as if the whole value were ignored.
-    fn warn(&self, var: &str, raw: &OsString, reason: String) {
-        let kept: Vec<String> = self
-            .targets
-            .iter()
-            .filter(|t| !self.replaced.contains(t) && **t != Target::Stderr)
-            .map(Target::to_string)
-            .collect();
-        let all_replaced = self.targets.iter().all(|t| self.replaced.contains(&t));
-        let (part, fallback) = if all_replaced {
-            (None, self.whole.to_owned())
+/// One warning that the `replaced` of `targets` (the `LOG_TGT` list in
+/// `var`, holding `raw`) were replaced by stderr. When only some were, it
+/// names exactly those as ignored and the others as still used, so it does
+/// not read as if the whole value were ignored; when all were, the
+/// fallback is `whole`.
+fn warn_replaced(
+    targets: &[Target],
+    replaced: &[&Target],
+    whole: &str,
+    var: &str,
+    raw: &OsString,
+    reason: String,
+) {
+    let kept: Vec<String> = targets
+        .iter()
+        .filter(|t| !replaced.contains(t) && **t != Target::Stderr)
+        .map(Target::to_string)
+        .collect();
+    let (part, fallback) = if targets.iter().all(|t| replaced.contains(&t)) {
+        (None, whole.to_owned())
+    } else {
+        let names: Vec<String> = replaced.iter().map(|t| t.to_string()).collect();
+        let (n, list) = listed(&names, ", ");
+        let (noun, place) = if n == 1 {
+            ("target", "its")
         } else {
-            let names: Vec<String> = self.replaced.iter().map(|t| t.to_string()).collect();
-            let (n, list) = listed(&names, ", ");
-            let (noun, place) = if n == 1 {
-                ("target", "its")
-            } else {
-                ("targets", "their")
-            };
-            let mut fallback = format!("stderr in {place} place");
-            if !kept.is_empty() {
-                fallback.push_str(&format!(", and {}", kept.join(", ")));
-            }
-            (Some(format!("the {noun} {list}")), fallback)
+            ("targets", "their")
         };
-        env::warn_once(&Warning {
-            var: var.to_owned(),
-            raw: raw.clone(),
-            part,
-            reason,
-            fallback,
-        });
-    }
+        let mut fallback = format!("stderr in {place} place");
+        if !kept.is_empty() {
+            fallback.push_str(&format!(", and {}", kept.join(", ")));
+        }
+        (Some(format!("the {noun} {list}")), fallback)
+    };
+    env::warn_once(&Warning {
+        var: var.to_owned(),
+        raw: raw.clone(),
+        part,
+        reason,
+        fallback,
+    });
 }
 
 /// How many `items` there are, and the first few (each clipped) joined by
