@@ -41,7 +41,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use crate::record::level::LevelFilter;
-use keys::{Ctx, Key, KEYS, LOG_DIR, LOG_FMT, LOG_LVL, LOG_MODE, LOG_TGT, PROFILE_DIR, VERBOSE};
+use keys::{Ctx, Key, KEYS, LOG_DIR, LOG_FMT, LOG_LVL, LOG_MODE, LOG_OTLP_ATTRS, LOG_TGT};
+use keys::{PROFILE_DIR, PROFILE_NAME, VERBOSE};
 pub(crate) use lookup::clip;
 use lookup::{Decided, Warning};
 use parse::{LogFormat, LogMode, Target, Targets};
@@ -449,10 +450,7 @@ fn with_rust_log(
 /// warning, so a user who set it learns why it has no effect.
 #[cfg(not(feature = "rust-log"))]
 fn with_rust_log(snap: &EnvSnapshot, _: &str, d: Decided<LevelFilter>) -> Decided<LevelFilter> {
-    if let Some(raw) = snap
-        .get(RUST_LOG)
-        .filter(|v| !v.to_string_lossy().trim().is_empty())
-    {
+    if let Some(raw) = snap.get(RUST_LOG).filter(|v| !is_blank(v)) {
         warn_once(&Warning {
             var: RUST_LOG.to_owned(),
             raw: raw.to_owned(),
@@ -529,12 +527,8 @@ fn process_key<T>(
     ctx: &Ctx<'_>,
     builtin: T,
 ) -> Decided<T> {
-    key.resolve(
-        snap,
-        &[key.cascade(process_prefix(snap, root), None)],
-        ctx,
-        builtin,
-    )
+    let chain = [key.cascade(process_prefix(snap, root), None)];
+    key.resolve(snap, &chain, ctx, builtin)
 }
 
 /// `PROFILE_NAME` of the application root (looked up like `PROFILE_DIR`):
@@ -543,7 +537,7 @@ fn process_key<T>(
 /// [`process_name`].
 pub(crate) fn profile_name(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
     let name = process_name(snap, root);
-    process_key(&keys::PROFILE_NAME, snap, root, &snap.ctx(), name)
+    process_key(&PROFILE_NAME, snap, root, &snap.ctx(), name)
 }
 
 /// `PROFILE_HOST` of the application root (looked up like `PROFILE_DIR`):
@@ -568,13 +562,7 @@ pub(crate) fn profile_host_set(snap: &EnvSnapshot, root: Option<&Root>) -> Optio
 /// `LOG_OTLP_ATTRS` of the application root (looked up like `LOG_FMT`):
 /// the extra attributes of an `otlp` target, `none` by default.
 pub(crate) fn otlp_attrs(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
-    process_key(
-        &keys::LOG_OTLP_ATTRS,
-        snap,
-        root,
-        &snap.ctx(),
-        "none".into(),
-    )
+    process_key(&LOG_OTLP_ATTRS, snap, root, &snap.ctx(), "none".into())
 }
 
 /// The process's name for files it writes (`LOG_TGT=.`, the start-up

@@ -15,6 +15,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::config;
 use crate::config::env::lookup::{Decided, Warning};
+#[cfg(feature = "file")]
+use crate::config::env::parse::LogMode;
 use crate::config::env::parse::{LogFormat, Target};
 use crate::config::env::{self, EnvSnapshot};
 use crate::dispatch::interest;
@@ -204,12 +206,7 @@ fn format_available(snap: &EnvSnapshot, d: Decided<LogFormat>) -> Format {
         return d.value.0;
     }
     let reason = "the json line format needs elide's cargo feature `json`, which this build lacks";
-    lacking(
-        snap,
-        &d,
-        reason.to_owned(),
-        Format::Radical.as_str().to_owned(),
-    );
+    lacking(snap, &d, reason.into(), Format::Radical.as_str().into());
     Format::Radical
 }
 
@@ -218,7 +215,7 @@ fn format_available(snap: &EnvSnapshot, d: Decided<LogFormat>) -> Format {
 /// to `sync-durable` (the synchronous mode with the same promise), with one
 /// warning.
 #[cfg(feature = "file")]
-fn mode_available(snap: &EnvSnapshot, d: Decided<env::parse::LogMode>) -> Option<FileMode> {
+fn mode_available(snap: &EnvSnapshot, d: Decided<LogMode>) -> Option<FileMode> {
     env::report(&d);
     let wanted = match d.value.0 {
         Some(m) if !m.is_available() => m,
@@ -229,10 +226,7 @@ fn mode_available(snap: &EnvSnapshot, d: Decided<env::parse::LogMode>) -> Option
         "log mode {} needs elide's cargo feature `async`, which this build lacks",
         wanted.as_str()
     );
-    let used = format!(
-        "{} (synchronous file writes)",
-        env::parse::LogMode(fallback)
-    );
+    let used = format!("{} (synchronous file writes)", LogMode(fallback));
     lacking(snap, &d, reason, used);
     fallback
 }

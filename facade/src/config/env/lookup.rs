@@ -26,12 +26,8 @@ pub(crate) fn cascade(prefix: &str, root: Option<&str>, key: &str) -> Vec<String
 /// `P_KEY` for every `_`-bounded head `P` of `prefix`, longest first. Heads
 /// that are empty or end in `_` (from `a::_b`) name no namespace and are skipped.
 fn push_cascade(out: &mut Vec<String>, prefix: &str, key: &str) {
-    let ends = prefix
-        .match_indices('_')
-        .map(|(i, _)| i)
-        .chain([prefix.len()])
-        .collect::<Vec<_>>();
-    for &end in ends.iter().rev() {
+    let underscores = prefix.rmatch_indices('_').map(|(i, _)| i);
+    for end in [prefix.len()].into_iter().chain(underscores) {
         let head = &prefix[..end];
         if head.is_empty() || head.ends_with('_') {
             continue;

@@ -134,13 +134,8 @@ pub(crate) struct Targets(pub(crate) Vec<Target>);
 
 impl fmt::Display for Targets {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, t) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            write!(f, "{t}")?;
-        }
-        Ok(())
+        let items: Vec<String> = self.0.iter().map(Target::to_string).collect();
+        f.write_str(&items.join(","))
     }
 }
 
@@ -192,6 +187,49 @@ pub(crate) fn parse_targets(
         );
     }
     Ok(Targets(out))
+}
+
+/// How `LOG_TGT` file targets are written: `None` is the plain buffered
+/// [`FileSink`](crate::sink::FileSink).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LogMode(pub(crate) Option<FileMode>);
+
+impl fmt::Display for LogMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.map_or("buffered", FileMode::as_str))
+    }
+}
+
+/// The `LOG_FMT` value: the line format of the `LOG_TGT` sinks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LogFormat(pub(crate) Format);
+
+impl fmt::Display for LogFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.as_str())
+    }
+}
+
+/// `radical`, `radical-dotted`, `json` or `compact` (case-insensitive,
+/// trimmed).
+pub(crate) fn parse_log_format(text: &str) -> Result<LogFormat, String> {
+    Format::parse(text).map(LogFormat).ok_or_else(|| {
+        "not a line format (expected radical, radical-dotted, json or compact)".to_owned()
+    })
+}
+
+/// Parses `LOG_MODE`: `async`, `durable`, `sync-durable` (see
+/// [`FileMode::parse`]), or `buffered` for the default, so a specific
+/// namespace can undo a general setting.
+pub(crate) fn parse_log_mode(text: &str) -> Result<LogMode, String> {
+    if text.trim().eq_ignore_ascii_case("buffered") {
+        return Ok(LogMode(None));
+    }
+    FileMode::parse(text)
+        .map(|m| LogMode(Some(m)))
+        .ok_or_else(|| {
+            "not a log mode (expected buffered, async, durable or sync-durable)".to_owned()
+        })
 }
 
 #[cfg(test)]
@@ -364,47 +402,4 @@ mod tests {
             "stderr,/a.log"
         );
     }
-}
-
-/// How `LOG_TGT` file targets are written: `None` is the plain buffered
-/// [`FileSink`](crate::sink::FileSink).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct LogMode(pub(crate) Option<FileMode>);
-
-impl fmt::Display for LogMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.map_or("buffered", FileMode::as_str))
-    }
-}
-
-/// Parses `LOG_MODE`: `async`, `durable`, `sync-durable` (see
-/// [`FileMode::parse`]), or `buffered` for the default, so a specific
-/// namespace can undo a general setting.
-/// The `LOG_FMT` value: the line format of the `LOG_TGT` sinks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct LogFormat(pub(crate) Format);
-
-impl fmt::Display for LogFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.as_str())
-    }
-}
-
-/// `radical`, `radical-dotted`, `json` or `compact` (case-insensitive,
-/// trimmed).
-pub(crate) fn parse_log_format(text: &str) -> Result<LogFormat, String> {
-    Format::parse(text).map(LogFormat).ok_or_else(|| {
-        "not a line format (expected radical, radical-dotted, json or compact)".to_owned()
-    })
-}
-
-pub(crate) fn parse_log_mode(text: &str) -> Result<LogMode, String> {
-    if text.trim().eq_ignore_ascii_case("buffered") {
-        return Ok(LogMode(None));
-    }
-    FileMode::parse(text)
-        .map(|m| LogMode(Some(m)))
-        .ok_or_else(|| {
-            "not a log mode (expected buffered, async, durable or sync-durable)".to_owned()
-        })
 }
