@@ -313,13 +313,8 @@ pub(crate) fn ignored_app_vars(snap: &EnvSnapshot, root: Option<&Root>) -> Vec<W
             keys::Scope::Namespace | keys::Scope::Exact => continue,
         };
         if !read.contains(name) && !is_blank(raw) {
-            out.push(Warning {
-                var: name.clone(),
-                raw: raw.clone(),
-                part: None,
-                reason,
-                fallback: format!("{} instead", read.join(", ")),
-            });
+            let fallback = format!("{} instead", read.join(", "));
+            out.push(Warning::new(name, raw, reason, fallback));
         }
     }
     out
@@ -362,20 +357,16 @@ pub(crate) fn unread_namespace_vars(snap: &EnvSnapshot, root: Option<&Root>) -> 
             key.name(),
             app_variables(snap, root)
         );
-        out.push(Warning {
-            var: name.clone(),
-            raw: raw.clone(),
-            part: None,
-            reason: match refused {
-                Some(refused) => format!("{refused}; also, {unread}"),
-                None => unread,
-            },
-            fallback: format!(
-                "each site's own {} variables, then {} instead",
-                key.name(),
-                app_vars(app, key.name()).join(", ")
-            ),
-        });
+        let reason = match refused {
+            Some(refused) => format!("{refused}; also, {unread}"),
+            None => unread,
+        };
+        let fallback = format!(
+            "each site's own {} variables, then {} instead",
+            key.name(),
+            app_vars(app, key.name()).join(", ")
+        );
+        out.push(Warning::new(name, raw, reason, fallback));
     }
     out
 }
@@ -451,15 +442,10 @@ fn with_rust_log(
 #[cfg(not(feature = "rust-log"))]
 fn with_rust_log(snap: &EnvSnapshot, _: &str, d: Decided<LevelFilter>) -> Decided<LevelFilter> {
     if let Some(raw) = snap.get(RUST_LOG).filter(|v| !is_blank(v)) {
-        warn_once(&Warning {
-            var: RUST_LOG.to_owned(),
-            raw: raw.to_owned(),
-            part: None,
-            reason: "RUST_LOG directives need elide's cargo feature `rust-log`, which this \
-                     build lacks"
-                .to_owned(),
-            fallback: "the LOG_LVL variables and the built-in default".to_owned(),
-        });
+        let reason =
+            "RUST_LOG directives need elide's cargo feature `rust-log`, which this build lacks";
+        let fallback = "the LOG_LVL variables and the built-in default";
+        warn_once(&Warning::new(RUST_LOG, raw, reason, fallback));
     }
     d
 }
@@ -469,13 +455,9 @@ fn with_rust_log(snap: &EnvSnapshot, _: &str, d: Decided<LevelFilter>) -> Decide
 fn warn_ignored_directives(snap: &EnvSnapshot, d: &rust_log::Directives) {
     let raw = snap.get(RUST_LOG).unwrap_or_default();
     for (directive, reason) in &d.ignored {
-        warn_once(&Warning {
-            var: RUST_LOG.to_owned(),
-            raw: raw.to_owned(),
-            part: Some(format!("the directive `{directive}`")),
-            reason: reason.clone(),
-            fallback: "the other directives".to_owned(),
-        });
+        let part = Some(format!("the directive `{directive}`"));
+        let whole = Warning::new(RUST_LOG, raw, reason.as_str(), "the other directives");
+        warn_once(&Warning { part, ..whole });
     }
 }
 
@@ -487,13 +469,13 @@ fn warn_near_misses(snap: &EnvSnapshot) {
             &name[..name.len() - NEAR_MISS.len() - 1],
             LOG_LVL.name
         );
-        warn_once(&Warning {
-            var: name.clone(),
-            raw: raw.clone(),
-            part: None,
-            reason: format!("not a variable elide reads (did you mean `{meant}`?)"),
-            fallback: "the other level variables".to_owned(),
-        });
+        let reason = format!("not a variable elide reads (did you mean `{meant}`?)");
+        warn_once(&Warning::new(
+            name,
+            raw,
+            reason,
+            "the other level variables",
+        ));
     }
 }
 

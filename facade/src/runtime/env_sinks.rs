@@ -235,13 +235,8 @@ fn mode_available(snap: &EnvSnapshot, d: Decided<LogMode>) -> Option<FileMode> {
 /// build lacks (`reason`), and `fallback` is used instead.
 fn lacking<T>(snap: &EnvSnapshot, d: &Decided<T>, reason: String, fallback: String) {
     let var = d.origin.to_string();
-    env::warn_once(&Warning {
-        raw: snap.get(&var).unwrap_or_default().to_owned(),
-        var,
-        part: None,
-        reason,
-        fallback,
-    });
+    let raw = snap.get(&var).unwrap_or_default();
+    env::warn_once(&Warning::new(&var, raw, reason, fallback));
 }
 
 /// One sink per target, writing lines in `format`. `null` adds none. Files
@@ -344,11 +339,8 @@ fn warn_replaced(
         (Some(format!("the {noun} {list}")), fallback)
     };
     env::warn_once(&Warning {
-        var: var.to_owned(),
-        raw: raw.clone(),
         part,
-        reason,
-        fallback,
+        ..Warning::new(var, raw, reason, fallback)
     });
 }
 

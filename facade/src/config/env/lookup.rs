@@ -1,7 +1,7 @@
 //! The namespace cascade (radical.utils `get_env_ns`) and the resolution of
 //! one key over a snapshot: pure functions, no process environment.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fmt;
 
 use super::{EnvSnapshot, Origin};
@@ -82,6 +82,24 @@ pub(crate) struct Warning {
     pub(crate) fallback: String,
 }
 
+impl Warning {
+    /// A warning that the whole value `raw` of `var` is ignored.
+    pub(crate) fn new(
+        var: &str,
+        raw: &OsStr,
+        reason: impl Into<String>,
+        fallback: impl Into<String>,
+    ) -> Warning {
+        Warning {
+            var: var.to_owned(),
+            raw: raw.to_owned(),
+            part: None,
+            reason: reason.into(),
+            fallback: fallback.into(),
+        }
+    }
+}
+
 /// Longest echo of a value, a reason or a fallback in a warning, in bytes.
 pub(crate) const ECHO_MAX: usize = 160;
 
@@ -155,13 +173,7 @@ impl<T: fmt::Display> Decided<T> {
         };
         self.rejected
             .iter()
-            .map(|r| Warning {
-                var: r.var.clone(),
-                raw: r.raw.clone(),
-                part: None,
-                reason: r.reason.clone(),
-                fallback: fallback.clone(),
-            })
+            .map(|r| Warning::new(&r.var, &r.raw, r.reason.as_str(), fallback.as_str()))
             .collect()
     }
 }
