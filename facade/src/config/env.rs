@@ -342,7 +342,12 @@ pub(crate) fn unread_namespace_vars(snap: &EnvSnapshot, root: Option<&Root>) -> 
             continue;
         }
         let ns = &name[..name.len() - key.name().len() - 1];
-        if ends_other_tools_vars(*key) && !in_family(ns, app) {
+        // `DEBUG` and `PROFILE` end other tools' variables too
+        // (`CARGO_PROFILE_DEV_DEBUG`, `AWS_PROFILE`): one nobody read is
+        // reported only within the program's family. `LOG_LVL` and
+        // `VERBOSE` are elide's own words, reported under any namespace.
+        let others_too = [keys::DEBUG.name, keys::PROFILE.name].contains(&key.name());
+        if others_too && !in_family(ns, app) {
             continue;
         }
         // A value its parser refuses says so first: the usual mistake (a
@@ -369,15 +374,6 @@ pub(crate) fn unread_namespace_vars(snap: &EnvSnapshot, root: Option<&Root>) -> 
         out.push(Warning::new(name, raw, reason, fallback));
     }
     out
-}
-
-/// Whether other tools end their variables with this key's name too:
-/// `DEBUG` and `PROFILE` (`CARGO_PROFILE_DEV_DEBUG`, `NEXTEST_PROFILE`,
-/// `AWS_PROFILE`). Such a variable nobody read is reported only within
-/// the program's family (see [`in_family`]); `LOG_LVL` and `VERBOSE` are
-/// elide's own words and reported under any namespace.
-fn ends_other_tools_vars(key: &dyn keys::AnyKey) -> bool {
-    key.name() == keys::DEBUG.name || key.name() == keys::PROFILE.name
 }
 
 /// Whether namespace `ns` is of this program's family: its first word is

@@ -89,8 +89,19 @@ pub(crate) fn set_rule<T>(rules: &mut Vec<(String, T)>, namespace: &str, value: 
     }
 }
 
-fn by_api<T>(value: T, call: String) -> Decided<T> {
-    Decided::new(value, Origin::Api(call))
+/// What the API set for `prefix`, if anything: the most specific
+/// `{api}_for` rule, else the global `{api}` value.
+fn by_api<T: Copy>(
+    rules: &[(String, T)],
+    global: Option<T>,
+    api: &str,
+    prefix: &str,
+) -> Option<Decided<T>> {
+    let (value, call) = match most_specific_rule(rules, prefix) {
+        Some((ns, v)) => (*v, format!("{api}_for({ns})")),
+        None => (global?, api.to_owned()),
+    };
+    Some(Decided::new(value, Origin::Api(call)))
 }
 
 impl Config {
@@ -113,18 +124,11 @@ impl Config {
     /// The level of a namespace prefix and who decided it. Reports rejected
     /// environment values (once each).
     pub(crate) fn level_decision(&self, prefix: &str) -> Decided<LevelFilter> {
-        if let Some((ns, v)) = most_specific_rule(&self.level_for, prefix) {
-            return by_api(*v, format!("set_level_for({ns})"));
+        if let Some(d) = by_api(&self.level_for, self.level, "set_level", prefix) {
+            return d;
         }
-        if let Some(v) = self.level {
-            return by_api(v, "set_level".into());
-        }
-        let mut d = env::level(
-            self.snapshot(),
-            prefix,
-            self.root().as_deref(),
-            self.fallback_level(),
-        );
+        let (snap, root) = (self.snapshot(), self.root());
+        let mut d = env::level(snap, prefix, root.as_deref(), self.fallback_level());
         if d.origin == Origin::Default && self.default_level_set {
             d.origin = Origin::Api("set_default_level".into());
         }
@@ -140,15 +144,11 @@ impl Config {
         key: &Key<bool>,
         prefix: &str,
     ) -> Decided<bool> {
-        if let Some((ns, v)) = most_specific_rule(rules, prefix) {
-            return by_api(*v, format!("{api}_for({ns})"));
-        }
-        if let Some(v) = global {
-            return by_api(v, api.into());
-        }
-        let d = env::flag(self.snapshot(), prefix, self.root().as_deref(), key);
-        env::report(&d);
-        d
+        by_api(rules, global, api, prefix).unwrap_or_else(|| {
+            let d = env::flag(self.snapshot(), prefix, self.root().as_deref(), key);
+            env::report(&d);
+            d
+        })
     }
 
     /// Debug mode of a namespace prefix and who decided it.
@@ -166,16 +166,12 @@ impl Config {
     /// configuration (an upper bound: exact for the API rules, and the most
     /// verbose value of any level variable in the environment).
     pub(crate) fn max_level(&self) -> LevelFilter {
-        let rules = self.level_for.iter().map(|(_, l)| *l).max();
-        let rest = match self.level {
-            Some(l) => l,
-            None => {
-                let env = self.snapshot().max_level_var();
-                let fallback = self.fallback_level();
-                env.map_or(fallback, |e| e.max(fallback))
-            }
-        };
-        rules.map_or(rest, |r| r.max(rest))
+        let rest = self.level.unwrap_or_else(|| {
+            let fallback = self.fallback_level();
+            let env = self.snapshot().max_level_var();
+            env.map_or(fallback, |e| e.max(fallback))
+        });
+        self.level_for.iter().map(|(_, l)| *l).fold(rest, Ord::max)
     }
 
     /// The level when nothing names one: `set_default_level`'s, else the
