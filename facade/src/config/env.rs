@@ -460,18 +460,13 @@ fn warn_ignored_directives(snap: &EnvSnapshot, d: &rust_log::Directives) {
 /// One "did you mean" warning per `*_LOG_LEVEL` variable.
 fn warn_near_misses(snap: &EnvSnapshot) {
     for (name, raw) in snap.vars.iter().filter(|(k, _)| is_near_miss(k)) {
-        let meant = format!(
-            "{}_{}",
-            &name[..name.len() - NEAR_MISS.len() - 1],
+        let ns = &name[..name.len() - NEAR_MISS.len() - 1];
+        let reason = format!(
+            "not a variable elide reads (did you mean `{ns}_{}`?)",
             LOG_LVL.name
         );
-        let reason = format!("not a variable elide reads (did you mean `{meant}`?)");
-        warn_once(&Warning::new(
-            name,
-            raw,
-            reason,
-            "the other level variables",
-        ));
+        let w = Warning::new(name, raw, reason, "the other level variables");
+        warn_once(&w);
     }
 }
 
@@ -509,19 +504,14 @@ fn process_key<T>(
     key.resolve(snap, &chain, ctx, builtin)
 }
 
-/// `PROFILE_NAME` of the application root (looked up like `PROFILE_DIR`):
-/// the start-up `.prof` file's name and `comp` column, so each process of
-/// a run is its own component (`agent_0`) without code. Default:
-/// [`process_name`].
+/// `PROFILE_NAME` of the application root, default [`process_name`].
 pub(crate) fn profile_name(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
     let name = process_name(snap, root);
     process_key(&PROFILE_NAME, snap, root, &snap.ctx(), name)
 }
 
-/// `PROFILE_HOST` of the application root (looked up like `PROFILE_DIR`):
-/// the host in the `.prof` `sync_abs` line, for hosts where DNS rather than
-/// `/etc/hosts` gives radical.utils' `socket.getfqdn()`. Default: the name
-/// found in `/etc/hosts` ([`crate::os::host::hostname`]).
+/// `PROFILE_HOST` of the application root, default the name found in
+/// `/etc/hosts` ([`crate::os::host::hostname`]).
 #[cfg(feature = "prof")]
 pub(crate) fn profile_host(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
     let host = crate::os::host::hostname();
@@ -537,8 +527,7 @@ pub(crate) fn profile_host_set(snap: &EnvSnapshot, root: Option<&Root>) -> Optio
     matches!(d.origin, Origin::Env(_)).then_some(d.value)
 }
 
-/// `LOG_OTLP_ATTRS` of the application root (looked up like `LOG_FMT`):
-/// the extra attributes of an `otlp` target, `none` by default.
+/// `LOG_OTLP_ATTRS` of the application root, default `none`.
 pub(crate) fn otlp_attrs(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<String> {
     process_key(&LOG_OTLP_ATTRS, snap, root, &snap.ctx(), "none".into())
 }
@@ -554,9 +543,8 @@ pub(crate) fn process_name(snap: &EnvSnapshot, root: Option<&Root>) -> String {
     }
 }
 
-/// `LOG_TGT` of the process root namespace, default stderr. `.` means
-/// `<log dir>/<name>.log`, the name being the root namespace in lower case
-/// (`::` written as `.`) or, without a root, the executable's file stem.
+/// `LOG_TGT` of the application root, default stderr; `.` names
+/// `<log dir>/<process name>.log`.
 pub(crate) fn log_targets(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Targets> {
     #[cfg(feature = "file")]
     let (dir, name) = (log_dir(snap).value.0, process_name(snap, root));
@@ -572,14 +560,12 @@ pub(crate) fn log_targets(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<Ta
     process_key(&LOG_TGT, snap, root, &ctx, Targets(vec![Target::Stderr]))
 }
 
-/// `LOG_MODE` of the process root namespace (looked up like `LOG_TGT`):
-/// how the file targets of `LOG_TGT` are written. Default: buffered.
+/// `LOG_MODE` of the application root, default buffered.
 pub(crate) fn log_mode(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<LogMode> {
     process_key(&LOG_MODE, snap, root, &snap.ctx(), LogMode(None))
 }
 
-/// `LOG_FMT` of the process root namespace (looked up like `LOG_TGT`):
-/// the line format of the `LOG_TGT` sinks. Default: the RADICAL line.
+/// `LOG_FMT` of the application root, default the RADICAL line.
 pub(crate) fn log_format(snap: &EnvSnapshot, root: Option<&Root>) -> Decided<LogFormat> {
     let radical = LogFormat(crate::format::Format::Radical);
     process_key(&LOG_FMT, snap, root, &snap.ctx(), radical)

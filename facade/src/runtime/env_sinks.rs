@@ -30,9 +30,8 @@ use crate::{record::level::LevelFilter, sink::FileSink};
 struct EnvSinks {
     /// Whether `LOG_TGT` chose the sinks at all (not if the API came first).
     active: bool,
-    targets: Vec<Target>,
-    mode: Option<FileMode>,
-    format: Format,
+    /// What `sinks` were built from.
+    chosen: Option<Wanted>,
     sinks: Vec<Arc<dyn Sink>>,
     /// Whether `sinks` is the application's own logger (`host_logger`)
     /// standing in for `LOG_TGT` until the application sets elide up.
@@ -40,12 +39,10 @@ struct EnvSinks {
 }
 
 static ENV_SINKS: Mutex<EnvSinks> = Mutex::new(EnvSinks {
-    host: false,
     active: false,
-    targets: Vec::new(),
-    mode: None,
-    format: Format::Radical,
+    chosen: None,
     sinks: Vec::new(),
+    host: false,
 });
 
 fn env_sinks() -> MutexGuard<'static, EnvSinks> {
@@ -112,9 +109,7 @@ impl Wanted {
     fn owned(self, sinks: Vec<Arc<dyn Sink>>, host: bool) -> EnvSinks {
         EnvSinks {
             active: true,
-            targets: self.targets,
-            mode: self.mode,
-            format: self.format,
+            chosen: Some(self),
             sinks,
             host,
         }
@@ -165,9 +160,9 @@ pub(crate) fn end_host() -> bool {
 pub(crate) fn refresh(reopen: bool) {
     let wanted = Wanted::now();
     let mut owned = env_sinks();
-    let same = owned.targets == wanted.targets
-        && owned.mode == wanted.mode
-        && owned.format == wanted.format;
+    let same = owned.chosen.as_ref().is_some_and(|c| {
+        (&c.targets, c.mode, c.format) == (&wanted.targets, wanted.mode, wanted.format)
+    });
     // The application's logger stays until the application sets elide up.
     if !owned.active || owned.host || (!reopen && same) {
         return;
