@@ -138,10 +138,8 @@ impl EnvSnapshot {
     /// The parsed `RUST_LOG`, unless it is left unread.
     #[cfg(feature = "rust-log")]
     fn rust_log(&self) -> Option<&rust_log::Directives> {
-        match self.rust_log_held.load(Ordering::Relaxed) {
-            true => None,
-            false => self.rust_log.as_ref(),
-        }
+        let held = self.rust_log_held.load(Ordering::Relaxed);
+        self.rust_log.as_ref().filter(|_| !held)
     }
 
     /// Sets the working directory and executable name (for tests).
@@ -297,14 +295,11 @@ pub(crate) fn ignored_app_vars(snap: &EnvSnapshot, root: Option<&Root>) -> Vec<W
             continue;
         };
         let (read, reason) = match key.scope() {
-            keys::Scope::Process => (
-                app_vars(prefix, key.name()),
-                format!(
-                    "{} is read for the application as a whole, and {}",
-                    key.name(),
-                    app_variables(snap, root)
-                ),
-            ),
+            keys::Scope::Process => {
+                let whole = format!("{} is read for the application as a whole", key.name());
+                let reason = format!("{whole}, and {}", app_variables(snap, root));
+                (app_vars(prefix, key.name()), reason)
+            }
             keys::Scope::DefaultOnly => {
                 let read = app_vars("", key.name());
                 let reason = format!("only {} is read", read.join(", "));

@@ -1,12 +1,8 @@
 //! The sinks `LOG_TGT` chose: built from the targets (the one impure step of
 //! the environment: files are opened here, written as `LOG_MODE` says, in
-//! the line format `LOG_FMT` names),
-//! installed at start-up unless the API installed sinks first, and replaced
-//! on a new root or a reload, leaving sinks added through the API alone.
-//!
-//! `LOG_TGT` is the application's, so it is looked up for the application
-//! root (the `init_ns` root, else the program's own name): `<ROOT>_LOG_TGT`
-//! down the root's cascade, then `RADICAL_DEFAULT_LOG_TGT`, then stderr.
+//! the line format `LOG_FMT` names), installed at start-up unless the API
+//! installed sinks first, and replaced on a new root or a reload, leaving
+//! sinks added through the API alone.
 //!
 //! Statics owned here: `ENV_SINKS`.
 
