@@ -29,16 +29,14 @@ impl Directives {
     /// `ignored`.
     pub(crate) fn parse(text: &str) -> Directives {
         let mut d = Directives::default();
-        let (spec, filter) = match text.split_once('/') {
-            Some((spec, filter)) => (spec, Some(filter)),
-            None => (text, None),
+        let spec = match text.split_once('/') {
+            Some((spec, filter)) => {
+                let why = "message filters (`/regex`) are not supported";
+                d.ignored.push((format!("/{filter}"), why.to_owned()));
+                spec
+            }
+            None => text,
         };
-        if let Some(f) = filter {
-            d.ignored.push((
-                format!("/{f}"),
-                "message filters (`/regex`) are not supported".to_owned(),
-            ));
-        }
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             match part.split_once('=') {
                 Some((name, level)) => match (name.trim(), parse_level(level.trim())) {
