@@ -197,8 +197,8 @@ pub(crate) fn resolve<T>(
     let found = find(snap, chains, default_var, &mut |s| {
         parse(s).map(|v| parsed = Some(v))
     });
-    let (value, origin) = match (parsed, found.var) {
-        (Some(v), Some(var)) => (v, Origin::Env(var)),
+    let (value, origin) = match (parsed, found.origin) {
+        (Some(v), origin @ Origin::Env(_)) => (v, origin),
         _ => (builtin, Origin::Default),
     };
     Decided {
@@ -209,23 +209,16 @@ pub(crate) fn resolve<T>(
     }
 }
 
-/// What [`find`] found: the deciding variable (its value went to `parse`
-/// last), every variable searched, the values rejected.
-struct Found {
-    var: Option<String>,
-    searched: Vec<String>,
-    rejected: Vec<Rejected>,
-}
-
 /// The search behind [`resolve`], not generic (one copy in the binary
 /// whatever the value types): `parse` is told each candidate value and
-/// keeps the one it accepts.
+/// keeps the one it accepts; the origin is the variable whose value it
+/// was told last.
 fn find(
     snap: &EnvSnapshot,
     chains: &[Vec<String>],
     default_var: Option<&str>,
     parse: &mut dyn FnMut(&str) -> Result<(), String>,
-) -> Found {
+) -> Decided<()> {
     let mut searched: Vec<String> = chains.iter().flatten().cloned().collect();
     searched.extend(default_var.map(str::to_owned));
     for var in &searched {
@@ -269,8 +262,9 @@ fn find(
             decided = Some(default_var.to_owned());
         }
     }
-    Found {
-        var: decided,
+    Decided {
+        value: (),
+        origin: decided.map_or(Origin::Default, Origin::Env),
         searched,
         rejected,
     }
