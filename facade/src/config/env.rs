@@ -81,12 +81,10 @@ impl EnvSnapshot {
     /// [`KEYS`] are kept; values stay as the OS gave them (non-UTF-8 ones
     /// are kept and reported when looked up).
     pub(crate) fn capture() -> EnvSnapshot {
-        let mut snap = EnvSnapshot::from_vars(
-            std::env::vars_os().filter_map(|(k, v)| k.into_string().ok().map(|k| (k, v))),
-        );
-        snap.cwd = std::env::current_dir().unwrap_or_default();
-        snap.exe_name = crate::os::process::exe_name().unwrap_or_default();
-        snap.program = program_root(&snap.exe_name);
+        let vars = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v)));
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let exe_name = crate::os::process::exe_name().unwrap_or_default();
+        let mut snap = EnvSnapshot::from_vars(vars).with_process(cwd, exe_name);
         snap.home = std::env::var_os("HOME").map(PathBuf::from);
         snap
     }
@@ -142,12 +140,16 @@ impl EnvSnapshot {
         self.rust_log.as_ref().filter(|_| !held)
     }
 
-    /// Sets the working directory and executable name (for tests).
-    #[cfg(test)]
-    pub(crate) fn with_process(mut self, cwd: &str, exe_name: &str) -> EnvSnapshot {
+    /// Sets the working directory and the executable's name, which names
+    /// the program's own root (none without a name).
+    pub(crate) fn with_process(
+        mut self,
+        cwd: impl Into<PathBuf>,
+        exe_name: impl Into<String>,
+    ) -> EnvSnapshot {
         self.cwd = cwd.into();
         self.exe_name = exe_name.into();
-        self.program = program_root(exe_name);
+        self.program = Some(Root::new(&self.exe_name)).filter(|r| !r.prefix.is_empty());
         self
     }
 
@@ -246,11 +248,6 @@ impl fmt::Display for Origin {
 }
 
 pub(crate) use crate::site::namespace::Root;
-
-/// The program's own root, named after its executable (none without a name).
-fn program_root(exe_name: &str) -> Option<Root> {
-    Some(Root::new(exe_name)).filter(|r| !r.prefix.is_empty())
-}
 
 /// The application's root: the one `init_ns` set, else the program's own
 /// (its executable's name). One rule for every key: a site reads its own
