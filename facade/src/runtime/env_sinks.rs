@@ -91,17 +91,6 @@ impl Wanted {
         }
     }
 
-    fn build(&self) -> Vec<Arc<dyn Sink>> {
-        let mut sinks = build(&self.targets, self.mode, self.format, &self.var, &self.raw);
-        for t in &self.targets {
-            if let Target::Otlp(endpoint) = t {
-                let url = endpoint.as_ref().map(|e| format!("http://{e}"));
-                sinks.extend(otlp(url.as_deref(), self.root.as_deref(), &self.var));
-            }
-        }
-        sinks
-    }
-
     fn owned(self, sinks: Vec<Arc<dyn Sink>>, host: bool) -> EnvSinks {
         EnvSinks {
             active: true,
@@ -125,7 +114,7 @@ pub(super) fn install_initial(extra: Option<Arc<dyn Sink>>, host: Option<Arc<dyn
         }
         let sinks = match host {
             Some(h) => vec![h],
-            None => wanted.build(),
+            None => build(&wanted),
         };
         built = Some(sinks.clone());
         Some(sinks.into_iter().chain(extra).collect())
@@ -163,7 +152,7 @@ pub(crate) fn refresh(reopen: bool) {
     if !owned.active || owned.host || (!reopen && same) {
         return;
     }
-    let fresh = wanted.build();
+    let fresh = build(&wanted);
     let previous = std::mem::take(&mut owned.sinks);
     let ours = |s: &Arc<dyn Sink>| previous.iter().any(|o| Arc::ptr_eq(o, s));
     interest::replace_sinks(|current| {
@@ -230,18 +219,13 @@ fn lacking<T>(snap: &EnvSnapshot, d: &Decided<T>, reason: String, fallback: Stri
     env::warn_once(&Warning::new(&var, raw, reason, fallback));
 }
 
-/// One sink per target, writing lines in `format`. `null` adds none. Files
-/// are a buffered [`FileSink`] without a `mode`, else opened in that
-/// [`FileMode`]. A file that cannot be opened is replaced by stderr and
-/// reported once, naming `var`, its `raw` value, exactly the targets
-/// replaced and the targets still used.
-pub(crate) fn build(
-    targets: &[Target],
-    mode: Option<FileMode>,
-    format: Format,
-    var: &str,
-    raw: &OsString,
-) -> Vec<Arc<dyn Sink>> {
+/// One sink per target `w` wants, writing lines in its format. `null` adds
+/// none. Files are a buffered [`FileSink`] without a mode, else opened in
+/// that [`FileMode`]. A file that cannot be opened is replaced by stderr
+/// and reported once, naming the variable, its value, exactly the targets
+/// replaced and the targets still used. `otlp` targets come last.
+fn build(w: &Wanted) -> Vec<Arc<dyn Sink>> {
+    let (targets, mode, format) = (&w.targets, w.mode, w.format);
     let mut sinks: Vec<Arc<dyn Sink>> = Vec::new();
     // Each target that cannot be used, and why.
     let mut failed: Vec<(&Target, String)> = Vec::new();
@@ -275,23 +259,28 @@ pub(crate) fn build(
     }
     #[cfg(not(feature = "file"))]
     let _ = mode;
-    if failed.is_empty() {
-        return sinks;
+    if !failed.is_empty() {
+        let why: Vec<String> = failed.iter().map(|(_, why)| why.clone()).collect();
+        let (reason, whole) = match listed(&why, "; ") {
+            _ if !cfg!(feature = "file") => (
+                "a file target needs elide's cargo feature `file`, which this build lacks".into(),
+                "stderr for the file targets",
+            ),
+            (1, list) => (list, "stderr for those targets"),
+            (n, list) => (
+                format!("cannot use {n} targets: {list}"),
+                "stderr for those targets",
+            ),
+        };
+        let replaced: Vec<&Target> = failed.iter().map(|(t, _)| *t).collect();
+        warn_replaced(targets, &replaced, whole, &w.var, &w.raw, reason);
     }
-    let why: Vec<String> = failed.iter().map(|(_, why)| why.clone()).collect();
-    let (reason, whole) = match listed(&why, "; ") {
-        _ if !cfg!(feature = "file") => (
-            "a file target needs elide's cargo feature `file`, which this build lacks".to_owned(),
-            "stderr for the file targets",
-        ),
-        (1, list) => (list, "stderr for those targets"),
-        (n, list) => (
-            format!("cannot use {n} targets: {list}"),
-            "stderr for those targets",
-        ),
-    };
-    let replaced: Vec<&Target> = failed.iter().map(|(t, _)| *t).collect();
-    warn_replaced(targets, &replaced, whole, var, raw, reason);
+    for t in targets {
+        if let Target::Otlp(endpoint) = t {
+            let url = endpoint.as_ref().map(|e| format!("http://{e}"));
+            sinks.extend(otlp(url.as_deref(), w.root.as_deref(), &w.var));
+        }
+    }
     sinks
 }
 
