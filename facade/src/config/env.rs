@@ -94,7 +94,7 @@ impl EnvSnapshot {
         let mut snap = EnvSnapshot::default();
         let wanted = vars.into_iter().filter(|(k, _)| {
             KEYS.iter().any(|key| key.matches(k))
-                    || is_near_miss(k)
+                    || is_for_key(k, NEAR_MISS)
                     // The exporter's variables it does not read, kept to
                     // be warned about by name.
                     || k.starts_with("OTEL_EXPORTER_OTLP_")
@@ -211,14 +211,9 @@ impl EnvSnapshot {
 /// The `env_logger` variable, read as the last fallback of a level.
 const RUST_LOG: &str = keys::RUST_LOG.name;
 
-/// The key name other tools use for a level.
+/// The key name other tools use for a level: its variables
+/// (`RADICAL_LOG_LEVEL`) are not read, but warned about once.
 const NEAR_MISS: &str = "LOG_LEVEL";
-
-/// A level variable spelled the way other tools spell it
-/// (`RADICAL_LOG_LEVEL`): not read, but warned about once.
-fn is_near_miss(name: &str) -> bool {
-    is_for_key(name, NEAR_MISS)
-}
 
 pub(crate) fn is_for_key(name: &str, key: &str) -> bool {
     name.len() > key.len() + 1
@@ -451,7 +446,7 @@ fn warn_ignored_directives(snap: &EnvSnapshot, d: &rust_log::Directives) {
 
 /// One "did you mean" warning per `*_LOG_LEVEL` variable.
 fn warn_near_misses(snap: &EnvSnapshot) {
-    for (name, raw) in snap.vars.iter().filter(|(k, _)| is_near_miss(k)) {
+    for (name, raw) in snap.vars.iter().filter(|(k, _)| is_for_key(k, NEAR_MISS)) {
         let ns = &name[..name.len() - NEAR_MISS.len() - 1];
         let reason = format!(
             "not a variable elide reads (did you mean `{ns}_{}`?)",
