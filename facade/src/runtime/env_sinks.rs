@@ -67,9 +67,8 @@ impl Wanted {
         let root = root.as_deref();
         // The root or the snapshot may have changed: say which variables of
         // the application's keys it leaves unread.
-        env::ignored_app_vars(snap, root)
-            .iter()
-            .for_each(env::warn_once);
+        let ignored = env::ignored_app_vars(snap, root);
+        ignored.iter().for_each(env::warn_once);
         // `LOG_MODE` says how files are written: without `file` there are
         // none (a file target gets its own warning in `build`).
         #[cfg(feature = "file")]
@@ -248,7 +247,8 @@ fn build(w: &Wanted) -> Vec<Arc<dyn Sink>> {
             },
             #[cfg(feature = "file")]
             Target::Refused { why, .. } => failed.push((t, why.clone())),
-            // Without `file` no file is written, in any mode.
+            // Without `file` no file is written, in any mode (the one
+            // warning below names the missing feature).
             #[cfg(not(feature = "file"))]
             Target::File(_) | Target::Refused { .. } => failed.push((t, String::new())),
         }
