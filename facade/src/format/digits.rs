@@ -239,16 +239,20 @@ mod tests {
         }
     }
 
-    /// The same text as `{:.3}` of the float, near every kind of boundary.
-    #[test]
-    fn matches_float_formatting() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
+    /// A reproducible stream of pseudo-random numbers.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             seed
-        };
+        }
+    }
+
+    /// The same text as `{:.3}` of the float, near every kind of boundary.
+    #[test]
+    fn matches_float_formatting() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for i in 0..200_000u64 {
             let secs = match i % 4 {
                 0 => next() % 4_000_000_000,
@@ -280,13 +284,7 @@ mod tests {
             push_epoch::<6>(d, &mut out);
             out
         };
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for i in 0..200_000u64 {
             let secs = match i % 3 {
                 0 => 1_700_000_000 + next() % 200_000_000,

@@ -68,12 +68,6 @@ static CLASS: [u8; 256] = {
     t
 };
 
-/// Whether byte `b` can start a character for which [`breaks_line`] holds.
-#[inline(always)]
-fn suspect(b: u8) -> bool {
-    CLASS[b as usize] & TEXT != 0
-}
-
 /// The index of the first byte of `bytes` from `i` on with a bit of `class`.
 /// Eight bytes at a time while none of them can be of `class` (a target or
 /// a message is mostly such words), byte by byte through a word that may.
@@ -152,22 +146,41 @@ fn push_hex(n: u32, out: &mut String) {
     }
 }
 
-/// Copies `s` to `out`, escaping every character `escape` selects with
-/// `push`; `first_byte` must hold for the first byte of each of them.
-/// Runs of other characters are copied whole.
+/// Copies `s` to `out`, writing each character `escape` selects with
+/// `push`; the bytes of `class` are those that can start such a character.
+/// A text without any (the common case, found by one word-at-a-time scan)
+/// is copied at once, and runs of other characters whole.
 #[inline(always)]
 fn copy_escaping(
     s: &str,
     out: &mut String,
-    first_byte: impl Fn(u8) -> bool,
+    class: u8,
+    escape: impl Fn(char) -> bool,
+    push: impl Fn(char, &mut String),
+) {
+    let i = skip(s.as_bytes(), 0, class);
+    if i == s.len() {
+        out.push_str(s);
+    } else {
+        escape_from(s, i, out, class, escape, push);
+    }
+}
+
+/// [`copy_escaping`] from byte `i` on, the first of `class`: out of line,
+/// so the common case stays small where it is inlined.
+#[inline(never)]
+fn escape_from(
+    s: &str,
+    mut i: usize,
+    out: &mut String,
+    class: u8,
     escape: impl Fn(char) -> bool,
     push: impl Fn(char, &mut String),
 ) {
     let bytes = s.as_bytes();
     let mut run = 0;
-    let mut i = 0;
     while i < bytes.len() {
-        if !first_byte(bytes[i]) {
+        if CLASS[bytes[i] as usize] & class == 0 {
             i += 1;
             continue;
         }
@@ -183,40 +196,26 @@ fn copy_escaping(
     out.push_str(&s[run..]);
 }
 
-/// [`copy_escaping`] for the line-breaking characters, with the common
-/// case (nothing to escape) found by one table scan and copied at once.
-#[inline]
-fn copy_text(s: &str, out: &mut String) {
-    if skip(s.as_bytes(), 0, TEXT) == s.len() {
-        out.push_str(s);
-    } else {
-        copy_escaping(s, out, suspect, breaks_line, push_escape);
-    }
-}
-
 /// Appends `s` with every line-breaking character escaped (messages).
+#[inline]
 pub(crate) fn escape_text(s: &str, out: &mut String) {
-    copy_text(s, out);
+    copy_escaping(s, out, TEXT, breaks_line, push_escape);
 }
 
 /// Appends `s` as a `.prof` column: line breaks escaped and every `,` (the
 /// column separator) written as `;`.
 #[cfg(feature = "prof")]
 pub(crate) fn prof_text(s: &str, out: &mut String) {
-    if skip(s.as_bytes(), 0, PROF) == s.len() {
-        out.push_str(s);
-    } else {
-        copy_escaping(
-            s,
-            out,
-            |b| suspect(b) || b == b',',
-            |c| c == ',' || breaks_line(c),
-            |c, out| match c {
-                ',' => out.push(';'),
-                c => push_escape(c, out),
-            },
-        );
-    }
+    copy_escaping(
+        s,
+        out,
+        PROF,
+        |c| c == ',' || breaks_line(c),
+        |c, out| match c {
+            ',' => out.push(';'),
+            c => push_escape(c, out),
+        },
+    );
 }
 
 /// Escapes line-breaking characters (and nothing else) while writing to a
@@ -234,7 +233,7 @@ pub struct Escaped<'a>(pub &'a mut String);
 
 impl fmt::Write for Escaped<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        copy_text(s, self.0);
+        escape_text(s, self.0);
         Ok(())
     }
 }
@@ -426,30 +425,26 @@ impl fmt::Write for JsonEscaped<'_> {
 /// every line-breaking character.
 #[cfg(feature = "json")]
 pub(crate) fn json_text(s: &str, out: &mut String) {
-    if skip(s.as_bytes(), 0, JSON) == s.len() {
-        out.push_str(s);
-    } else {
-        copy_escaping(
-            s,
-            out,
-            |b| suspect(b) || b == b'"' || b == b'\\',
-            |c| c == '"' || c == '\\' || breaks_line(c),
-            |c, out| match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                c => {
-                    out.push_str("\\u");
-                    let n = c as u32;
-                    for shift in [12, 8, 4, 0] {
-                        out.push(char::from_digit((n >> shift) & 0xf, 16).unwrap_or('0'));
-                    }
+    copy_escaping(
+        s,
+        out,
+        JSON,
+        |c| c == '"' || c == '\\' || breaks_line(c),
+        |c, out| match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => {
+                out.push_str("\\u");
+                let n = c as u32;
+                for shift in [12, 8, 4, 0] {
+                    out.push(char::from_digit((n >> shift) & 0xf, 16).unwrap_or('0'));
                 }
-            },
-        );
-    }
+            }
+        },
+    );
 }
 
 #[cfg(test)]
