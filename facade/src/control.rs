@@ -223,9 +223,17 @@ pub fn flush() {
 /// ```
 #[must_use = "dropping the guard flushes the sinks; keep it until the end of main"]
 pub fn init_ns(root: &str) -> Guard {
-    let guard = init_ns_only(root);
+    let first = !runtime::started();
+    // Set before `ensure` so the first sinks already follow the root.
+    crate::site::namespace::set_root(root);
+    // The sites' settings depend on the root: rewrite them.
+    interest::reconfigure(|_| {});
+    runtime::set_up(false);
+    if !first {
+        env_sinks::refresh(false);
+    }
     install_bridges();
-    guard
+    Guard::new()
 }
 
 /// Initialises elide now instead of at the first call site, and returns a
@@ -246,28 +254,15 @@ pub fn init_ns(root: &str) -> Guard {
 /// ```
 #[must_use = "dropping the guard flushes the sinks; keep it until the end of main"]
 pub fn init() -> Guard {
-    let guard = runtime::init();
+    runtime::set_up(false);
     install_bridges();
-    guard
+    Guard::new()
 }
 
 /// The inbound bridges `init` installs when their features are on.
 fn install_bridges() {
     #[cfg(feature = "log")]
     crate::bridge::log::install_if_unset();
-}
-
-fn init_ns_only(root: &str) -> Guard {
-    let first = !runtime::started();
-    // Set before `ensure` so the first sinks already follow the root.
-    crate::site::namespace::set_root(root);
-    // The sites' settings depend on the root: rewrite them.
-    interest::reconfigure(|_| {});
-    runtime::set_up(false);
-    if !first {
-        env_sinks::refresh(false);
-    }
-    Guard::new()
 }
 
 /// Reads the environment again and rebuilds every site's cache, and the
@@ -279,8 +274,7 @@ fn init_ns_only(root: &str) -> Guard {
 /// ```
 pub fn reload_from_env() {
     runtime::ensure();
-    let snap = Arc::new(runtime::capture_env());
-    runtime::use_snapshot(&snap);
+    let snap = runtime::read_env();
     interest::reconfigure(|c| c.env = Some(snap));
     env_sinks::refresh(true);
 }

@@ -46,10 +46,9 @@ pub(crate) fn install() {
             if !emitting || aborts || first_at(info.location()) {
                 previous(info);
                 if emitting {
-                    let _ = crate::os::process::write_stderr(explanation(
-                        crate::contain::formatting_values_here(),
-                        aborts,
-                    ));
+                    let in_value = crate::contain::formatting_values_here();
+                    let _ =
+                        crate::os::process::write_stderr(explanation(in_value, aborts).as_bytes());
                 }
             }
         }));
@@ -59,26 +58,22 @@ pub(crate) fn install() {
 /// The line after a panic raised while a record was being emitted: where
 /// (`in_value`: in a logged value's `Debug`/`Display`, else in a sink) and
 /// what follows (`aborts`: the build's panics abort, else it is contained).
-fn explanation(in_value: bool, aborts: bool) -> &'static [u8] {
-    match (in_value, aborts) {
-        (true, false) => {
-            b"elide: the panic above was raised in the Debug or Display of a value being logged, \
-              and contained: that sink dropped the record; further panics there are only \
-              counted in elide::stats()\n"
-        }
-        (false, false) => {
-            b"elide: the panic above was raised inside a sink and contained; \
-              further panics there are only counted in elide::stats()\n"
-        }
-        (true, true) => {
-            b"elide: the panic above was raised in the Debug or Display of a value being logged; \
-              built with panic = \"abort\", the process aborts\n"
-        }
-        (false, true) => {
-            b"elide: the panic above was raised inside a sink; \
-              built with panic = \"abort\", the process aborts\n"
-        }
-    }
+fn explanation(in_value: bool, aborts: bool) -> String {
+    let place = match in_value {
+        true => "in the Debug or Display of a value being logged",
+        false => "inside a sink",
+    };
+    let next = match (in_value, aborts) {
+        (_, true) => "; built with panic = \"abort\", the process aborts",
+        (true, false) => ", and contained: that sink dropped the record",
+        (false, false) => " and contained",
+    };
+    let counted = if aborts {
+        ""
+    } else {
+        "; further panics there are only counted in elide::stats()"
+    };
+    format!("elide: the panic above was raised {place}{next}{counted}\n")
 }
 
 /// Whether this is the first contained panic at its location (and there is
@@ -106,8 +101,7 @@ mod tests {
     #[test]
     fn a_values_panic_is_never_called_a_sinks() {
         for aborts in [false, true] {
-            let value = String::from_utf8_lossy(explanation(true, aborts)).into_owned();
-            let sink = String::from_utf8_lossy(explanation(false, aborts)).into_owned();
+            let (value, sink) = (explanation(true, aborts), explanation(false, aborts));
             assert!(!value.contains("inside a sink"), "{value}");
             assert!(value.contains("Debug or Display"), "{value}");
             assert!(sink.contains("inside a sink"), "{sink}");

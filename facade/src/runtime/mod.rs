@@ -56,8 +56,7 @@ pub(crate) fn ensure() {
         register_exit_handler();
         contained_panics::install();
         let set_up = SET_UP.load(Ordering::SeqCst);
-        let snap = Arc::new(capture_env());
-        use_snapshot(&snap);
+        let snap = read_env();
         interest::reconfigure(|c| {
             c.env.get_or_insert(snap);
         });
@@ -93,20 +92,17 @@ pub(crate) fn set_up(keep_sinks: bool) {
     }
 }
 
-/// Reads the environment; `RUST_LOG` is left unread until the application
-/// sets elide up (it is the application's logger's variable).
-pub(crate) fn capture_env() -> EnvSnapshot {
-    match SET_UP.load(Ordering::SeqCst) {
+/// Reads the environment and hands the console its colour variables (the
+/// rest is read from the configuration). `RUST_LOG` is left unread until
+/// the application sets elide up (it is the application's logger's variable).
+pub(crate) fn read_env() -> Arc<EnvSnapshot> {
+    use crate::config::env::keys::{CLICOLOR_FORCE, NO_COLOR};
+    let snap = match SET_UP.load(Ordering::SeqCst) {
         true => EnvSnapshot::capture(),
         false => EnvSnapshot::capture().without_rust_log(),
-    }
-}
-
-/// Hands the parts of a new snapshot that sinks read to them (the console's
-/// colour variables); the rest is read from the configuration.
-pub(crate) fn use_snapshot(snap: &EnvSnapshot) {
-    use crate::config::env::keys::{CLICOLOR_FORCE, NO_COLOR};
+    };
     crate::sink::console::set_color_env(snap.get(NO_COLOR.name), snap.get(CLICOLOR_FORCE.name));
+    Arc::new(snap)
 }
 
 /// Whether the environment was read already.
@@ -297,13 +293,6 @@ pub fn install_panic_hook() {
             shutdown(Shutdown::Panic);
         }));
     });
-}
-
-/// Reads the environment now and returns a flush-on-drop guard; the public
-/// `init` (in `control`) adds the bridges.
-pub(crate) fn init() -> Guard {
-    set_up(false);
-    Guard::new()
 }
 
 /// Flushes all sinks when dropped. When the last live guard drops, it also

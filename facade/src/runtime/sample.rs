@@ -42,7 +42,7 @@ pub fn sample_undo(hits: &'static LocalKey<Cell<u32>>) {
 }
 
 /// `first = n` / `once`: the first `n` hits of the site pass, over all threads.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct First(AtomicU32);
 
 impl First {
@@ -88,14 +88,8 @@ impl First {
     }
 }
 
-impl Default for First {
-    fn default() -> Self {
-        First::new()
-    }
-}
-
 /// `every = period`: at most one hit per period passes (the first hit does).
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Every(AtomicU64);
 
 impl Every {
@@ -132,12 +126,6 @@ impl Every {
             crate::os::process::mark_active(now);
         }
         claimed
-    }
-}
-
-impl Default for Every {
-    fn default() -> Self {
-        Every::new()
     }
 }
 

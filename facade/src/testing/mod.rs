@@ -127,11 +127,8 @@ impl Capture {
         let handle = CaptureHandle {
             sink: Arc::new(MemorySink::new().with_level(level)),
         };
-        let entered = handle.enter();
-        Capture {
-            handle,
-            _entered: entered,
-        }
+        let _entered = Entered::new(handle.sink.clone());
+        Capture { handle, _entered }
     }
 
     /// A handle other threads can enter to log into this capture.
@@ -156,15 +153,14 @@ impl Capture {
 
     /// Takes what was captured so far; the capture goes on, empty.
     pub fn take(&self) -> Records {
-        Records::new(self.handle.sink.take())
+        Records(self.handle.sink.take())
     }
 
     /// Ends the capture and returns everything it collected (including what
     /// threads that entered its handle logged).
     pub fn finish(self) -> Records {
-        let Capture { handle, _entered } = self;
-        drop(_entered);
-        Records::new(handle.sink.take())
+        drop(self._entered);
+        Records(self.handle.sink.take())
     }
 }
 
@@ -179,19 +175,13 @@ pub struct CaptureHandle {
 impl CaptureHandle {
     /// Runs `f` with this thread inside the capture.
     pub fn in_scope<R>(&self, f: impl FnOnce() -> R) -> R {
-        let _entered = self.enter();
+        let _entered = Entered::new(self.sink.clone());
         f()
-    }
-
-    /// Puts this thread inside the capture until the returned guard drops.
-    fn enter(&self) -> Entered {
-        let hook: Arc<dyn Sink> = self.sink.clone();
-        Entered::new(hook)
     }
 
     /// A copy of what the capture collected so far.
     pub fn records(&self) -> Records {
-        Records::new(self.sink.records())
+        Records(self.sink.records())
     }
 }
 

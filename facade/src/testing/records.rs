@@ -14,13 +14,9 @@ use crate::sink::OwnedRecord;
 /// patterns work. The `assert_*` methods panic with a listing of every
 /// captured record, so a failing test shows what was logged instead.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Records(Vec<OwnedRecord>);
+pub struct Records(pub(super) Vec<OwnedRecord>);
 
 impl Records {
-    pub(crate) fn new(records: Vec<OwnedRecord>) -> Records {
-        Records(records)
-    }
-
     /// The messages, in order.
     pub fn messages(&self) -> Vec<&str> {
         self.0.iter().map(|r| r.message.as_str()).collect()
@@ -170,7 +166,7 @@ mod tests {
     /// Two log records about the disk at different levels, a telemetry
     /// event whose message would match them, and an unrelated log record.
     fn sample() -> Records {
-        Records::new(vec![
+        Records(vec![
             record(Kind::Log, Level::Info, "", "disk full"),
             record(Kind::Log, Level::Warn, "", "disk slow"),
             record(Kind::Telemetry, Level::Info, "disk.event", "disk"),
@@ -224,7 +220,7 @@ mod tests {
             assert!(failing.ends_with(&listing), "{failing}");
         }
         // A log record never counts as an event, whatever its name.
-        let named_log = Records::new(vec![record(Kind::Log, Level::Info, "x", "x")]);
+        let named_log = Records(vec![record(Kind::Log, Level::Info, "x", "x")]);
         assert!(panic_text(|| {
             named_log.assert_event("x");
         })
