@@ -2,16 +2,14 @@
 //! output's `write`) so that it never reaches the caller or ends a writer
 //! thread.
 //!
-//! `catch_unwind` alone is not enough: it hands back the panic's payload,
-//! and dropping that payload runs the user's `Drop`, which may panic again,
-//! this time outside any containment. Payloads are therefore dropped under a
-//! second `catch_unwind`, and one whose drop panicked is leaked.
+//! `catch_unwind` alone is not enough: dropping the payload it hands back
+//! runs the user's `Drop`, which may panic again outside any containment;
+//! so payloads are dropped under a second `catch_unwind`, and leaked if
+//! that panics.
 //!
-//! It also marks where elide runs the `Debug` and `Display` code of the
-//! values being logged ([`formatting_values`]), so a panic there is told
-//! apart from a panic of the sink that formats them: the panic hook words
-//! its message after it, and under `panic = "abort"` the sink is flushed
-//! like the others (its own code did not fail).
+//! It also marks where elide runs the logged values' `Debug` and `Display`
+//! ([`formatting_values`]), so the panic hook can tell a panic there from
+//! the sink's own (and, under `panic = "abort"`, still flush that sink).
 //!
 //! Statics owned here: the per-thread `FORMATTING` mark.
 

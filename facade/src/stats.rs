@@ -47,15 +47,7 @@ pub fn stats() -> Stats {
 /// sink (by `name`) fails. For sink implementations.
 pub fn report_write_error(name: &str, err: &std::io::Error) {
     WRITE_ERRORS.fetch_add(1, Ordering::Relaxed);
-    // In a forked child the set may be held for good by a thread of the
-    // parent: then the error is only counted.
-    let Some(mut seen) = crate::os::process::lock(&REPORTED) else {
-        return;
-    };
-    // A few sinks at most: a list, so no hash map is linked for this.
-    if !seen.iter().any(|s| s == name) {
-        seen.push(name.to_owned());
-        drop(seen);
+    if first_time(&REPORTED, name, usize::MAX) {
         // Best effort: stderr itself may be the failing stream.
         let _ = crate::os::process::write_stderr(
             format!(
@@ -64,6 +56,21 @@ pub fn report_write_error(name: &str, err: &std::io::Error) {
             .as_bytes(),
         );
     }
+}
+
+/// Whether `key` is not in `seen` yet; then it is added, if `seen` holds
+/// fewer than `max`, else nothing is new. A few keys at most: a list, so no
+/// hash map is linked for this. In a forked child the list may be held for
+/// good by a thread of the parent: then nothing is new either.
+pub(crate) fn first_time(seen: &Mutex<Vec<String>>, key: &str, max: usize) -> bool {
+    let Some(mut seen) = crate::os::process::lock(seen) else {
+        return false;
+    };
+    let new = seen.len() < max && !seen.iter().any(|s| s == key);
+    if new {
+        seen.push(key.to_owned());
+    }
+    new
 }
 
 #[cfg(test)]

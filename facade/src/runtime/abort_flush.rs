@@ -1,22 +1,14 @@
 //! The flush of [`install_panic_hook`](crate::install_panic_hook) for a
-//! panic raised while a record was being emitted, in a program built with
-//! `panic = "abort"`: the process ends when the hook returns, so what the
-//! sinks hold is written now or never.
+//! panic raised while a record was being emitted, built with
+//! `panic = "abort"`: what the sinks hold is written now or never.
 //!
-//! The panicking thread is inside a sink: flushing from it could wait for
-//! a lock or a queue it holds itself. So each sink is flushed on a thread
-//! of its own, and the hook waits for them at most [`LIMIT`] (a sink stuck
-//! behind the panicking thread cannot hold up the others, nor the abort).
-//! After a panic in a logged value's `Debug` or `Display` every sink is
-//! flushed, the one that was formatting it too: its own code did not fail,
-//! and the built-in sinks format outside their locks. After a panic of a
-//! sink's own code, that sink is left alone.
-//!
-//! On an async sink's writer thread (a wrapped sink or an output that
-//! panicked), the async sink this thread writes for cannot drain: its
-//! flush waits for this very thread. The hook then stops waiting when all
-//! the sinks but one are flushed, rather than spending the whole limit on
-//! that one.
+//! The panicking thread may hold a sink's lock or queue, so each sink is
+//! flushed on a thread of its own, all waited for at most [`LIMIT`]. After
+//! a panic in a logged value's `Debug` or `Display` every sink is flushed
+//! (the built-in sinks format outside their locks); after a sink's own
+//! panic, that sink is left alone. On an async sink's writer thread, the
+//! async sink it writes for cannot drain (its flush waits for this very
+//! thread): the hook then waits for all the sinks but one.
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -51,11 +43,7 @@ pub(super) fn flush_before_abort() {
         }
     }
     // The async sink this thread writes for waits for it: not that one.
-    let awaited = if crate::sink::on_writer_thread() {
-        started.saturating_sub(1)
-    } else {
-        started
-    };
+    let awaited = started.saturating_sub(usize::from(crate::sink::on_writer_thread()));
     let deadline = Instant::now() + LIMIT;
     let finished = (0..awaited)
         .take_while(|_| {

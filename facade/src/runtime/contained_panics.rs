@@ -1,25 +1,18 @@
 //! Contained panics are printed once per place, then only counted.
 //!
-//! A sink whose `emit` panics is contained (the caller never sees the
-//! panic, `elide::stats().sink_panics` counts it), but the panic hook still
-//! runs for every one: a sink that panics on each record would print a
-//! panic message (and a backtrace) per record. So elide wraps the panic
-//! hook it finds at start-up: a panic raised while this thread is emitting
-//! a record (dispatching it, or on an async writer thread, where every
-//! call into a sink is contained) goes to the previous hook the first time
-//! it is raised at that source location, followed by one line saying where
-//! it was raised (in a sink, or in the `Debug`/`Display` of a value being
-//! logged, see `contain::formatting_values`) and that further ones are
-//! counted; later panics there are only counted. Panics anywhere else go
-//! to the previous hook as before.
-//!
-//! Built with `panic = "abort"` nothing is contained: every panic is
-//! printed, and the line says that the process aborts.
-//!
-//! The place stands for the sink: a given sink panics in its own code. At
-//! most `PLACES` places are remembered; past that, contained panics are
-//! only counted. A hook installed after elide's replaces this one (and its
-//! own choice applies).
+//! A sink whose `emit` panics is contained (counted in
+//! `elide::stats().sink_panics`), but the panic hook still runs for every
+//! one: a sink panicking on each record would print a message and a
+//! backtrace per record. So elide wraps the hook it finds at start-up: a
+//! panic raised while this thread emits a record (dispatching it, or on an
+//! async writer thread) goes to the previous hook the first time it is
+//! raised at its source location (which stands for the sink), followed by
+//! one line saying where it was raised (in a sink, or in a logged value's
+//! `Debug`/`Display`, see `contain::formatting_values`) and that further
+//! ones are only counted; past `PLACES` places, all are only counted.
+//! Other panics go to the previous hook as before. Built with
+//! `panic = "abort"` every panic is printed, and the line says that the
+//! process aborts. A hook installed after elide's replaces this one.
 //!
 //! Statics owned here: `ONCE` (the hook's installation) and `PLACES_SEEN`.
 
@@ -29,7 +22,7 @@ use std::sync::{Mutex, Once};
 /// Most distinct places printed.
 const PLACES: usize = 64;
 
-static PLACES_SEEN: Mutex<Vec<(String, u32, u32)>> = Mutex::new(Vec::new());
+static PLACES_SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Wraps the current panic hook, once per process.
 pub(crate) fn install() {
@@ -79,19 +72,7 @@ fn explanation(in_value: bool, aborts: bool) -> String {
 /// Whether this is the first contained panic at its location (and there is
 /// room to remember it).
 fn first_at(location: Option<&Location<'_>>) -> bool {
-    let Some(loc) = location else {
-        return false;
-    };
-    // In a forked child the set may be held for good: then only count.
-    let Some(mut seen) = crate::os::process::lock(&PLACES_SEEN) else {
-        return false;
-    };
-    let place = (loc.file(), loc.line(), loc.column());
-    if seen.len() >= PLACES || seen.iter().any(|(f, l, c)| (f.as_str(), *l, *c) == place) {
-        return false;
-    }
-    seen.push((place.0.to_owned(), place.1, place.2));
-    true
+    location.is_some_and(|l| crate::stats::first_time(&PLACES_SEEN, &l.to_string(), PLACES))
 }
 
 #[cfg(test)]

@@ -1,23 +1,17 @@
 //! The process-wide runtime: reading the environment once (lazily, on the
-//! first site that resolves, or at [`init`]), the flush-on-drop [`Guard`],
-//! and the one [`shutdown`] that the guard's drop, the exit handler, the
-//! panic hook, a failed check and [`flush`](crate::flush) all share.
+//! first site that resolves, or at [`init`](crate::init)), the
+//! flush-on-drop [`Guard`], and the one [`shutdown`] that the guard's drop,
+//! the exit handler, the panic hook, a failed check and
+//! [`flush`](crate::flush) all share. Besides, each site's path at run time
+//! (`route`, `runtime_site`, `site_record`, `sample`) and `describe`, which
+//! reports the configuration in force.
 //!
-//! Shutdown is the same everywhere: each sink's flush is contained on its
-//! own (a panic in one is counted, reported once, and the others are still
-//! flushed); it never re-enters a sink from inside that sink (a thread that
-//! is dispatching, or an async writer, skips it); and in a forked child it
-//! never waits on a lock a thread of the parent may hold (the built-in
-//! sinks `try_lock` there, see `process`).
+//! Shutdown flushes each sink contained on its own, never re-enters a sink
+//! from inside one, and in a forked child never waits on a lock a thread of
+//! the parent may hold (the built-in sinks `try_lock` there, see `process`).
 //!
-//! Statics owned here: `INIT`, `LIVE_GUARDS`, and the registrations of the
-//! exit handler and the panic hook.
-//!
-//! This folder is the run-time layer above dispatch: besides the runtime
-//! itself, each site's path at run time (`route`, decided once per record;
-//! `runtime_site` for run-time targets and `emit`; `site_record`, the
-//! record a macro site builds; `sample`), and `describe`, which reports the
-//! configuration in force.
+//! Statics owned here: `INIT`, `SET_UP`, `LIVE_GUARDS`, and the
+//! registrations of the exit handler and the panic hook.
 
 mod abort_flush;
 mod contained_panics;
@@ -139,14 +133,13 @@ pub(crate) fn resolve(cs: &'static Callsite) -> Interest {
 }
 
 /// The `.prof` sink in `PROFILE_DIR` when some `PROFILE` variable is on,
-/// so `APP_PROFILE=1 ./app` writes telemetry without code changes,
-/// named by `PROFILE_NAME` (else the process name), its `sync_abs` host
-/// set by `PROFILE_HOST` (else found in `/etc/hosts`). It
-/// is not one of the `LOG_TGT` sinks, so a reload keeps it. Without the
-/// cargo feature `prof` there is no `.prof` sink: a `PROFILE` variable that
-/// is on still turns telemetry on, and gets one warning that no `.prof`
-/// file is written. (One function for both builds: a mutation run over
-/// either build then mutates code that build compiles.)
+/// so `APP_PROFILE=1 ./app` writes telemetry without code changes
+/// (`PROFILE_NAME` and `PROFILE_HOST` name the file and its `sync_abs`
+/// host). It is not a `LOG_TGT` sink, so a reload keeps it. Without the
+/// cargo feature `prof`, a `PROFILE` variable that is on still turns
+/// telemetry on, with one warning that no `.prof` file is written. (One
+/// function for both builds: a mutation run over either build then mutates
+/// code that build compiles.)
 fn profile_sink() -> Option<Arc<dyn Sink>> {
     let cfg = config::read();
     let (var, raw) = cfg.snapshot().flag_on(&env::keys::PROFILE)?;

@@ -1,6 +1,6 @@
 //! What a capture collected, with the assertions tests make on it.
 
-use std::fmt::{self, Write};
+use std::fmt;
 
 use crate::record::level::Level;
 use crate::record::metadata::Kind;
@@ -98,12 +98,7 @@ impl Records {
         if self.0.is_empty() {
             return "  (nothing)".to_owned();
         }
-        let mut out = String::new();
-        for r in &self.0 {
-            let _ = write!(out, "  {r}");
-            out.push('\n');
-        }
-        out
+        self.0.iter().map(|r| format!("  {r}\n")).collect()
     }
 }
 
