@@ -41,7 +41,7 @@ static INIT: OnceLock<()> = OnceLock::new();
 static SET_UP: AtomicBool = AtomicBool::new(false);
 
 /// Reads the environment once and installs the `LOG_TGT` sinks if no sinks
-/// were installed. Called by [`init`], by the first site that resolves and
+/// were installed. Called by `init`, by the first site that resolves and
 /// by the public calls that read the configuration; never from below this
 /// module, and never under the rebuild lock.
 pub(crate) fn ensure() {
