@@ -21,11 +21,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
-use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
-use opentelemetry_proto::tonic::common::v1::{InstrumentationScope, KeyValue};
+use opentelemetry_proto::tonic::common::v1::KeyValue;
 use opentelemetry_proto::tonic::metrics::v1::{
-    metric, number_data_point, AggregationTemporality, Metric, NumberDataPoint, ResourceMetrics,
-    ScopeMetrics, Sum,
+    metric, number_data_point, AggregationTemporality, Metric, NumberDataPoint, Sum,
 };
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use prost::Message;
@@ -120,9 +118,8 @@ pub(crate) struct Exporter {
     /// Wakes a writer waiting for room, or a flush waiting for the drain.
     room: Condvar,
     endpoint: Endpoint,
-    resource: Resource,
-    /// `resource`, encoded once: every request carries it.
-    resource_bytes: Vec<u8>,
+    /// The encoded `Resource`: every request carries it.
+    resource: Vec<u8>,
     settings: Settings,
     pub(crate) counts: Counts,
     started: SystemTime,
@@ -145,12 +142,11 @@ impl Exporter {
             ..Default::default()
         };
         Exporter {
-            resource_bytes: resource.encode_to_vec(),
+            resource: resource.encode_to_vec(),
             pending: Mutex::new(Pending::default()),
             work: Condvar::new(),
             room: Condvar::new(),
             endpoint,
-            resource,
             settings,
             counts: Counts::default(),
             started: SystemTime::now(),
@@ -272,23 +268,18 @@ impl Exporter {
     /// Sends everything buffered and waits for it, at most `timeout`.
     /// Returns the number of items still unsent.
     pub(crate) fn flush(&self, timeout: Duration) -> usize {
-        let deadline = Instant::now() + timeout;
         let mut p = self.lock();
         p.asked += 1;
         let ticket = p.asked;
         p.urgent = true;
         self.work.notify_one();
-        while !p.ended && (p.served < ticket || p.len() + p.in_flight > 0) {
-            let now = Instant::now();
-            if now >= deadline {
-                break;
-            }
-            p = self
-                .room
-                .wait_timeout(p, deadline - now)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
+        let p = self
+            .room
+            .wait_timeout_while(p, timeout, |p| {
+                !p.ended && (p.served < ticket || p.len() + p.in_flight > 0)
+            })
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
         p.len() + p.in_flight
     }
 
@@ -309,21 +300,14 @@ impl Exporter {
         let mut next_metrics = Instant::now() + self.settings.interval;
         let mut last_counters: Option<BTreeMap<&'static str, u64>> = None;
         loop {
-            let mut p = self.lock();
-            loop {
-                if p.stop || p.urgent || p.len() >= self.full_batch() {
-                    break;
-                }
-                let now = Instant::now();
-                if now >= next_metrics {
-                    break;
-                }
-                p = self
-                    .work
-                    .wait_timeout(p, next_metrics - now)
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
-            }
+            let idle = next_metrics.saturating_duration_since(Instant::now());
+            let mut p = self
+                .work
+                .wait_timeout_while(self.lock(), idle, |p| {
+                    !p.stop && !p.urgent && p.len() < self.full_batch()
+                })
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
             let (stop, urgent, serving) = (p.stop, p.urgent, p.asked);
             p.urgent = false;
             let n = self.settings.batch;
@@ -401,7 +385,7 @@ impl Exporter {
         path: &'static str,
     ) {
         let n = part.len();
-        let body = request(&self.resource_bytes, part);
+        let body = request(&self.resource, part);
         match self.send(path, &body, give_up) {
             Ok(()) => self.settle(true, counter, n, path, ""),
             Err(Failure::TooLarge(_)) if n > 1 => {
@@ -418,41 +402,31 @@ impl Exporter {
 
     fn send_metrics(&self, totals: &BTreeMap<&'static str, u64>, give_up: Option<Instant>) -> bool {
         let (start, now) = (nanos(self.started), nanos(SystemTime::now()));
-        let metrics = totals
+        // One scope, `elide::counters`, its records the `Metric`s.
+        let metrics: Vec<(&'static str, Vec<u8>)> = totals
             .iter()
-            .map(|(name, v)| Metric {
-                name: (*name).to_owned(),
-                data: Some(metric::Data::Sum(Sum {
-                    data_points: vec![NumberDataPoint {
-                        start_time_unix_nano: start,
-                        time_unix_nano: now,
-                        value: Some(number_data_point::Value::AsInt(
-                            i64::try_from(*v).unwrap_or(i64::MAX),
-                        )),
-                        ..Default::default()
-                    }],
-                    aggregation_temporality: AggregationTemporality::Cumulative as i32,
-                    is_monotonic: true,
-                })),
-                ..Default::default()
+            .map(|(name, v)| {
+                let metric = Metric {
+                    name: (*name).to_owned(),
+                    data: Some(metric::Data::Sum(Sum {
+                        data_points: vec![NumberDataPoint {
+                            start_time_unix_nano: start,
+                            time_unix_nano: now,
+                            value: Some(number_data_point::Value::AsInt(
+                                i64::try_from(*v).unwrap_or(i64::MAX),
+                            )),
+                            ..Default::default()
+                        }],
+                        aggregation_temporality: AggregationTemporality::Cumulative as i32,
+                        is_monotonic: true,
+                    })),
+                    ..Default::default()
+                };
+                ("elide::counters", metric.encode_to_vec())
             })
             .collect();
-        let req = ExportMetricsServiceRequest {
-            resource_metrics: vec![ResourceMetrics {
-                resource: Some(self.resource.clone()),
-                scope_metrics: vec![ScopeMetrics {
-                    scope: Some(InstrumentationScope {
-                        name: "elide::counters".to_owned(),
-                        ..Default::default()
-                    }),
-                    metrics,
-                    ..Default::default()
-                }],
-                ..Default::default()
-            }],
-        };
         // A failed metrics export loses nothing: the next one is cumulative.
-        match self.send("/v1/metrics", &req.encode_to_vec(), give_up) {
+        match self.send("/v1/metrics", &request(&self.resource, &metrics), give_up) {
             Ok(()) => true,
             Err(Failure::TooLarge(why) | Failure::Final(why)) => {
                 self.fail("/v1/metrics", 0, &why);
@@ -589,11 +563,10 @@ fn gzip(body: &[u8]) -> Vec<u8> {
     z.finish().unwrap_or_default()
 }
 
-/// The body of an `ExportLogsServiceRequest` or, the same fields,
-/// `ExportTraceServiceRequest`: one `ResourceLogs`/`ResourceSpans` with the
-/// resource (its encoded `Resource`) and a `ScopeLogs`/`ScopeSpans` per
-/// target, in target order, holding its records' encoded messages in
-/// their order. Sizes are computed first, so the body is written once.
+/// The body of an `Export{Logs,Trace,Metrics}ServiceRequest` (the same
+/// fields): one `Resource*` with the resource (its encoded `Resource`)
+/// and a `Scope*` per target, in target order, holding its records'
+/// encoded messages in their order. Sizes are computed first, so the body is written once.
 fn request(resource: &[u8], items: &[(&'static str, Vec<u8>)]) -> Vec<u8> {
     use super::wire::{bytes, field_len, varint};
     // Field 1 of the request, of the `Resource*` (resource) and of the
