@@ -201,13 +201,6 @@ fn u64_field(r: &Record<'_>, name: &str) -> Option<u64> {
     }
 }
 
-/// Span and trace ids: a per-process random salt keeps ids of different
-/// processes apart; the scope ids make them unique within the process.
-#[derive(Clone, Copy)]
-pub(crate) struct Ids {
-    pub(crate) salt: u64,
-}
-
 /// The record's message, rendered into a buffer the (writer) thread
 /// keeps, handed to `f`.
 fn with_message<R>(r: &Record<'_>, f: impl FnOnce(&str) -> R) -> R {
@@ -236,8 +229,9 @@ fn with_message<R>(r: &Record<'_>, f: impl FnOnce(&str) -> R) -> R {
     })
 }
 
-/// Converts one record.
-pub(crate) fn convert(r: &Record<'_>, ids: Ids, extra: Extra) -> Item {
+/// Converts one record. Span and trace ids are the scope ids mixed with
+/// `salt`, the process's random salt ([`trace_ids`]).
+pub(crate) fn convert(r: &Record<'_>, salt: u64, extra: Extra) -> Item {
     let m = r.metadata();
     if m.kind() == Kind::Telemetry {
         if let Some(id) = u64_field(r, SCOPE_FIELD) {
@@ -251,10 +245,10 @@ pub(crate) fn convert(r: &Record<'_>, ids: Ids, extra: Extra) -> Item {
                 let end = nanos(r.time());
                 let trace = u64_field(r, TRACE_FIELD).unwrap_or(id);
                 let mut b = Vec::with_capacity(96 + 32 * r.fields().len());
-                bytes(&mut b, SPAN_TRACE_ID, &trace_ids::trace_id(ids.salt, trace));
-                bytes(&mut b, SPAN_ID, &trace_ids::span_id(ids.salt, id));
+                bytes(&mut b, SPAN_TRACE_ID, &trace_ids::trace_id(salt, trace));
+                bytes(&mut b, SPAN_ID, &trace_ids::span_id(salt, id));
                 if let Some(p) = u64_field(r, PARENT_FIELD) {
-                    bytes(&mut b, SPAN_PARENT_ID, &trace_ids::span_id(ids.salt, p));
+                    bytes(&mut b, SPAN_PARENT_ID, &trace_ids::span_id(salt, p));
                 }
                 bytes(&mut b, SPAN_NAME, name.as_bytes());
                 uint(&mut b, SPAN_KIND, KIND_INTERNAL);
@@ -288,8 +282,8 @@ pub(crate) fn convert(r: &Record<'_>, ids: Ids, extra: Extra) -> Item {
     span_chain(&mut b, r);
     // The span it was emitted in: the ids its span is exported with.
     if let Some((id, trace)) = r.scope_ids() {
-        bytes(&mut b, LOG_TRACE_ID, &trace_ids::trace_id(ids.salt, trace));
-        bytes(&mut b, LOG_SPAN_ID, &trace_ids::span_id(ids.salt, id));
+        bytes(&mut b, LOG_TRACE_ID, &trace_ids::trace_id(salt, trace));
+        bytes(&mut b, LOG_SPAN_ID, &trace_ids::span_id(salt, id));
     }
     if m.kind() == Kind::Telemetry {
         bytes(&mut b, LOG_EVENT_NAME, m.name().as_bytes());
@@ -308,7 +302,7 @@ mod tests {
     use opentelemetry_proto::tonic::trace::v1::{span, Span};
     use prost::Message;
 
-    use super::{convert, Extra, Ids, Item};
+    use super::{convert, Extra, Item};
     use crate::record::level::Level;
     use crate::record::metadata::{Kind, Metadata};
     use crate::record::value::{Field, Value};
@@ -360,19 +354,14 @@ mod tests {
         "stage_stop",
     );
 
+    const SALT: u64 = 0x0123_4567_89ab_cdef;
     /// The ids `convert` writes (the tests' shorthand).
-    impl Ids {
-        fn span(self, id: u64) -> [u8; 8] {
-            crate::record::trace_ids::span_id(self.salt, id)
-        }
-        fn trace(self, root: u64) -> [u8; 16] {
-            crate::record::trace_ids::trace_id(self.salt, root)
-        }
+    fn span_id(id: u64) -> [u8; 8] {
+        crate::record::trace_ids::span_id(SALT, id)
     }
-
-    const IDS: Ids = Ids {
-        salt: 0x0123_4567_89ab_cdef,
-    };
+    fn trace_id(root: u64) -> [u8; 16] {
+        crate::record::trace_ids::trace_id(SALT, root)
+    }
     /// Thread and code attributes on.
     const ALL: Extra = Extra {
         code: true,
@@ -446,7 +435,7 @@ mod tests {
         let (_, inner) = crate::record::span_data::test_chain(&[("b", Value::U64(2))]);
         let fields = [("b", Value::U64(3))];
         let r = record(&META, Level::Info, &fields).with_span(Some(inner));
-        let (_, l) = log(convert(&r, Ids { salt: 1 }, ALL));
+        let (_, l) = log(convert(&r, 1, ALL));
         let span = |name: &str, b: i64| {
             value(any_value::Value::KvlistValue(KeyValueList {
                 values: attrs(vec![
@@ -490,7 +479,7 @@ mod tests {
             ("who", Value::Display(&"ann")),
             ("dbg", Value::Debug(&"x")),
         ];
-        let (target, l) = log(convert(&record(&LOG, Level::Warn, &fields), IDS, ALL));
+        let (target, l) = log(convert(&record(&LOG, Level::Warn, &fields), SALT, ALL));
         assert_eq!(target, "app::db");
         assert_eq!(l.time_unix_nano, AT);
         assert_eq!(l.observed_time_unix_nano, AT, "observed when made");
@@ -521,7 +510,7 @@ mod tests {
         let fields: [Field<'_>; 1] = [("n", Value::I64(1))];
         let r = record(&LOG, Level::Info, &fields);
         let keys = |extra| {
-            let (_, l) = log(convert(&r, IDS, extra));
+            let (_, l) = log(convert(&r, SALT, extra));
             let keys: Vec<String> = l.attributes.into_iter().map(|a| a.key).collect();
             keys
         };
@@ -539,8 +528,8 @@ mod tests {
             keys(code),
             ["n", "code.namespace", "code.filepath", "code.lineno"]
         );
-        let (_, all) = log(convert(&r, IDS, ALL));
-        let (_, plain) = log(convert(&r, IDS, Extra::default()));
+        let (_, all) = log(convert(&r, SALT, ALL));
+        let (_, plain) = log(convert(&r, SALT, Extra::default()));
         assert_eq!(
             LogRecord {
                 attributes: Vec::new(),
@@ -558,14 +547,14 @@ mod tests {
     #[test]
     fn a_record_in_a_scope_carries_its_spans_ids() {
         let r = record(&LOG, Level::Info, &[]).with_scope_if(Some((5, 1)));
-        let (_, l) = log(convert(&r, IDS, Extra::default()));
+        let (_, l) = log(convert(&r, SALT, Extra::default()));
         assert_eq!(
             (l.trace_id, l.span_id),
-            (IDS.trace(1).to_vec(), IDS.span(5).to_vec())
+            (trace_id(1).to_vec(), span_id(5).to_vec())
         );
         let (_, l) = log(convert(
             &record(&LOG, Level::Info, &[]),
-            IDS,
+            SALT,
             Extra::default(),
         ));
         assert!(l.trace_id.is_empty() && l.span_id.is_empty());
@@ -583,7 +572,7 @@ mod tests {
         ];
         let (_, l) = log(convert(
             &Record::new(&LONG, Level::Info, format_args!("{long}"), &fields).with_time(at()),
-            IDS,
+            SALT,
             Extra::default(),
         ));
         assert_eq!(l.body, s(&long));
@@ -604,10 +593,10 @@ mod tests {
             (Level::Debug, (5, "DEBUG")),
             (Level::Trace, (1, "TRACE")),
         ] {
-            let (_, l) = log(convert(&record(&LOG, level, &[]), IDS, ALL));
+            let (_, l) = log(convert(&record(&LOG, level, &[]), SALT, ALL));
             assert_eq!((l.severity_number, l.severity_text.as_str()), want);
         }
-        let (_, l) = log(convert(&record(&CHECK, Level::Debug, &[]), IDS, ALL));
+        let (_, l) = log(convert(&record(&CHECK, Level::Debug, &[]), SALT, ALL));
         assert_eq!((l.severity_number, l.severity_text.as_str()), (17, "ERROR"));
         assert_eq!(l.event_name, "", "only telemetry events are named");
     }
@@ -616,7 +605,7 @@ mod tests {
     #[test]
     fn a_telemetry_event_is_a_named_log_record() {
         let fields: [Field<'_>; 1] = [("state", Value::Str("DONE"))];
-        let (target, l) = log(convert(&record(&EVENT, Level::Info, &fields), IDS, ALL));
+        let (target, l) = log(convert(&record(&EVENT, Level::Info, &fields), SALT, ALL));
         assert_eq!((target, l.event_name.as_str()), ("app", "task.state"));
         assert_eq!((l.severity_number, l.time_unix_nano), (9, AT));
     }
@@ -627,7 +616,7 @@ mod tests {
     fn a_debug_string_is_the_string() {
         let (name, opt) = ("alice", Some("x"));
         let fields: [Field<'_>; 2] = [("user", Value::Debug(&name)), ("opt", Value::Debug(&opt))];
-        let (_, l) = log(convert(&record(&LOG, Level::Info, &fields), IDS, ALL));
+        let (_, l) = log(convert(&record(&LOG, Level::Info, &fields), SALT, ALL));
         let text = |i: usize| match &l.attributes[i].value {
             Some(AnyValue {
                 value: Some(any_value::Value::StringValue(s)),
@@ -646,7 +635,7 @@ mod tests {
     fn a_scope_becomes_a_span_at_its_stop_event() {
         let start: [Field<'_>; 1] = [("scope", Value::U64(5))];
         assert!(matches!(
-            convert(&record(&START, Level::Info, &start), IDS, ALL),
+            convert(&record(&START, Level::Info, &start), SALT, ALL),
             Item::Skip
         ));
         let stop: [Field<'_>; 5] = [
@@ -656,17 +645,17 @@ mod tests {
             ("duration_ns", Value::U64(2_000)),
             ("uid", Value::Str("task.000001")),
         ];
-        let (target, sp) = span_of(convert(&record(&STOP, Level::Info, &stop), IDS, ALL));
+        let (target, sp) = span_of(convert(&record(&STOP, Level::Info, &stop), SALT, ALL));
         assert_eq!(target, "app");
         assert_eq!(sp.name, "stage");
         assert_eq!(sp.kind, span::SpanKind::Internal as i32);
-        assert_eq!(sp.trace_id, IDS.trace(1));
-        assert_eq!(sp.span_id, IDS.span(5));
-        assert_eq!(sp.parent_span_id, IDS.span(3));
+        assert_eq!(sp.trace_id, trace_id(1));
+        assert_eq!(sp.span_id, span_id(5));
+        assert_eq!(sp.parent_span_id, span_id(3));
         assert_eq!(sp.attributes.len(), 6, "the extra ones asked for");
         let (_, plain) = span_of(convert(
             &record(&STOP, Level::Info, &stop),
-            IDS,
+            SALT,
             Extra::default(),
         ));
         assert_eq!(plain.attributes, attrs(vec![("uid", s("task.000001"))]));
@@ -679,10 +668,10 @@ mod tests {
         assert_eq!(sp.attributes, attrs(want));
         // A root scope: its own trace, no parent.
         let root: [Field<'_>; 2] = [("scope", Value::U64(1)), ("duration_ns", Value::U64(9))];
-        let (_, sp) = span_of(convert(&record(&STOP, Level::Info, &root), IDS, ALL));
+        let (_, sp) = span_of(convert(&record(&STOP, Level::Info, &root), SALT, ALL));
         assert_eq!(
             (sp.trace_id, sp.parent_span_id),
-            (IDS.trace(1).to_vec(), vec![])
+            (trace_id(1).to_vec(), vec![])
         );
     }
 
@@ -690,15 +679,15 @@ mod tests {
     /// distinct for distinct scopes and never all zero (invalid in OTLP).
     #[test]
     fn ids_are_salted_distinct_and_never_zero() {
-        let mut want = IDS.salt.to_be_bytes().to_vec();
+        let mut want = SALT.to_be_bytes().to_vec();
         want.extend_from_slice(&9u64.to_be_bytes());
-        assert_eq!(IDS.trace(9).to_vec(), want);
-        let spans: std::collections::HashSet<[u8; 8]> = (1..=1000).map(|id| IDS.span(id)).collect();
+        assert_eq!(trace_id(9).to_vec(), want);
+        let spans: std::collections::HashSet<[u8; 8]> = (1..=1000).map(span_id).collect();
         assert_eq!(spans.len(), 1000);
         assert!(spans
             .iter()
             .all(|s| s.len() == 8 && s.iter().any(|b| *b != 0)));
-        assert_ne!(IDS.span(IDS.salt), [0; 8]);
-        assert_eq!(IDS.span(2), (2 ^ IDS.salt).to_be_bytes());
+        assert_ne!(span_id(SALT), [0; 8]);
+        assert_eq!(span_id(2), (2 ^ SALT).to_be_bytes());
     }
 }

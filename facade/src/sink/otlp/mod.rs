@@ -24,7 +24,7 @@ pub use config::DEFAULT_ENDPOINT;
 use crate::record::level::LevelFilter;
 use crate::record::Record;
 use crate::sink::{AsyncSink, Overflow, Sink};
-use convert::{convert, Extra, Ids};
+use convert::{convert, Extra};
 use exporter::{Exporter, Settings};
 use http::Endpoint;
 
@@ -366,9 +366,7 @@ impl OtlpSinkBuilder {
             exporter: exporter.clone(),
             // The process's one salt: every sink, and the JSON lines, give a
             // scope the same ids.
-            ids: Ids {
-                salt: crate::record::trace_ids::salt(),
-            },
+            salt: crate::record::trace_ids::salt(),
             level: self.level,
             extra: self.extra,
         };
@@ -561,7 +559,7 @@ fn stats_of(exporter: &Exporter, q: &crate::sink::AsyncStats) -> OtlpStats {
 /// The sink the queue's writer feeds: converts and hands to the exporter.
 struct Feed {
     exporter: Arc<Exporter>,
-    ids: Ids,
+    salt: u64,
     level: LevelFilter,
     extra: Extra,
 }
@@ -574,7 +572,7 @@ impl Sink for Feed {
         true
     }
     fn emit(&self, record: &Record<'_>) {
-        self.exporter.push(convert(record, self.ids, self.extra));
+        self.exporter.push(convert(record, self.salt, self.extra));
     }
     /// Waits for the exporter until its deadline. At exit, what is left
     /// then is counted as dropped (the sink's summary says so).
