@@ -1,6 +1,7 @@
 //! OTLP exporter settings from the standard `OTEL_*` variables, and the
 //! endpoint URL syntax.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::http::Endpoint;
@@ -14,13 +15,9 @@ pub const DEFAULT_ENDPOINT: &str = "http://localhost:4318";
 /// needs its TLS configuration ([`tls::config`](super::tls::config)).
 pub(crate) fn parse_endpoint(url: &str) -> Result<Endpoint, String> {
     let url = url.trim();
-    let (rest, https) = if let Some(r) = url.strip_prefix("http://") {
-        (r, false)
-    } else if let Some(r) = url.strip_prefix("https://") {
-        (r, true)
-    } else if let Some(r) = url.strip_prefix("otlp://") {
-        (r, false)
-    } else {
+    let schemes = [("http://", false), ("https://", true), ("otlp://", false)];
+    let scheme = |(s, https): &(&str, bool)| Some((url.strip_prefix(s)?, *https));
+    let Some((rest, https)) = schemes.iter().find_map(scheme) else {
         return Err("expected http://host[:port] or https://host[:port]".into());
     };
     let default_port = if https { 443 } else { 80 };
@@ -105,19 +102,14 @@ pub(crate) const SIGNALS: [(&str, &str); 3] = [
 /// does not read (name after `OTEL_EXPORTER_OTLP_`, alone and per signal;
 /// those read alone are not listed alone), with what is used instead.
 const NOT_READ: [(&str, &str); 3] = [
-    (
-        "CLIENT_KEY",
-        "no client certificate is sent (no mutual TLS)",
-    ),
-    (
-        "CLIENT_CERTIFICATE",
-        "no client certificate is sent (no mutual TLS)",
-    ),
+    ("CLIENT_KEY", NO_MTLS),
+    ("CLIENT_CERTIFICATE", NO_MTLS),
     (
         "INSECURE",
         "the endpoint's scheme decides (http:// or https://)",
     ),
 ];
+const NO_MTLS: &str = "no client certificate is sent (no mutual TLS)";
 
 /// Per-signal variables of the specification elide does not read: the
 /// base one applies to every signal.
@@ -141,7 +133,7 @@ pub(crate) struct OtelExtra {
     /// `OTEL_EXPORTER_OTLP_CERTIFICATE`: the CA file for `https://`.
     pub(crate) certificate: Option<String>,
     /// Per signal path: `OTEL_EXPORTER_OTLP_<SIGNAL>_CERTIFICATE`.
-    pub(crate) signal_certificates: Vec<(&'static str, String)>,
+    pub(crate) signal_certificates: Vec<(&'static str, PathBuf)>,
 }
 
 /// Reads [`OtelExtra`]: `get(name)` is the variable's value if set and
@@ -173,50 +165,41 @@ pub(crate) fn read_otel(get: &dyn Fn(&str) -> Option<String>, warn: &dyn Fn(&str
         is(yes)
     };
     let disabled = flag("OTEL_SDK_DISABLED", "true", "false", true);
-    let signals = SIGNALS
-        .iter()
-        .map(|(path, sig)| {
-            (
-                *path,
-                get(&format!("OTEL_EXPORTER_OTLP_{sig}_ENDPOINT")),
-                timeout(&format!("OTEL_EXPORTER_OTLP_{sig}_TIMEOUT")),
-            )
-        })
+    let per_signal = |suffix: &str| -> Vec<(&'static str, String)> {
+        let var = |(path, sig): &(&'static str, &str)| {
+            (*path, format!("OTEL_EXPORTER_OTLP_{sig}_{suffix}"))
+        };
+        SIGNALS.iter().map(var).collect()
+    };
+    let signals = per_signal("ENDPOINT")
+        .into_iter()
+        .zip(per_signal("TIMEOUT"))
+        .map(|((path, e), (_, t))| (path, get(&e), timeout(&t)))
         .filter(|(_, e, t)| e.is_some() || t.is_some())
         .collect();
     let gzip = flag("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip", "none", false);
+    let not_read = |name: &str, instead: &str| {
+        if let Some(v) = get(name) {
+            warn(&format!(
+                "{name}={v:?} is not read by elide's exporter; {instead}"
+            ));
+        }
+    };
     for (suffix, instead) in NOT_READ {
-        let per_signal = SIGNALS
-            .iter()
-            .map(|(_, sig)| format!("OTEL_EXPORTER_OTLP_{sig}_{suffix}"));
-        let all = std::iter::once(format!("OTEL_EXPORTER_OTLP_{suffix}")).chain(per_signal);
-        for name in all {
-            if let Some(v) = get(&name) {
-                warn(&format!(
-                    "{name}={v:?} is not read by elide's exporter; {instead}"
-                ));
-            }
+        not_read(&format!("OTEL_EXPORTER_OTLP_{suffix}"), instead);
+        for (_, name) in per_signal(suffix) {
+            not_read(&name, instead);
         }
     }
     for suffix in NOT_READ_PER_SIGNAL {
-        for (_, sig) in SIGNALS {
-            let name = format!("OTEL_EXPORTER_OTLP_{sig}_{suffix}");
-            if let Some(v) = get(&name) {
-                warn(&format!(
-                    "{name}={v:?} is not read by elide's exporter; \
-                     OTEL_EXPORTER_OTLP_{suffix} applies to every signal"
-                ));
-            }
+        let instead = format!("OTEL_EXPORTER_OTLP_{suffix} applies to every signal");
+        for (_, name) in per_signal(suffix) {
+            not_read(&name, &instead);
         }
     }
-    let signal_certificates = SIGNALS
-        .iter()
-        .filter_map(|(path, sig)| {
-            Some((
-                *path,
-                get(&format!("OTEL_EXPORTER_OTLP_{sig}_CERTIFICATE"))?,
-            ))
-        })
+    let signal_certificates = per_signal("CERTIFICATE")
+        .into_iter()
+        .filter_map(|(path, name)| Some((path, get(&name)?.into())))
         .collect();
     OtelExtra {
         certificate: get("OTEL_EXPORTER_OTLP_CERTIFICATE"),

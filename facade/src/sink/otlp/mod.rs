@@ -473,11 +473,7 @@ pub(crate) fn builder_from_vars(
     if let Some(ca) = extra.certificate {
         b = b.certificate(ca);
     }
-    b.signal_certificates = extra
-        .signal_certificates
-        .into_iter()
-        .map(|(path, ca)| (path, PathBuf::from(ca)))
-        .collect();
+    b.signal_certificates = extra.signal_certificates;
     b.settings.gzip = extra.gzip;
     if let Some(t) = extra.timeout {
         b = b.request_timeout(t);
