@@ -415,8 +415,7 @@ impl OtlpSinkBuilder {
 /// The TLS configuration of an `https://` endpoint (none for `http://`).
 fn with_tls(e: &mut Endpoint, ca: Option<&Path>) -> Result<(), String> {
     if e.https {
-        e.tls = Some(tls::config(ca)?);
-        tls::check_host(&e.host)?;
+        e.tls = Some(tls::config(ca, &e.host)?);
     }
     Ok(())
 }

@@ -18,11 +18,13 @@ pub(crate) type Config = std::sync::Arc<rustls::ClientConfig>;
 #[cfg(not(feature = "otlp-tls"))]
 pub(crate) type Config = std::convert::Infallible;
 
-/// The configuration for an `https://` endpoint: the CA certificates of
-/// the PEM file `ca` when one is given (they replace the system's roots,
-/// as the OpenTelemetry SDKs do), else the system's root certificates.
+/// The configuration for an `https://` endpoint on `host`: the CA
+/// certificates of the PEM file `ca` when one is given (they replace the
+/// system's roots, as the OpenTelemetry SDKs do), else the system's root
+/// certificates. A host no certificate can name (neither a DNS name nor an
+/// IP address) is an error here, when the sink is built.
 #[cfg(feature = "otlp-tls")]
-pub(crate) fn config(ca: Option<&Path>) -> Result<Config, String> {
+pub(crate) fn config(ca: Option<&Path>, host: &str) -> Result<Config, String> {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::CertificateDer;
 
@@ -54,29 +56,16 @@ pub(crate) fn config(ca: Option<&Path>) -> Result<Config, String> {
         .map_err(|e| e.to_string())?
         .with_root_certificates(roots)
         .with_no_client_auth();
+    rustls::pki_types::ServerName::try_from(host).map_err(|e| format!("TLS: {host:?}: {e}"))?;
     Ok(std::sync::Arc::new(config))
 }
 
 /// Without the feature: the refusal, naming it.
 #[cfg(not(feature = "otlp-tls"))]
-pub(crate) fn config(_ca: Option<&Path>) -> Result<Config, String> {
+pub(crate) fn config(_ca: Option<&Path>, _host: &str) -> Result<Config, String> {
     Err("https needs elide's `otlp-tls` cargo feature \
          (or send to a local collector over http://)"
         .into())
-}
-
-/// Whether `host` can be checked against a certificate (a DNS name or an
-/// IP address): said when the sink is built, not at every request.
-#[cfg(feature = "otlp-tls")]
-pub(crate) fn check_host(host: &str) -> Result<(), String> {
-    rustls::pki_types::ServerName::try_from(host)
-        .map(drop)
-        .map_err(|e| format!("TLS: {host:?}: {e}"))
-}
-
-#[cfg(not(feature = "otlp-tls"))]
-pub(crate) fn check_host(_host: &str) -> Result<(), String> {
-    Ok(())
 }
 
 /// A byte stream to the collector: plain TCP or TLS over it.
