@@ -387,14 +387,14 @@ impl Exporter {
         let n = part.len();
         let body = request(&self.resource, part);
         match self.send(path, &body, give_up) {
-            Ok(()) => self.settle(true, counter, n, path, ""),
-            Err(Failure::TooLarge(_)) if n > 1 => {
+            Sent::Ok => self.settle(true, counter, n, path, ""),
+            Sent::TooLarge(_) if n > 1 => {
                 drop(body);
                 let (first, second) = part.split_at(n / 2);
                 self.send_part(first, give_up, counter, path);
                 self.send_part(second, give_up, counter, path);
             }
-            Err(Failure::TooLarge(why) | Failure::Final(why)) => {
+            Sent::TooLarge(why) | Sent::Refused(why) | Sent::Retry(why, _) => {
                 self.settle(false, counter, n, path, &why)
             }
         }
@@ -427,8 +427,8 @@ impl Exporter {
             .collect();
         // A failed metrics export loses nothing: the next one is cumulative.
         match self.send("/v1/metrics", &request(&self.resource, &metrics), give_up) {
-            Ok(()) => true,
-            Err(Failure::TooLarge(why) | Failure::Final(why)) => {
+            Sent::Ok => true,
+            Sent::TooLarge(why) | Sent::Refused(why) | Sent::Retry(why, _) => {
                 self.fail("/v1/metrics", 0, &why);
                 false
             }
@@ -442,12 +442,8 @@ impl Exporter {
     /// 504), after the collector's `Retry-After` if it gave one, else an
     /// exponential backoff (100 ms doubling to 5 s) with jitter, so that
     /// many processes that lost one collector do not come back in step.
-    fn send(
-        &self,
-        path: &'static str,
-        body: &[u8],
-        give_up: Option<Instant>,
-    ) -> Result<(), Failure> {
+    /// Never `Retry`: a batch given up on is `Refused`.
+    fn send(&self, path: &'static str, body: &[u8], give_up: Option<Instant>) -> Sent {
         let first = Instant::now();
         let deadline = match give_up {
             _ if self.hurry.load(Ordering::Relaxed) => first,
@@ -470,21 +466,16 @@ impl Exporter {
                 p.trouble = !matches!(sent, Sent::Ok);
             }
             let (why, after) = match sent {
-                Sent::Ok => return Ok(()),
-                Sent::Refused(why) => return Err(Failure::Final(why)),
-                Sent::TooLarge(why) => return Err(Failure::TooLarge(why)),
                 Sent::Retry(why, after) => (why, after),
+                done => return done,
             };
             let wait = after.unwrap_or_else(|| jitter(backoff));
             let now = Instant::now();
             if now + wait > deadline {
-                return Err(Failure::Final(format!(
-                    "{why}; gave up after {:?}",
-                    now - first
-                )));
+                return Sent::Refused(format!("{why}; gave up after {:?}", now - first));
             }
             if !self.pause(wait) {
-                return Err(Failure::Final(format!("{why}; closed while retrying")));
+                return Sent::Refused(format!("{why}; closed while retrying"));
             }
             backoff = (backoff * 2).min(Duration::from_secs(5));
         }
@@ -540,14 +531,6 @@ impl Exporter {
             );
         }
     }
-}
-
-/// Why a batch was not sent.
-enum Failure {
-    /// 413: its halves may pass.
-    TooLarge(String),
-    /// Refused, or retried for as long as allowed.
-    Final(String),
 }
 
 /// `body` gzipped (fast level: the exporter's thread, not the caller's,
