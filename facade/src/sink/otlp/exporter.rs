@@ -165,13 +165,6 @@ impl Exporter {
         self.settings.batch.min(self.settings.buffer)
     }
 
-    /// Items buffered or being sent.
-    #[cfg(test)]
-    pub(crate) fn unsent(&self) -> usize {
-        let p = self.lock();
-        p.len() + p.in_flight
-    }
-
     fn lock(&self) -> MutexGuard<'_, Pending> {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -459,7 +452,7 @@ impl Exporter {
         };
         loop {
             self.lock().sending_since = Some(Instant::now());
-            let sent = endpoint.post_encoded(at, body, encoding, timeout);
+            let sent = endpoint.post(at, body, encoding, timeout);
             {
                 let mut p = self.lock();
                 p.sending_since = None;
@@ -622,6 +615,14 @@ mod tests {
     use crate::site::counter::{Counter, ShardCell};
 
     const HOUR: Duration = Duration::from_secs(3600);
+
+    impl Exporter {
+        /// Items buffered or being sent.
+        fn unsent(&self) -> usize {
+            let p = self.lock();
+            p.len() + p.in_flight
+        }
+    }
 
     fn settings(batch: usize, interval: Duration) -> Settings {
         Settings {

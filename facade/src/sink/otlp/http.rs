@@ -58,15 +58,9 @@ impl Endpoint {
         }
     }
 
-    /// Posts a protobuf body to `<base><path>` (the tests' shorthand).
-    #[cfg(test)]
-    pub(crate) fn post(&self, path: &str, body: &[u8], timeout: Duration) -> Sent {
-        self.post_encoded(path, body, None, timeout)
-    }
-
     /// Posts a protobuf body to `<base><path>`, in `Content-Encoding`
     /// `encoding` when one is given.
-    pub(crate) fn post_encoded(
+    pub(crate) fn post(
         &self,
         path: &str,
         body: &[u8],
@@ -235,7 +229,7 @@ mod tests {
             (499, "refused"),
         ] {
             stub.set(|s| s.status = status);
-            let got = ep.post("/v1/logs", b"x", TIMEOUT);
+            let got = ep.post("/v1/logs", b"x", None, TIMEOUT);
             assert_eq!(kind(&got), want, "{status}: {got:?}");
             if let Sent::Retry(why, _) | Sent::Refused(why) | Sent::TooLarge(why) = got {
                 assert_eq!(why, format!("HTTP status {status}"));
@@ -260,7 +254,7 @@ mod tests {
                 s.status = 429;
                 s.extra = extra.to_owned();
             });
-            match ep.post("/v1/logs", b"x", TIMEOUT) {
+            match ep.post("/v1/logs", b"x", None, TIMEOUT) {
                 Sent::Retry(_, after) => assert_eq!(after, want, "{extra:?}"),
                 other => panic!("{other:?}"),
             }
@@ -276,7 +270,7 @@ mod tests {
             super::super::config::parse_endpoint(&format!("{}/otlp/", stub.url())).unwrap();
         ep.headers.push(("x-api-key".into(), "k1".into()));
         assert!(matches!(
-            ep.post("/v1/traces", &[0, 1, 255], TIMEOUT),
+            ep.post("/v1/traces", &[0, 1, 255], None, TIMEOUT),
             Sent::Ok
         ));
         let s = stub.state();
@@ -315,7 +309,7 @@ mod tests {
             https: false,
             tls: None,
         };
-        match ep.post("/v1/logs", b"x", TIMEOUT) {
+        match ep.post("/v1/logs", b"x", None, TIMEOUT) {
             Sent::Retry(why, _) => assert!(why.contains("malformed HTTP response"), "{why}"),
             other => panic!("{other:?}"),
         }
@@ -331,7 +325,7 @@ mod tests {
             drop(c);
         });
         let quick = Duration::from_millis(200);
-        match (Endpoint { port, ..ep.clone() }).post("/v1/logs", b"x", quick) {
+        match (Endpoint { port, ..ep.clone() }).post("/v1/logs", b"x", None, quick) {
             Sent::Retry(why, _) => assert_eq!(why, "no answer within 200ms"),
             other => panic!("{other:?}"),
         }
@@ -340,7 +334,7 @@ mod tests {
         let closed = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = closed.local_addr().unwrap().port();
         drop(closed);
-        match (Endpoint { port, ..ep }).post("/v1/logs", b"x", TIMEOUT) {
+        match (Endpoint { port, ..ep }).post("/v1/logs", b"x", None, TIMEOUT) {
             Sent::Retry(..) => {}
             other => panic!("{other:?}"),
         }
@@ -375,7 +369,7 @@ mod tests {
             https: false,
             tls: None,
         };
-        assert!(matches!(ep.post("/v1/logs", b"x", TIMEOUT), Sent::Ok));
+        assert!(matches!(ep.post("/v1/logs", b"x", None, TIMEOUT), Sent::Ok));
         assert_eq!(rx.recv_timeout(PATIENCE).unwrap(), Ok(0));
     }
 }
