@@ -21,11 +21,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
-use opentelemetry_proto::tonic::common::v1::KeyValue;
 use opentelemetry_proto::tonic::metrics::v1::{
     metric, number_data_point, AggregationTemporality, Metric, NumberDataPoint, Sum,
 };
-use opentelemetry_proto::tonic::resource::v1::Resource;
 use prost::Message;
 
 use super::convert::{nanos, Item};
@@ -136,13 +134,10 @@ impl std::fmt::Debug for Exporter {
 }
 
 impl Exporter {
-    pub(crate) fn new(endpoint: Endpoint, resource: Vec<KeyValue>, settings: Settings) -> Exporter {
-        let resource = Resource {
-            attributes: resource,
-            ..Default::default()
-        };
+    /// `resource`: the encoded `Resource`.
+    pub(crate) fn new(endpoint: Endpoint, resource: Vec<u8>, settings: Settings) -> Exporter {
         Exporter {
-            resource: resource.encode_to_vec(),
+            resource,
             pending: Mutex::new(Pending::default()),
             work: Condvar::new(),
             room: Condvar::new(),

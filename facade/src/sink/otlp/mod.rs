@@ -14,8 +14,6 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
-
 pub(crate) use config::read_otel;
 #[cfg(test)]
 pub(crate) use config::OtelExtra;
@@ -500,19 +498,11 @@ pub(crate) fn builder_from_vars(
     b
 }
 
-fn kv(key: &str, value: any_value::Value) -> KeyValue {
-    KeyValue {
-        key: key.to_owned(),
-        value: Some(AnyValue { value: Some(value) }),
-        ..Default::default()
-    }
-}
-
-fn string(s: &str) -> any_value::Value {
-    any_value::Value::StringValue(s.to_owned())
-}
-
-fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<KeyValue> {
+/// The encoded `Resource`: `service.name`, `host.name`, `process.pid`,
+/// then the extra attributes whose key is not taken yet.
+fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<u8> {
+    use wire::{kv_int, kv_str};
+    const ATTRIBUTES: u8 = 1;
     let service = service
         .or_else(|| {
             extra
@@ -522,20 +512,28 @@ fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<KeyVal
         })
         .or_else(crate::os::process::exe_name)
         .unwrap_or_else(|| "elide".to_owned());
-    let mut out = vec![
-        kv("service.name", string(&service)),
-        kv("host.name", string(&crate::os::host::hostname())),
-        kv(
-            "process.pid",
-            any_value::Value::IntValue(i64::from(std::process::id())),
-        ),
-    ];
-    for (k, v) in extra {
-        if !out.iter().any(|a| a.key == k) {
-            out.push(kv(&k, string(&v)));
+    let mut b = Vec::new();
+    kv_str(&mut b, ATTRIBUTES, "service.name", &service);
+    kv_str(
+        &mut b,
+        ATTRIBUTES,
+        "host.name",
+        &crate::os::host::hostname(),
+    );
+    kv_int(
+        &mut b,
+        ATTRIBUTES,
+        "process.pid",
+        i64::from(std::process::id()),
+    );
+    let mut keys = vec!["service.name", "host.name", "process.pid"];
+    for (k, v) in &extra {
+        if !keys.contains(&k.as_str()) {
+            kv_str(&mut b, ATTRIBUTES, k, v);
+            keys.push(k);
         }
     }
-    out
+    b
 }
 
 /// [`OtlpStats`] from the exporter's counters and its queue's.
@@ -632,7 +630,9 @@ mod tests {
     use std::collections::HashMap;
     use std::time::Duration;
 
-    use opentelemetry_proto::tonic::common::v1::any_value;
+    use opentelemetry_proto::tonic::common::v1::{any_value, KeyValue};
+    use opentelemetry_proto::tonic::resource::v1::Resource;
+    use prost::Message;
 
     use super::stub::{within, Stub};
     use super::*;
@@ -721,6 +721,11 @@ mod tests {
         );
     }
 
+    fn attributes(resource: Vec<u8>) -> Vec<KeyValue> {
+        let r = Resource::decode(&resource[..]).expect("a Resource");
+        r.attributes
+    }
+
     fn text(v: &str) -> Option<any_value::Value> {
         Some(any_value::Value::StringValue(v.to_owned()))
     }
@@ -729,14 +734,14 @@ mod tests {
     /// extra attributes that do not repeat them.
     #[test]
     fn the_resource_names_service_host_and_process() {
-        let r = resource(
+        let r = attributes(resource(
             Some("svc".into()),
             vec![
                 pair("deployment.environment", "t"),
                 pair("host.name", "other"),
                 pair("service.name", "ignored"),
             ],
-        );
+        ));
         let got: Vec<(String, Option<any_value::Value>)> = r
             .into_iter()
             .map(|a| (a.key, a.value.and_then(|v| v.value)))
@@ -753,7 +758,12 @@ mod tests {
         );
         // Without a name: the attributes' `service.name`, else the
         // executable's name.
-        let name = |extra| resource(None, extra).remove(0).value.and_then(|v| v.value);
+        let name = |extra| {
+            attributes(resource(None, extra))
+                .remove(0)
+                .value
+                .and_then(|v| v.value)
+        };
         assert_eq!(
             name(vec![pair("a", "b"), pair("service.name", "attr")]),
             text("attr")
