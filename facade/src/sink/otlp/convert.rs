@@ -69,17 +69,6 @@ pub(crate) fn nanos(t: SystemTime) -> u64 {
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
-fn severity(level: Level) -> (u64, &'static str) {
-    // OTLP SeverityNumber: TRACE=1, DEBUG=5, INFO=9, WARN=13, ERROR=17.
-    match level {
-        Level::Error => (17, "ERROR"),
-        Level::Warn => (13, "WARN"),
-        Level::Info => (9, "INFO"),
-        Level::Debug => (5, "DEBUG"),
-        Level::Trace => (1, "TRACE"),
-    }
-}
-
 /// Writes a field value as the content of an OTLP `AnyValue`: integers
 /// stay integers while they fit an `i64`, floats and bools keep their
 /// kind, everything else is text.
@@ -260,9 +249,13 @@ pub(crate) fn convert(r: &Record<'_>, salt: u64, extra: Extra) -> Item {
             }
         }
     }
-    let (number, text) = match m.kind() {
-        Kind::Check => (17, "ERROR"),
-        _ => severity(r.level()),
+    // OTLP SeverityNumber: TRACE=1, DEBUG=5, INFO=9, WARN=13, ERROR=17.
+    let (number, text) = match (m.kind(), r.level()) {
+        (Kind::Check, _) | (_, Level::Error) => (17, "ERROR"),
+        (_, Level::Warn) => (13, "WARN"),
+        (_, Level::Info) => (9, "INFO"),
+        (_, Level::Debug) => (5, "DEBUG"),
+        (_, Level::Trace) => (1, "TRACE"),
     };
     let mut b = Vec::with_capacity(96 + 32 * r.fields().len());
     // The caller's time is when the record was made, and also when

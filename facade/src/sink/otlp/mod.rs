@@ -177,7 +177,7 @@ impl OtlpSink {
     /// is no longer pending, in exactly one of `logs + spans`, `failed`
     /// and `dropped`.
     pub fn stats(&self) -> OtlpStats {
-        stats_of(&self.entry.exporter, &self.entry.queue.stats())
+        self.entry.stats()
     }
 
     /// The endpoint and counters of every OTLP sink alive, those built
@@ -187,7 +187,7 @@ impl OtlpSink {
         let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
         live.iter()
             .filter_map(std::sync::Weak::upgrade)
-            .map(|e| (e.exporter.url(""), stats_of(&e.exporter, &e.queue.stats())))
+            .map(|e| (e.exporter.url(""), e.stats()))
             .collect()
     }
 
@@ -536,16 +536,18 @@ fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<u8> {
     b
 }
 
-/// [`OtlpStats`] from the exporter's counters and its queue's.
-fn stats_of(exporter: &Exporter, q: &crate::sink::AsyncStats) -> OtlpStats {
-    let c = &exporter.counts;
-    let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
-    OtlpStats {
-        logs: load(&c.logs),
-        spans: load(&c.spans),
-        failed: load(&c.failed) + q.failed,
-        dropped: load(&c.dropped) + q.dropped,
-        metric_exports: load(&c.metric_exports),
+impl Entry {
+    /// [`OtlpStats`] from the exporter's counters and its queue's.
+    fn stats(&self) -> OtlpStats {
+        let (c, q) = (&self.exporter.counts, self.queue.stats());
+        let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        OtlpStats {
+            logs: load(&c.logs),
+            spans: load(&c.spans),
+            failed: load(&c.failed) + q.failed,
+            dropped: load(&c.dropped) + q.dropped,
+            metric_exports: load(&c.metric_exports),
+        }
     }
 }
 
