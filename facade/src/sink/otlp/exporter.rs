@@ -484,19 +484,10 @@ impl Exporter {
         }
     }
 
-    /// Sleeps `d` in short slices; false if the exporter closed meanwhile.
+    /// Waits `d`; false if the exporter closed meanwhile (`close` wakes it).
     fn pause(&self, d: Duration) -> bool {
-        let until = Instant::now() + d;
-        loop {
-            if self.lock().closed {
-                return false;
-            }
-            let now = Instant::now();
-            if now >= until {
-                return true;
-            }
-            std::thread::sleep((until - now).min(Duration::from_millis(50)));
-        }
+        let p = self.room.wait_timeout_while(self.lock(), d, |p| !p.closed);
+        !p.unwrap_or_else(|e| e.into_inner()).0.closed
     }
 
     fn fail(&self, path: &str, items: usize, why: &str) {
