@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::wire::{
-    self, bytes, fixed64, kv_int, kv_str, nested, uint, ANY_ARRAY, ANY_BOOL, ANY_DOUBLE, ANY_INT,
-    ANY_KVLIST, ANY_STRING, KV_KEY, KV_VALUE, LIST_VALUES,
+    self, bytes, fixed64, nested, uint, ANY_ARRAY, ANY_BOOL, ANY_DOUBLE, ANY_INT, ANY_KVLIST,
+    ANY_STRING, KV_KEY, KV_VALUE, LIST_VALUES,
 };
 use crate::record::level::Level;
 use crate::record::metadata::Kind;
@@ -117,7 +117,7 @@ impl Visit for AnyOut<'_> {
 }
 
 /// A `KeyValue` field: `k` and the value `v`.
-fn kv(b: &mut Vec<u8>, field: u8, k: &str, v: &Value<'_>) {
+pub(crate) fn kv(b: &mut Vec<u8>, field: u8, k: &str, v: &Value<'_>) {
     nested(b, field, |b| {
         bytes(b, KV_KEY, k.as_bytes());
         nested(b, KV_VALUE, |b| v.visit(&mut AnyOut(b)));
@@ -134,21 +134,17 @@ fn attributes(b: &mut Vec<u8>, field: u8, r: &Record<'_>, skip: &[&str], extra: 
     }
     if extra.thread {
         let thread = r.thread();
-        kv_int(
-            b,
-            field,
-            "thread.id",
-            i64::try_from(thread.id).unwrap_or(i64::MAX),
-        );
+        let id = i64::try_from(thread.id).unwrap_or(i64::MAX);
+        kv(b, field, "thread.id", &Value::I64(id));
         if let Some(name) = &thread.name {
-            kv_str(b, field, "thread.name", name);
+            kv(b, field, "thread.name", &Value::Str(name));
         }
     }
     if extra.code {
         let m = r.metadata();
-        kv_str(b, field, "code.namespace", m.module_path());
-        kv_str(b, field, "code.filepath", m.file());
-        kv_int(b, field, "code.lineno", i64::from(m.line()));
+        kv(b, field, "code.namespace", &Value::Str(m.module_path()));
+        kv(b, field, "code.filepath", &Value::Str(m.file()));
+        kv(b, field, "code.lineno", &Value::I64(i64::from(m.line())));
     }
 }
 
@@ -164,7 +160,7 @@ fn span_chain(b: &mut Vec<u8>, r: &Record<'_>) {
                 for s in chain {
                     nested(b, LIST_VALUES, |b| {
                         nested(b, ANY_KVLIST, |b| {
-                            kv_str(b, LIST_VALUES, "name", s.name());
+                            kv(b, LIST_VALUES, "name", &Value::Str(s.name()));
                             nested(b, LIST_VALUES, |b| {
                                 bytes(b, KV_KEY, b"fields");
                                 nested(b, KV_VALUE, |b| {

@@ -501,7 +501,7 @@ pub(crate) fn builder_from_vars(
 /// The encoded `Resource`: `service.name`, `host.name`, `process.pid`,
 /// then the extra attributes whose key is not taken yet.
 fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<u8> {
-    use wire::{kv_int, kv_str};
+    use crate::record::value::Value;
     const ATTRIBUTES: u8 = 1;
     let service = service
         .or_else(|| {
@@ -512,25 +512,18 @@ fn resource(service: Option<String>, extra: Vec<(String, String)>) -> Vec<u8> {
         })
         .or_else(crate::os::process::exe_name)
         .unwrap_or_else(|| "elide".to_owned());
-    let mut b = Vec::new();
-    kv_str(&mut b, ATTRIBUTES, "service.name", &service);
-    kv_str(
-        &mut b,
-        ATTRIBUTES,
-        "host.name",
-        &crate::os::host::hostname(),
-    );
-    kv_int(
-        &mut b,
-        ATTRIBUTES,
-        "process.pid",
-        i64::from(std::process::id()),
-    );
-    let mut keys = vec!["service.name", "host.name", "process.pid"];
-    for (k, v) in &extra {
-        if !keys.contains(&k.as_str()) {
-            kv_str(&mut b, ATTRIBUTES, k, v);
+    let (host, pid) = (crate::os::host::hostname(), std::process::id());
+    let own = [
+        ("service.name", Value::Str(&service)),
+        ("host.name", Value::Str(&host)),
+        ("process.pid", Value::I64(i64::from(pid))),
+    ];
+    let extra = extra.iter().map(|(k, v)| (k.as_str(), Value::Str(v)));
+    let (mut b, mut keys) = (Vec::new(), Vec::new());
+    for (k, v) in own.into_iter().chain(extra) {
+        if !keys.contains(&k) {
             keys.push(k);
+            convert::kv(&mut b, ATTRIBUTES, k, &v);
         }
     }
     b

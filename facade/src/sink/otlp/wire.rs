@@ -114,22 +114,6 @@ pub(crate) const KV_KEY: u8 = 1;
 pub(crate) const KV_VALUE: u8 = 2;
 pub(crate) const LIST_VALUES: u8 = 1;
 
-/// A `KeyValue` field whose value is the string `v`.
-pub(crate) fn kv_str(b: &mut Vec<u8>, field: u8, k: &str, v: &str) {
-    nested(b, field, |b| {
-        bytes(b, KV_KEY, k.as_bytes());
-        nested(b, KV_VALUE, |b| bytes(b, ANY_STRING, v.as_bytes()));
-    });
-}
-
-/// A `KeyValue` field whose value is the integer `v`.
-pub(crate) fn kv_int(b: &mut Vec<u8>, field: u8, k: &str, v: i64) {
-    nested(b, field, |b| {
-        bytes(b, KV_KEY, k.as_bytes());
-        nested(b, KV_VALUE, |b| uint(b, ANY_INT, v as u64));
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,7 +146,10 @@ mod tests {
         for n in [0, 1, 127, 128, 300, 20_000] {
             let text = "x".repeat(n);
             let mut b = Vec::new();
-            kv_str(&mut b, 1, "k", &text);
+            nested(&mut b, 1, |b| {
+                bytes(b, KV_KEY, b"k");
+                nested(b, KV_VALUE, |b| bytes(b, ANY_STRING, text.as_bytes()));
+            });
             let (_, rest) = b.split_at(1);
             let mut rest = rest;
             let len = prost::encoding::decode_varint(&mut rest).unwrap();
