@@ -117,18 +117,15 @@ impl Endpoint {
             }
             (_, false) => Box::new(tcp),
         };
+        let encoding = encoding.map_or(String::new(), |e| format!("Content-Encoding: {e}\r\n"));
         let mut head = format!(
             "POST {}{path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-protobuf\r\n\
-             Content-Length: {}\r\nConnection: close\r\n",
+             Content-Length: {}\r\nConnection: close\r\n{encoding}",
             self.base,
             self.authority(),
             body.len()
         );
-        let encoding = encoding.map(|e| ("Content-Encoding", e));
-        for (k, v) in encoding
-            .into_iter()
-            .chain(self.headers.iter().map(|(k, v)| (&k[..], &v[..])))
-        {
+        for (k, v) in &self.headers {
             head.push_str(&format!("{k}: {v}\r\n"));
         }
         head.push_str("\r\n");
