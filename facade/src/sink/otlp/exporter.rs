@@ -441,10 +441,8 @@ impl Exporter {
         let mut backoff = Duration::from_millis(100);
         let (endpoint, at, timeout) = self.route(path);
         let zipped = self.settings.gzip.then(|| gzip(body));
-        let (body, encoding) = match &zipped {
-            Some(z) => (&z[..], Some("gzip")),
-            None => (body, None),
-        };
+        let body = zipped.as_deref().unwrap_or(body);
+        let encoding = self.settings.gzip.then_some("gzip");
         loop {
             self.lock().sending_since = Some(Instant::now());
             let sent = endpoint.post(at, body, encoding, timeout);
