@@ -131,7 +131,7 @@ pub(crate) struct OtelExtra {
     /// `OTEL_EXPORTER_OTLP_COMPRESSION=gzip`.
     pub(crate) gzip: bool,
     /// `OTEL_EXPORTER_OTLP_CERTIFICATE`: the CA file for `https://`.
-    pub(crate) certificate: Option<String>,
+    pub(crate) certificate: Option<PathBuf>,
     /// Per signal path: `OTEL_EXPORTER_OTLP_<SIGNAL>_CERTIFICATE`.
     pub(crate) signal_certificates: Vec<(&'static str, PathBuf)>,
 }
@@ -202,7 +202,7 @@ pub(crate) fn read_otel(get: &dyn Fn(&str) -> Option<String>, warn: &dyn Fn(&str
         .filter_map(|(path, name)| Some((path, get(&name)?.into())))
         .collect();
     OtelExtra {
-        certificate: get("OTEL_EXPORTER_OTLP_CERTIFICATE"),
+        certificate: get("OTEL_EXPORTER_OTLP_CERTIFICATE").map(PathBuf::from),
         signal_certificates,
         gzip,
         disabled,

@@ -467,28 +467,25 @@ pub(crate) fn builder_from_vars(
     }
     let extra = vars.extra;
     b.disabled = extra.disabled;
-    if let Some(ca) = extra.certificate {
-        b = b.certificate(ca);
-    }
+    b.certificate = extra.certificate;
     b.signal_certificates = extra.signal_certificates;
     b.settings.gzip = extra.gzip;
     if let Some(t) = extra.timeout {
         b = b.request_timeout(t);
     }
     for (path, url, timeout) in extra.signals {
-        let endpoint = url.and_then(|u| match config::parse_endpoint(&u) {
-            Ok(e) => Some(e),
-            Err(why) => {
-                let sig = config::SIGNALS
-                    .iter()
-                    .find(|(p, _)| *p == path)
-                    .map_or("", |s| s.1);
+        let (_, sig) = config::SIGNALS
+            .iter()
+            .find(|(p, _)| *p == path)
+            .unwrap_or(&("", ""));
+        let endpoint = url.and_then(|u| {
+            let unusable = |why| {
                 warn(&format!(
                     "OTEL_EXPORTER_OTLP_{sig}_ENDPOINT={u:?} is not usable ({why}); \
                      the base endpoint is used"
-                ));
-                None
-            }
+                ))
+            };
+            config::parse_endpoint(&u).map_err(unusable).ok()
         });
         b.settings.signals.push((path, endpoint, timeout));
     }
@@ -954,6 +951,24 @@ mod otel_tests {
         assert_eq!(stub.count("/custom/logs"), 1);
         assert_eq!(stub.count("/base/v1/logs"), 0);
         within("dropping the sink", move || drop(s));
+    }
+
+    /// A malformed per-signal endpoint is warned about, naming its
+    /// variable; that signal goes to the base endpoint.
+    #[test]
+    fn a_malformed_per_signal_endpoint_falls_back_to_the_base() {
+        let (b, warnings) = from_vars(None, &[("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "nope")]);
+        assert_eq!(
+            warnings,
+            [
+                "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=\"nope\" is not usable (expected \
+              http://host[:port] or https://host[:port]); the base endpoint is used"
+            ]
+        );
+        assert!(matches!(
+            b.settings.signals[..],
+            [("/v1/traces", None, None)]
+        ));
     }
 
     /// `OTEL_SDK_DISABLED=true`: nothing is built.
