@@ -67,8 +67,7 @@ pub(crate) struct Counts {
 
 #[derive(Default)]
 struct Pending {
-    // Deques: a batch taken from the front does not move the rest (a
-    // `Vec::drain(..k)` did, under the lock, for every batch).
+    // Deques: a batch taken from the front does not move the rest.
     logs: VecDeque<(&'static str, Vec<u8>)>,
     spans: VecDeque<(&'static str, Vec<u8>)>,
     /// Items taken by the thread and not yet sent or failed.
@@ -115,7 +114,7 @@ pub(crate) struct Exporter {
     work: Condvar,
     /// Wakes a writer waiting for room, or a flush waiting for the drain.
     room: Condvar,
-    endpoint: Endpoint,
+    pub(crate) endpoint: Endpoint,
     /// The encoded `Resource`: every request carries it.
     resource: Vec<u8>,
     settings: Settings,
@@ -147,11 +146,6 @@ impl Exporter {
             started: SystemTime::now(),
             hurry: AtomicBool::new(false),
         }
-    }
-
-    /// The endpoint's URL for a signal path.
-    pub(crate) fn url(&self, path: &str) -> String {
-        self.endpoint.url(path)
     }
 
     /// Items that make a batch worth sending now: a full batch, or a full

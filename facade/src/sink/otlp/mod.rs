@@ -187,7 +187,7 @@ impl OtlpSink {
         let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
         live.iter()
             .filter_map(std::sync::Weak::upgrade)
-            .map(|e| (e.exporter.url(""), e.stats()))
+            .map(|e| (e.exporter.endpoint.url(""), e.stats()))
             .collect()
     }
 
@@ -199,7 +199,7 @@ impl OtlpSink {
         }
         warn(&format!(
             "OTLP {}: {when}: exported {} ({} logs, {} spans), failed {}, dropped {}",
-            self.entry.exporter.url(""),
+            self.endpoint(),
             s.logs + s.spans,
             s.logs,
             s.spans,
@@ -210,7 +210,7 @@ impl OtlpSink {
 
     /// The endpoint's base URL.
     pub fn endpoint(&self) -> String {
-        self.entry.exporter.url("")
+        self.entry.exporter.endpoint.url("")
     }
 }
 
@@ -371,7 +371,7 @@ impl OtlpSinkBuilder {
         let queue = AsyncSink::builder()
             .capacity(self.capacity)
             .overflow(self.overflow)
-            .name(format!("OTLP {}", exporter.url("")))
+            .name(format!("OTLP {}", exporter.endpoint.url("")))
             // The feed's flush ends by the exporter's deadline; the
             // queue's own bound only guards against a writer stuck
             // elsewhere.
@@ -569,7 +569,7 @@ impl Sink for Feed {
         } else if left > 0 {
             warn(&format!(
                 "OTLP {}: flush gave up; {left} records not yet sent",
-                self.exporter.url("")
+                self.exporter.endpoint.url("")
             ));
         }
     }
