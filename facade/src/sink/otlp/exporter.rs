@@ -492,14 +492,11 @@ impl Exporter {
                 0 => "counters not exported this time".to_owned(),
                 n => format!("{n} records lost"),
             };
-            let _ = crate::os::process::write_stderr(
-                format!(
-                    "elide: OTLP export to {} failed: {why}; {lost} (further failures are \
-                     counted in OtlpSink::stats())\n",
-                    self.endpoint.url(path)
-                )
-                .as_bytes(),
-            );
+            super::warn(&format!(
+                "OTLP export to {} failed: {why}; {lost} (further failures are \
+                 counted in OtlpSink::stats())",
+                self.endpoint.url(path)
+            ));
         }
     }
 }

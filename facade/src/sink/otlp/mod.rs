@@ -330,16 +330,15 @@ impl OtlpSinkBuilder {
     /// Starts the exporter. A malformed endpoint is an `InvalidInput` error
     /// naming it.
     pub fn build(mut self) -> io::Result<OtlpSink> {
-        let url = self.url.clone();
         let invalid = |url: &str, why: String| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("OTLP endpoint {url:?}: {why}"),
             )
         };
-        let mut endpoint = self.endpoint.map_err(|why| invalid(&url, why))?;
+        let mut endpoint = self.endpoint.map_err(|why| invalid(&self.url, why))?;
         let base_ca = self.certificate.as_deref();
-        with_tls(&mut endpoint, base_ca).map_err(|why| invalid(&url, why))?;
+        with_tls(&mut endpoint, base_ca).map_err(|why| invalid(&self.url, why))?;
         for (path, own, _) in &mut self.settings.signals {
             let Some(e) = own else { continue };
             let ca = self
