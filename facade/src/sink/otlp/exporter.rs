@@ -204,13 +204,12 @@ impl Exporter {
     /// process exits, or the sink is dropped) starts the budget if no
     /// flush has yet.
     pub(crate) fn deadline(&self, ending: bool) -> Instant {
-        let now = Instant::now();
+        let own = Instant::now() + self.settings.shutdown;
         let mut p = self.lock();
         if ending {
             p.ending = true;
-            p.end_by.get_or_insert(now + self.settings.shutdown);
+            p.end_by.get_or_insert(own);
         }
-        let own = now + self.settings.shutdown;
         p.end_by.map_or(own, |t| t.min(own))
     }
 
@@ -440,11 +439,9 @@ impl Exporter {
         loop {
             self.lock().sending_since = Some(Instant::now());
             let sent = endpoint.post(at, body, encoding, timeout);
-            {
-                let mut p = self.lock();
-                p.sending_since = None;
-                p.trouble = !matches!(sent, Sent::Ok);
-            }
+            let mut p = self.lock();
+            (p.sending_since, p.trouble) = (None, !matches!(sent, Sent::Ok));
+            drop(p);
             let (why, after) = match sent {
                 Sent::Retry(why, after) => (why, after),
                 done => return done,
