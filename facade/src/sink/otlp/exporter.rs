@@ -158,10 +158,8 @@ impl Exporter {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Takes a converted record (on the async writer thread). A full
-    /// buffer is waited for while the collector keeps up; otherwise (or
-    /// the exporter closed) the record is dropped and counted, and the
-    /// first such drop said once.
+    /// Takes a converted record (on the async writer thread); with the
+    /// buffer full, waits or drops as the module says (the first drop said).
     pub(crate) fn push(&self, item: Item) {
         if matches!(item, Item::Skip) {
             return;
@@ -545,9 +543,7 @@ fn request(resource: &[u8], items: &[(&'static str, Vec<u8>)]) -> Vec<u8> {
     let mut b = Vec::with_capacity(field_len(inner));
     b.push(FIRST);
     varint(&mut b, inner as u64);
-    b.push(FIRST);
-    varint(&mut b, resource.len() as u64);
-    b.extend_from_slice(resource);
+    bytes(&mut b, 1, resource);
     for ((t, records), size) in groups.iter().zip(sizes) {
         b.push(SECOND);
         varint(&mut b, size as u64);
