@@ -512,7 +512,8 @@ fn gzip(body: &[u8]) -> Vec<u8> {
 /// The body of an `Export{Logs,Trace,Metrics}ServiceRequest` (the same
 /// fields): one `Resource*` with the resource (its encoded `Resource`)
 /// and a `Scope*` per target, in target order, holding its records'
-/// encoded messages in their order. Sizes are computed first, so the body is written once.
+/// encoded messages in their order. Sizes are computed first, so the
+/// body is written once.
 fn request(resource: &[u8], items: &[(&'static str, Vec<u8>)]) -> Vec<u8> {
     use super::wire::{bytes, field_len, varint};
     // Field 1 of the request, of the `Resource*` (resource) and of the
