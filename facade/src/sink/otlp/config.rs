@@ -115,10 +115,8 @@ const NO_MTLS: &str = "no client certificate is sent (no mutual TLS)";
 /// base one applies to every signal.
 const NOT_READ_PER_SIGNAL: [&str; 3] = ["HEADERS", "COMPRESSION", "PROTOCOL"];
 
-/// The `OTEL_*` settings beyond endpoint, headers and resource, read
-/// through `get` (a variable's non-blank value) by
-/// [`read_otel`]: pure, so whichever environment table holds them can
-/// feed it.
+/// The `OTEL_*` settings beyond endpoint, headers and resource
+/// ([`read_otel`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct OtelExtra {
     /// `OTEL_SDK_DISABLED=true`: no exporter.
@@ -137,8 +135,9 @@ pub(crate) struct OtelExtra {
 }
 
 /// Reads [`OtelExtra`]: `get(name)` is the variable's value if set and
-/// not blank; each malformed value gives one warning through `warn`
-/// naming the variable, the value and what is used instead.
+/// not blank (pure: whichever environment table holds them can feed it);
+/// each malformed value gives one warning through `warn` naming the
+/// variable, the value and what is used instead.
 pub(crate) fn read_otel(get: &dyn Fn(&str) -> Option<String>, warn: &dyn Fn(&str)) -> OtelExtra {
     let timeout = |name: &str| -> Option<Duration> {
         let v = get(name)?;
