@@ -34,3 +34,49 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     super::span_chain::end_message(in_span, at, out);
     write_fields(record, out);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::level::Level;
+    use crate::record::metadata::TEST_LOG;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    fn line(level: Level, since_epoch: Duration) -> String {
+        let r = Record::new(&TEST_LOG, level, format_args!("m"), &[])
+            .with_time(UNIX_EPOCH + since_epoch);
+        let mut out = String::new();
+        write(&r, &mut out);
+        out
+    }
+
+    /// The UTC time of day to the millisecond (cut, not rounded), then the
+    /// level padded to five: every column at both ends of its range.
+    #[test]
+    fn time_of_day_and_level_columns() {
+        let day = 86_400;
+        assert_eq!(line(Level::Info, Duration::ZERO), "00:00:00.000 INFO  t: m");
+        assert_eq!(
+            line(
+                Level::Error,
+                Duration::new(day * 20_000 + 23 * 3600 + 59 * 60 + 59, 999_999_999)
+            ),
+            "23:59:59.999 ERROR t: m"
+        );
+        assert_eq!(
+            line(Level::Warn, Duration::new(1_796_066_819, 926_123_456)),
+            "19:26:59.926 WARN  t: m"
+        );
+        assert_eq!(
+            line(
+                Level::Trace,
+                Duration::new(3600 * 10 + 60 * 7 + 5, 40_000_000)
+            ),
+            "10:07:05.040 TRACE t: m"
+        );
+        assert_eq!(
+            line(Level::Debug, Duration::from_millis(5)),
+            "00:00:00.005 DEBUG t: m"
+        );
+    }
+}
