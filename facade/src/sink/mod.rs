@@ -22,13 +22,12 @@ pub(crate) mod otlp;
 mod prof;
 #[cfg(feature = "prof")]
 pub(crate) mod profiles;
-// Plain `cfg(test)`, so mutation testing knows it for test code.
 #[cfg(test)]
-#[cfg_attr(
-    not(any(feature = "file", feature = "json", feature = "prof")),
-    allow(dead_code)
-)]
-mod scratch;
+#[cfg(any(feature = "json", feature = "prof"))]
+pub(crate) use scratch::assert_counts_a_write_error;
+#[cfg(test)]
+#[cfg(feature = "async")]
+pub(crate) use scratch::until;
 #[cfg(feature = "file")]
 mod whole_lines;
 
@@ -59,11 +58,11 @@ pub(crate) use r#async::DEFAULT_CAPACITY;
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub use r#async::{AsyncSink, AsyncSinkBuilder, AsyncStats, Overflow};
 
+use crate::record::level::LevelFilter;
 use crate::record::Record;
 
 /// Whether this thread is an asynchronous sink's writer (never, without
-/// the `async` feature). One function for both builds, so a mutation run
-/// of either mutates code it compiles.
+/// the `async` feature).
 pub(crate) fn on_writer_thread() -> bool {
     #[cfg(feature = "async")]
     {
@@ -74,7 +73,6 @@ pub(crate) fn on_writer_thread() -> bool {
         false
     }
 }
-use crate::record::level::LevelFilter;
 
 /// A destination for records.
 ///
@@ -119,37 +117,75 @@ pub trait Sink: Send + Sync + 'static {
     fn flush(&self) {}
 }
 
-/// For the asynchronous sinks' unit tests: waits until `cond` holds,
-/// failing the test after ten seconds (`what` says what never happened).
-// Two `cfg`s, not `cfg(all(test, ..))`: cargo-mutants leaves an item alone
-// only when it sees a plain `cfg(test)`.
+/// Helpers for the sinks' unit tests.
+// Plain `cfg(test)`, so mutation testing knows it for test code.
+#[cfg_attr(
+    not(any(feature = "file", feature = "json", feature = "prof")),
+    allow(dead_code)
+)]
 #[cfg(test)]
-#[cfg(feature = "async")]
-pub(crate) fn until(what: &str, cond: impl Fn() -> bool) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !cond() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "gave up waiting: {what}"
-        );
-        std::thread::yield_now();
-    }
-}
+pub(crate) mod scratch {
+    use std::path::{Path, PathBuf};
 
-/// For sinks' unit tests: one telemetry event into `sink`, then a flush,
-/// raises the count of write errors (the sink writes to a full device).
-#[cfg(test)]
-#[cfg(any(feature = "json", feature = "prof"))]
-pub(crate) fn assert_counts_a_write_error(sink: &dyn Sink) {
-    let before = crate::stats::stats().write_errors;
-    sink.emit(&Record::new(
-        &crate::record::metadata::TEST_EVENT,
-        crate::record::level::Level::Info,
-        format_args!("x"),
-        &[],
-    ));
-    sink.flush();
-    assert!(crate::stats::stats().write_errors > before);
+    #[cfg(any(feature = "json", feature = "prof"))]
+    use super::Sink;
+
+    /// A directory of one test's files under the system temp directory,
+    /// removed with everything in it when the guard drops, also when the test
+    /// fails first, so a run leaves nothing behind.
+    pub(crate) struct Scratch(PathBuf);
+
+    impl Scratch {
+        /// An empty directory unique to this process and `tag`.
+        pub(crate) fn dir(tag: &str) -> Scratch {
+            let dir = std::env::temp_dir().join(format!("elide-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("create a scratch directory");
+            Scratch(dir)
+        }
+    }
+
+    impl std::ops::Deref for Scratch {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// For the asynchronous sinks' unit tests: waits until `cond` holds,
+    /// failing the test after ten seconds (`what` says what never happened).
+    #[cfg(feature = "async")]
+    pub(crate) fn until(what: &str, cond: impl Fn() -> bool) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !cond() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "gave up waiting: {what}"
+            );
+            std::thread::yield_now();
+        }
+    }
+
+    /// One telemetry event into `sink`, then a flush, raises the count of
+    /// write errors (the sink writes to a full device).
+    #[cfg(any(feature = "json", feature = "prof"))]
+    pub(crate) fn assert_counts_a_write_error(sink: &dyn Sink) {
+        let before = crate::stats::stats().write_errors;
+        sink.emit(&crate::record::Record::new(
+            &crate::record::metadata::TEST_EVENT,
+            crate::record::level::Level::Info,
+            format_args!("x"),
+            &[],
+        ));
+        sink.flush();
+        assert!(crate::stats::stats().write_errors > before);
+    }
 }
 
 #[cfg(test)]
