@@ -9,13 +9,13 @@ use crate::record::level::{Level, LevelFilter};
 use crate::record::Record;
 use crate::sink::Sink;
 
-/// Which console stream.
+/// Which console stream; the discriminant is its file descriptor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stream {
     /// Standard output.
-    Stdout,
+    Stdout = 1,
     /// Standard error (the default).
-    Stderr,
+    Stderr = 2,
 }
 
 /// Writes formatted lines to stdout or stderr, colouring the level name.
@@ -62,17 +62,13 @@ pub(crate) fn set_color_env(no_color: Option<&OsStr>, force: Option<&OsStr>) {
 impl ConsoleSink {
     /// A sink on `stream`, RADICAL format, all levels.
     fn new(stream: Stream) -> ConsoleSink {
+        crate::os::process::arm();
         ConsoleSink {
             stream,
             format: Format::Radical,
             level: LevelFilter::Trace,
             color: OnceLock::new(),
         }
-        .armed()
-    }
-    fn armed(self) -> ConsoleSink {
-        crate::os::process::arm();
-        self
     }
     /// A sink on stderr: RADICAL format, all levels.
     pub fn stderr() -> ConsoleSink {
@@ -150,6 +146,17 @@ impl ConsoleSink {
             crate::stats::report_write_error(name, &e);
         }
     }
+
+    #[cfg(unix)]
+    #[cold]
+    fn write_raw(&self, line: &str) {
+        use std::os::fd::FromRawFd;
+        let fd = self.stream as i32;
+        // SAFETY: fds 1 and 2 stay open for the process; `ManuallyDrop`
+        // keeps this handle from closing them.
+        let mut out = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        let _ = out.write_all(line.as_bytes());
+    }
 }
 
 /// Whether a console stream gets colour, from whether it is a terminal and
@@ -162,22 +169,6 @@ fn color_wanted(is_terminal: bool, no_color: Option<&OsStr>, force: Option<&OsSt
         return true;
     }
     is_terminal
-}
-
-impl ConsoleSink {
-    #[cfg(unix)]
-    #[cold]
-    fn write_raw(&self, line: &str) {
-        use std::os::fd::FromRawFd;
-        let fd = match self.stream {
-            Stream::Stdout => 1,
-            Stream::Stderr => 2,
-        };
-        // SAFETY: fds 1 and 2 stay open for the process; `ManuallyDrop`
-        // keeps this handle from closing them.
-        let mut out = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
-        let _ = out.write_all(line.as_bytes());
-    }
 }
 
 impl Sink for ConsoleSink {

@@ -78,9 +78,6 @@ impl Write for DurableFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.file.write(buf)
     }
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.file.write_all(buf)
-    }
     /// `sync_data`: returns once the bytes written so far are on disk.
     fn flush(&mut self) -> io::Result<()> {
         sync(&self.file)
@@ -256,9 +253,7 @@ impl DurableFileSink {
             self.committed.notify_all();
         }
     }
-}
 
-impl DurableFileSink {
     /// A forked child writes and syncs its own line alone: the pending
     /// lines and a commit in progress belong to threads of the parent,
     /// which do not exist here.

@@ -96,6 +96,7 @@ impl FileMode {
     ///
     /// A mode this build lacks (see [`is_available`](FileMode::is_available))
     /// is an error of kind [`Unsupported`](io::ErrorKind::Unsupported).
+    #[cfg_attr(not(feature = "file"), allow(unused_variables, unreachable_code))]
     pub fn open(
         self,
         path: impl AsRef<Path>,
@@ -103,23 +104,7 @@ impl FileMode {
         level: LevelFilter,
     ) -> io::Result<Arc<dyn Sink>> {
         let path = path.as_ref();
-        #[cfg(not(feature = "file"))]
-        {
-            let _ = (path, format, level);
-            Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                format!("log mode {} needs elide's `file` feature", self.as_str()),
-            ))
-        }
-        #[cfg(feature = "file")]
         Ok(match self {
-            #[cfg(not(feature = "async"))]
-            FileMode::Async | FileMode::Durable => {
-                return Err(io::Error::new(
-                    io::ErrorKind::Unsupported,
-                    format!("log mode {} needs elide's `async` feature", self.as_str()),
-                ))
-            }
             #[cfg(feature = "async")]
             FileMode::Async => Arc::new(
                 AsyncSink::builder()
@@ -134,11 +119,28 @@ impl FileMode {
                     .level(level)
                     .open_durable(path)?,
             ),
+            #[cfg(feature = "file")]
             FileMode::SyncDurable => Arc::new(
                 DurableFileSink::open(path)?
                     .with_format(format)
                     .with_level(level),
             ),
+            // A mode this build lacks.
+            #[allow(unreachable_patterns)]
+            _ => {
+                let feature = if cfg!(feature = "file") {
+                    "async"
+                } else {
+                    "file"
+                };
+                return Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    format!(
+                        "log mode {} needs elide's `{feature}` feature",
+                        self.as_str()
+                    ),
+                ));
+            }
         })
     }
 }

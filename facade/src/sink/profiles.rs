@@ -5,7 +5,7 @@
 //! Statics owned here: `ENABLED` (the registry).
 
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::sink::{ProfSink, Sink};
 
@@ -15,20 +15,19 @@ static ENABLED: Mutex<Vec<Weak<ProfSink>>> = Mutex::new(Vec::new());
 
 /// Registers an open `.prof` sink, so [`close`] ends it.
 pub(crate) fn register(sink: &Arc<ProfSink>) {
-    if let Some(mut enabled) = lock_enabled() {
+    if let Some(mut enabled) = crate::os::process::lock(&ENABLED) {
         enabled.push(Arc::downgrade(sink));
     }
 }
 
 /// The `.prof` sink for process start-up when the environment turns
 /// telemetry on (`PROFILE`): `<dir>/<name>.prof`, with `host` (if given) in
-/// its `sync_abs` line. It is returned rather
-/// than added, because start-up runs while sites resolve and must hand it
-/// to the initial sink set. The file is opened on the first event, so a
-/// `PROFILE` variable that no site reads leaves no file behind; once open it
-/// is registered so [`close`] (the last `init` guard, the exit handler) ends
-/// it. A failure to open gives one warning on stderr naming the directory
-/// and the fallback (no `.prof` output).
+/// its `sync_abs` line. It is returned rather than added, because start-up
+/// runs while sites resolve and must hand it to the initial sink set. The
+/// file is opened on the first event, so a `PROFILE` variable that no site
+/// reads leaves no file behind; once open it is registered so [`close`]
+/// ends it. A failure to open gives one warning on stderr naming the
+/// directory and the fallback (no `.prof` output).
 pub(crate) fn startup_sink(dir: &Path, name: &str, host: Option<String>) -> Arc<dyn Sink> {
     Arc::new(LazyProf {
         dir: dir.to_owned(),
@@ -97,7 +96,7 @@ impl Sink for LazyProf {
 /// even though sinks held by the global set are never dropped.
 /// Events emitted afterwards to a closed sink are discarded.
 pub fn close() {
-    let sinks: Vec<_> = match lock_enabled() {
+    let sinks: Vec<_> = match crate::os::process::lock(&ENABLED) {
         Some(mut enabled) => enabled.drain(..).collect(),
         None => return,
     };
@@ -108,22 +107,13 @@ pub fn close() {
     }
 }
 
-/// The registry; `None` in a forked child if a thread of the parent held it.
-fn lock_enabled() -> Option<MutexGuard<'static, Vec<Weak<ProfSink>>>> {
-    crate::os::process::lock(&ENABLED)
-}
-
 /// The calling thread's label (for the header and `END` lines): its name,
 /// or its elide thread number. Records carry their own (`Record::thread`).
 pub(crate) fn thread_label(out: &mut impl std::fmt::Write) {
-    match std::thread::current().name() {
-        Some(name) => {
-            let _ = out.write_str(name);
-        }
-        None => {
-            let _ = write!(out, "{}", crate::record::thread_number());
-        }
-    }
+    let _ = match std::thread::current().name() {
+        Some(name) => out.write_str(name),
+        None => write!(out, "{}", crate::record::thread_number()),
+    };
 }
 
 #[cfg(test)]
