@@ -1,15 +1,6 @@
 //! Durable file output: a record counts as written only once `sync_data`
-//! has returned for it.
-//!
-//! Two pieces:
-//! - [`DurableFile`], an [`io::Write`] whose `flush` is `sync_data`. Put it
-//!   behind an [`AsyncSink`](crate::sink::AsyncSink): the writer thread
-//!   writes a whole batch of queued lines and flushes once, so one fsync
-//!   commits the batch (group commit) and callers never wait for the disk.
-//! - [`DurableFileSink`], a synchronous sink: `emit` returns only when the
-//!   record is on disk. Threads emitting at the same time share one fsync
-//!   (leader/follower group commit); a single thread pays one fsync per
-//!   record.
+//! has returned for it. [`DurableFile`] behind an async sink commits a
+//! batch per fsync; [`DurableFileSink`] makes each caller wait for its own.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -35,7 +26,8 @@ fn sync(file: &File) -> io::Result<()> {
 /// A file whose [`flush`](Write::flush) makes everything written so far
 /// durable (`sync_data`). Writes go straight to the OS, unbuffered: the
 /// caller (normally an [`AsyncSink`](crate::sink::AsyncSink) writer thread)
-/// already hands over whole batches.
+/// already hands over whole batches, and flushes once per batch, so one
+/// fsync commits the batch and callers never wait for the disk.
 ///
 /// ```no_run
 /// use std::sync::Arc;

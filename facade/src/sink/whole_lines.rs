@@ -1,20 +1,17 @@
 //! Writing lines so that a failed write never tears a later record.
 //!
 //! A writer that fails part-way (a full disk accepts the first bytes of a
-//! line, then answers `ENOSPC`) leaves the start of a line in the output.
-//! Whatever is written next would be glued to it. So the unwritten rest of
-//! that line is kept and written first, before anything else, by the next
-//! write: the output only ever holds whole lines, and the torn record is
-//! completed late instead of lost (or, if no write ever succeeds again, it
-//! is the last, unterminated line).
+//! line, then answers `ENOSPC`) leaves the start of a line in the output,
+//! and whatever is written next would be glued to it. So the unwritten rest
+//! of that line is written first by the next write: the output only holds
+//! whole lines, and the torn record is completed late instead of lost (or,
+//! if no write ever succeeds again, it is the last, unterminated line).
 //!
-//! Why not cut the file back to its last whole line (`ftruncate`)? It works
-//! only on regular files, not on the pipes and arbitrary writers an async
-//! sink takes, and with `O_APPEND` another process appending to the same
-//! file between the failure and the cut would lose its lines. Completing the
-//! line works on any writer; its one cost: a line another process appends
-//! to the same file while the disk is full can land between the fragment
-//! and its rest (that process's write failed or succeeded on its own).
+//! Not `ftruncate` back to the last whole line: that works only on regular
+//! files (not the pipes and writers an async sink takes), and with
+//! `O_APPEND` it would cut lines another process appended meanwhile. The
+//! cost: while the disk is full, another process's line can land between
+//! the fragment and its rest.
 
 use crate::contain::contained;
 use std::io::{self, Write};
