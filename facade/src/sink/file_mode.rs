@@ -58,12 +58,10 @@ impl FileMode {
     /// Parses a configuration value (case-insensitive, surrounding spaces
     /// ignored); `None` for anything else.
     pub fn parse(s: &str) -> Option<FileMode> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "async" => Some(FileMode::Async),
-            "durable" => Some(FileMode::Durable),
-            "sync-durable" => Some(FileMode::SyncDurable),
-            _ => None,
-        }
+        let s = s.trim();
+        [FileMode::Async, FileMode::Durable, FileMode::SyncDurable]
+            .into_iter()
+            .find(|mode| s.eq_ignore_ascii_case(mode.as_str()))
     }
 
     /// Whether this build of elide can open the mode: `Async` and `Durable`
@@ -148,6 +146,17 @@ impl FileMode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_mode_parses_from_its_name_in_any_case() {
+        for mode in [FileMode::Async, FileMode::Durable, FileMode::SyncDurable] {
+            assert_eq!(FileMode::parse(mode.as_str()), Some(mode));
+            let shouted = format!(" {} ", mode.as_str().to_ascii_uppercase());
+            assert_eq!(FileMode::parse(&shouted), Some(mode));
+        }
+        assert_eq!(FileMode::parse("sync_durable"), None);
+        assert_eq!(FileMode::parse(""), None);
+    }
 
     #[cfg(feature = "file")]
     #[test]

@@ -42,25 +42,23 @@ impl Offset {
 /// last measured offset is the best one this host has.
 pub(crate) fn offset() -> Option<Offset> {
     let path = cache_path(|k| std::env::var_os(k), || std::env::current_dir().ok())?;
-    let result = match std::fs::read_to_string(&path) {
-        Ok(text) => parse(&text),
+    let reason = match std::fs::read_to_string(&path).map(|text| parse(&text)) {
+        Ok(Ok(offset)) => return Some(offset),
+        Ok(Err(reason)) => reason,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-        Err(e) => Err(e.to_string()),
+        Err(e) => e.to_string(),
     };
-    result
-        .map_err(|reason| {
-            if !WARNED.swap(true, Ordering::Relaxed) {
-                let _ = crate::os::process::write_stderr(
-                    format!(
-                        "elide: ignoring radical.utils' NTP cache {} ({reason}); using the \
-                         system time in .prof sync_abs lines (mode `sys`)\n",
-                        path.display()
-                    )
-                    .as_bytes(),
-                );
-            }
-        })
-        .ok()
+    if !WARNED.swap(true, Ordering::Relaxed) {
+        let _ = crate::os::process::write_stderr(
+            format!(
+                "elide: ignoring radical.utils' NTP cache {} ({reason}); using the \
+                 system time in .prof sync_abs lines (mode `sys`)\n",
+                path.display()
+            )
+            .as_bytes(),
+        );
+    }
+    None
 }
 
 /// Where radical.utils keeps the cache: `.radical/utils/ntp.cache` under
