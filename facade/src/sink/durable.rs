@@ -77,6 +77,7 @@ impl Write for DurableFile {
 }
 
 /// Lines appended by callers and not yet committed, plus the commit progress.
+#[derive(Default)]
 struct Pending {
     /// Formatted lines waiting for the next commit.
     lines: String,
@@ -182,13 +183,7 @@ impl DurableFileSink {
                 file,
                 lines: WholeLines::default(),
             }),
-            pending: Mutex::new(Pending {
-                lines: String::new(),
-                spare: String::new(),
-                appended: 0,
-                committed: 0,
-                syncing: false,
-            }),
+            pending: Mutex::default(),
             committed: Condvar::new(),
             written: AtomicU64::new(0),
             failed: AtomicU64::new(0),
