@@ -25,49 +25,24 @@ use crate::sink::Sink;
 /// The sink forwarding to the application's logger and that logger's most
 /// verbose level, if the application set one up.
 pub(crate) fn sink() -> Option<(Arc<dyn Sink>, LevelFilter)> {
-    tracing_sink().or_else(log_sink)
-}
-
-/// A `log` logger counts as set when it is not elide's own and `log`'s
-/// maximum level is not `Off` (where `log` starts: a logger that set no
-/// level would see nothing anyway).
-#[cfg(feature = "log")]
-fn log_sink() -> Option<(Arc<dyn Sink>, LevelFilter)> {
-    use crate::bridge::log::{is_installed, LogSink};
-    if ::log::max_level() == ::log::LevelFilter::Off || is_installed() {
-        return None;
+    // A global `tracing` dispatcher; its level is tracing's own global
+    // maximum.
+    #[cfg(feature = "tracing")]
+    if tracing_core::dispatcher::has_been_set() {
+        let level = tracing_core::LevelFilter::current().into_level();
+        let level = level.map_or(LevelFilter::Off, |l| {
+            super::tracing::from_tracing(&l).into()
+        });
+        return Some((Arc::new(super::tracing::TracingSink::new()), level));
     }
-    let sink = LogSink::new();
-    let level = sink.max_level();
-    Some((Arc::new(sink), level))
-}
-
-#[cfg(not(feature = "log"))]
-fn log_sink() -> Option<(Arc<dyn Sink>, LevelFilter)> {
-    None
-}
-
-/// A global `tracing` dispatcher; its level is tracing's own global
-/// maximum (`LevelFilter::current()`).
-#[cfg(feature = "tracing")]
-fn tracing_sink() -> Option<(Arc<dyn Sink>, LevelFilter)> {
-    use tracing_core::LevelFilter as T;
-    if !tracing_core::dispatcher::has_been_set() {
-        return None;
+    // A `log` logger counts as set when it is not elide's own and `log`'s
+    // maximum level is not `Off` (where `log` starts: a logger that set no
+    // level would see nothing anyway).
+    #[cfg(feature = "log")]
+    if ::log::max_level() != ::log::LevelFilter::Off && !super::log::is_installed() {
+        let sink = super::log::LogSink::new();
+        let level = sink.max_level();
+        return Some((Arc::new(sink), level));
     }
-    let level = match T::current() {
-        T::OFF => LevelFilter::Off,
-        T::ERROR => LevelFilter::Error,
-        T::WARN => LevelFilter::Warn,
-        T::INFO => LevelFilter::Info,
-        T::DEBUG => LevelFilter::Debug,
-        _ => LevelFilter::Trace,
-    };
-    let sink = crate::bridge::tracing::TracingSink::new();
-    Some((Arc::new(sink), level))
-}
-
-#[cfg(not(feature = "tracing"))]
-fn tracing_sink() -> Option<(Arc<dyn Sink>, LevelFilter)> {
     None
 }

@@ -31,8 +31,9 @@
 use ::log::kv::{self, VisitSource};
 
 use crate::bridge::{forward, forwarding, intern, placed, site_at, Place, RecentSites, SitePlace};
-use crate::dispatch::interest;
+use crate::dispatch::{interest, Route};
 use crate::record::level::{Level, LevelFilter};
+use crate::record::metadata::Metadata;
 use crate::record::value::{Field, Value};
 use crate::record::Record;
 use crate::runtime::route::of_target_site as enabled_at;
@@ -82,26 +83,20 @@ fn follow_max_level(max: LevelFilter) {
     ::log::set_max_level(to_log_filter(max));
 }
 
+/// `log`'s filters, by elide's numeric value (the same order).
+const LOG_FILTERS: [::log::LevelFilter; 6] = {
+    use ::log::LevelFilter as L;
+    [L::Off, L::Error, L::Warn, L::Info, L::Debug, L::Trace]
+};
+
 fn to_log_filter(l: LevelFilter) -> ::log::LevelFilter {
-    match l {
-        LevelFilter::Off => ::log::LevelFilter::Off,
-        LevelFilter::Error => ::log::LevelFilter::Error,
-        LevelFilter::Warn => ::log::LevelFilter::Warn,
-        LevelFilter::Info => ::log::LevelFilter::Info,
-        LevelFilter::Debug => ::log::LevelFilter::Debug,
-        LevelFilter::Trace => ::log::LevelFilter::Trace,
-    }
+    LOG_FILTERS[l as usize]
 }
 
-fn from_log_filter(l: ::log::LevelFilter) -> LevelFilter {
-    match l {
-        ::log::LevelFilter::Off => LevelFilter::Off,
-        ::log::LevelFilter::Error => LevelFilter::Error,
-        ::log::LevelFilter::Warn => LevelFilter::Warn,
-        ::log::LevelFilter::Info => LevelFilter::Info,
-        ::log::LevelFilter::Debug => LevelFilter::Debug,
-        ::log::LevelFilter::Trace => LevelFilter::Trace,
-    }
+fn to_log(l: Level) -> ::log::Level {
+    LOG_FILTERS[l as usize]
+        .to_level()
+        .expect("a level is not Off")
 }
 
 fn from_log(l: ::log::Level) -> Level {
@@ -111,16 +106,6 @@ fn from_log(l: ::log::Level) -> Level {
         ::log::Level::Info => Level::Info,
         ::log::Level::Debug => Level::Debug,
         ::log::Level::Trace => Level::Trace,
-    }
-}
-
-fn to_log(l: Level) -> ::log::Level {
-    match l {
-        Level::Error => ::log::Level::Error,
-        Level::Warn => ::log::Level::Warn,
-        Level::Info => ::log::Level::Info,
-        Level::Debug => ::log::Level::Debug,
-        Level::Trace => ::log::Level::Trace,
     }
 }
 
@@ -188,12 +173,7 @@ fn log_placed_later(record: &::log::Record<'_>) {
 /// A wanted record: without key-values (the common case, nothing to
 /// collect) in line, else through [`emit_with_key_values`].
 #[inline(always)]
-fn emit_wanted(
-    record: &::log::Record<'_>,
-    meta: &'static crate::record::metadata::Metadata,
-    route: crate::dispatch::Route,
-    level: Level,
-) {
+fn emit_wanted(record: &::log::Record<'_>, meta: &'static Metadata, route: Route, level: Level) {
     if record.key_values().count() == 0 {
         return emit_at(meta, route, record.target(), level, &[], *record.args());
     }
@@ -204,8 +184,8 @@ fn emit_wanted(
 #[inline(never)]
 fn emit_with_key_values(
     record: &::log::Record<'_>,
-    meta: &'static crate::record::metadata::Metadata,
-    route: crate::dispatch::Route,
+    meta: &'static Metadata,
+    route: Route,
     level: Level,
 ) {
     let mut kvs = Collect(Vec::new());
@@ -302,7 +282,7 @@ impl LogSink {
     /// A sink forwarding up to `log::max_level()` as it is now.
     pub fn new() -> LogSink {
         LogSink {
-            max: from_log_filter(::log::max_level()),
+            max: LevelFilter::from_u8(::log::max_level() as u8),
         }
     }
 }

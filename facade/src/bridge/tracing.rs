@@ -121,7 +121,7 @@ pub fn install() -> Result<(), dispatcher::SetGlobalDefaultError> {
     dispatcher::set_global_default(dispatcher::Dispatch::new(subscriber))
 }
 
-fn from_tracing(l: &tracing_core::Level) -> Level {
+pub(super) fn from_tracing(l: &tracing_core::Level) -> Level {
     match *l {
         tracing_core::Level::ERROR => Level::Error,
         tracing_core::Level::WARN => Level::Warn,
@@ -131,25 +131,14 @@ fn from_tracing(l: &tracing_core::Level) -> Level {
     }
 }
 
-fn to_tracing(l: Level) -> &'static tracing_core::Level {
-    match l {
-        Level::Error => &tracing_core::Level::ERROR,
-        Level::Warn => &tracing_core::Level::WARN,
-        Level::Info => &tracing_core::Level::INFO,
-        Level::Debug => &tracing_core::Level::DEBUG,
-        Level::Trace => &tracing_core::Level::TRACE,
-    }
-}
+/// tracing's levels, least verbose first (as elide numbers its own).
+static TRACING_LEVELS: [tracing_core::Level; 5] = {
+    use tracing_core::Level as L;
+    [L::ERROR, L::WARN, L::INFO, L::DEBUG, L::TRACE]
+};
 
-fn to_tracing_filter(l: LevelFilter) -> tracing_core::LevelFilter {
-    match l {
-        LevelFilter::Off => tracing_core::LevelFilter::OFF,
-        LevelFilter::Error => tracing_core::LevelFilter::ERROR,
-        LevelFilter::Warn => tracing_core::LevelFilter::WARN,
-        LevelFilter::Info => tracing_core::LevelFilter::INFO,
-        LevelFilter::Debug => tracing_core::LevelFilter::DEBUG,
-        LevelFilter::Trace => tracing_core::LevelFilter::TRACE,
-    }
+fn to_tracing(l: Level) -> &'static tracing_core::Level {
+    &TRACING_LEVELS[l as usize - 1]
 }
 
 /// Whether elide wants an event or span of this metadata: its target is a
@@ -339,7 +328,12 @@ where
     }
 
     fn max_level_hint(&self) -> Option<tracing_core::LevelFilter> {
-        Some(to_tracing_filter(interest::max_level_with_captures()))
+        Some(
+            interest::max_level_with_captures()
+                .to_level()
+                .map(|l| *to_tracing(l))
+                .into(),
+        )
     }
 
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
