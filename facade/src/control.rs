@@ -262,7 +262,7 @@ pub fn init() -> Guard {
 /// The inbound bridges `init` installs when their features are on.
 fn install_bridges() {
     #[cfg(feature = "log")]
-    crate::bridge::log::install_if_unset();
+    let _ = crate::bridge::log::install();
 }
 
 /// Reads the environment again and rebuilds every site's cache, and the

@@ -67,11 +67,6 @@ pub fn install() -> Result<(), ::log::SetLoggerError> {
     Ok(())
 }
 
-/// [`install`] unless a `log` logger is set already (what `init` does).
-pub(crate) fn install_if_unset() {
-    let _ = install();
-}
-
 /// Whether elide's inbound [`Logger`] is the installed `log` logger.
 pub fn is_installed() -> bool {
     let ours: *const dyn ::log::Log = &LOGGER;

@@ -3,27 +3,22 @@
 //! **Inbound**: [`layer()`] is a `tracing-subscriber` [`Layer`] that turns
 //! `tracing` events into elide records. An event's target is its namespace
 //! (the same cascade and `set_level_for` rules as a macro site); its fields
-//! stay typed where tracing gives types (integers, floats, booleans,
-//! strings), its `message` is the record's message (tracing's own value,
-//! formatted only by a sink that writes it; a number named `message` stays
-//! a field), and the spans it is in
-//! are the record's span chain (outermost first, each with its own fields,
-//! as for elide's own spans: see [`Record::span`]). The record keeps
-//! the event's file, line and module path. The layer answers
-//! `register_callsite` for events and spans alike from elide's
-//! configuration of the callsite's target as a namespace
-//! (`always`/`never`: a span in a namespace that is off is never built,
-//! and its events carry no context from it) and
-//! gives tracing elide's most verbose level as its hint, and every elide
-//! change rebuilds tracing's interest cache, so a disabled `tracing::debug!`
-//! costs what it costs under any subscriber. While a test capture
+//! stay typed where tracing gives types; its `message` is the record's
+//! message (tracing's own value, formatted only by a sink that writes it; a
+//! number named `message` stays a field); the spans it is in are the
+//! record's span chain (as for elide's own spans: see [`Record::span`]);
+//! its file, line and module path are kept. `register_callsite` answers
+//! `always`/`never` for events and spans alike from elide's configuration
+//! of the target (a span in a namespace that is off is never built), the
+//! level hint is elide's most verbose level, and every elide change
+//! rebuilds tracing's interest cache: a disabled `tracing::debug!` costs
+//! what it costs under any subscriber. While a test capture
 //! ([`testing`](crate::testing)) is active, the hint is `Trace` and a
-//! callsite elide turns off is asked about per event (`sometimes`), so
-//! the capturing thread sees every level. [`install`] installs a registry
-//! with this layer as the global subscriber. An event that tracing-log's
+//! callsite elide turns off is asked about per event (`sometimes`), so the
+//! capturing thread sees every level. [`install`] installs a registry with
+//! this layer as the global subscriber. An event that tracing-log's
 //! `LogTracer` made of a `log` record (target `log`, fields `log.target`,
-//! `log.file` ..) becomes that record again: its own target, file, line and
-//! module path.
+//! `log.file` ..) becomes that record again: its own target and place.
 //!
 //! **Outbound**: [`TracingSink`] re-emits elide records as `tracing` events
 //! in the current dispatcher, so an elide-instrumented library shows up in a
@@ -74,21 +69,17 @@ pub struct ElideLayer {
 
 /// The inbound layer. Reads the environment if that was not done yet.
 ///
-/// In a program that also calls [`elide::init`](crate::init), call it
+/// In a program that also calls [`elide::init`](crate::init), call that
 /// first, then install the registry with
-/// `tracing::subscriber::set_global_default(..)`, or with `.try_init()` and
-/// ignore its error, not with `.init()`. tracing-subscriber's `try_init()`
-/// (with its `tracing-log` feature, on by default) sets the subscriber
-/// first and then tries to make tracing-log's `LogTracer` the `log`
-/// logger, which fails because `elide::init()` made elide the `log`
-/// logger; `init()` turns that error into a panic, after the subscriber
-/// was set. `log` allows one logger per process, set once, so elide cannot
-/// give the place up; staying `log`'s logger, it keeps `log` records'
-/// key-values, which a `LogTracer` drops. The other order (the registry's
-/// `init()`, then `elide::init()`) does not panic: `init` leaves
-/// `LogTracer` as the `log` logger, and the layer turns its events back
-/// into the `log` records they were (their target, file, line and module
-/// path), without the key-values `LogTracer` does not carry.
+/// `tracing::subscriber::set_global_default(..)` or `.try_init()` (ignoring
+/// its error), not `.init()`: with tracing-subscriber's default
+/// `tracing-log` feature, `init()` sets the subscriber, then panics because
+/// it cannot make tracing-log's `LogTracer` the `log` logger (`log` takes
+/// one logger, once, and elide stays it: it keeps `log` records'
+/// key-values, which `LogTracer` drops). The other order (the registry's
+/// `init()`, then `elide::init()`) does not panic: `LogTracer` stays the
+/// `log` logger, and the layer turns its events back into the `log` records
+/// they were, without their key-values.
 ///
 /// ```
 /// # #[cfg(feature = "tracing")] {
@@ -139,14 +130,6 @@ static TRACING_LEVELS: [tracing_core::Level; 5] = {
 
 fn to_tracing(l: Level) -> &'static tracing_core::Level {
     &TRACING_LEVELS[l as usize - 1]
-}
-
-/// Whether elide wants an event or span of this metadata: its target is a
-/// namespace and its level is checked there, as for an event, so a span in
-/// a namespace that is off is never built (as under tracing's own
-/// `EnvFilter`). What a `tracing::enabled!` hint asks is answered the same.
-fn wanted(meta: &Metadata<'_>) -> bool {
-    enabled_at(site(meta.target()), from_tracing(meta.level())).is_some()
 }
 
 /// Collects the fields of an event or span; `message` apart (its text, or
@@ -323,8 +306,12 @@ where
         }
     }
 
+    /// As for an event, a span's target is a namespace and its level is
+    /// checked there, so a span in a namespace that is off is never built
+    /// (as under tracing's own `EnvFilter`); a `tracing::enabled!` hint is
+    /// answered the same.
     fn enabled(&self, meta: &Metadata<'_>, _: Context<'_, S>) -> bool {
-        wanted(meta)
+        enabled_at(site(meta.target()), from_tracing(meta.level())).is_some()
     }
 
     fn max_level_hint(&self) -> Option<tracing_core::LevelFilter> {
@@ -582,45 +569,34 @@ impl TracingSink {
     }
 }
 
-/// An elide value as something `tracing` can record.
+/// An elide value as something `tracing` can record: most are already,
+/// the rest in tracing's wrappers.
 enum TValue<'a> {
-    I64(i64),
-    U64(u64),
-    I128(i128),
-    U128(u128),
-    F64(f64),
-    Bool(bool),
-    Str(&'a str),
+    Is(&'a dyn tfield::Value),
     Display(tfield::DisplayValue<&'a dyn fmt::Display>),
     Debug(tfield::DebugValue<&'a dyn fmt::Debug>),
     Char(tfield::DisplayValue<char>),
 }
 
 impl<'a> TValue<'a> {
-    fn of(v: &Value<'a>) -> TValue<'a> {
-        match *v {
-            Value::I64(n) => TValue::I64(n),
-            Value::U64(n) => TValue::U64(n),
-            Value::I128(n) => TValue::I128(n),
-            Value::U128(n) => TValue::U128(n),
-            Value::F64(n) => TValue::F64(n),
-            Value::Bool(b) => TValue::Bool(b),
-            Value::Char(c) => TValue::Char(tfield::display(c)),
-            Value::Str(s) => TValue::Str(s),
-            Value::Display(d) => TValue::Display(tfield::display(d)),
-            Value::Debug(d) => TValue::Debug(tfield::debug(d)),
+    fn of(v: &'a Value<'a>) -> TValue<'a> {
+        match v {
+            Value::I64(n) => TValue::Is(n),
+            Value::U64(n) => TValue::Is(n),
+            Value::I128(n) => TValue::Is(n),
+            Value::U128(n) => TValue::Is(n),
+            Value::F64(n) => TValue::Is(n),
+            Value::Bool(b) => TValue::Is(b),
+            Value::Str(s) => TValue::Is(s),
+            Value::Char(c) => TValue::Char(tfield::display(*c)),
+            Value::Display(d) => TValue::Display(tfield::display(*d)),
+            Value::Debug(d) => TValue::Debug(tfield::debug(*d)),
         }
     }
 
     fn as_dyn(&self) -> &dyn tfield::Value {
         match self {
-            TValue::I64(n) => n,
-            TValue::U64(n) => n,
-            TValue::I128(n) => n,
-            TValue::U128(n) => n,
-            TValue::F64(n) => n,
-            TValue::Bool(b) => b,
-            TValue::Str(s) => s,
+            TValue::Is(v) => *v,
             TValue::Display(d) => d,
             TValue::Debug(d) => d,
             TValue::Char(c) => c,
