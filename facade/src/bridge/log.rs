@@ -30,7 +30,7 @@
 
 use ::log::kv::{self, VisitSource};
 
-use crate::bridge::{forward, forwarding, intern, placed, site_at, Place, RecentSites, SitePlace};
+use crate::bridge::{forward, forwarding, intern, placed, site_at, Place, Recent, SitePlace};
 use crate::dispatch::{interest, Route};
 use crate::record::level::{Level, LevelFilter};
 use crate::record::metadata::Metadata;
@@ -195,7 +195,7 @@ fn emit_with_key_values(
 type MacroKey = (*const u8, usize, *const u8, usize, u32);
 
 thread_local! {
-    static RECENT: RecentSites<MacroKey> = const { RecentSites::new() };
+    static RECENT: Recent<MacroKey> = const { Recent::new() };
 }
 
 /// The run-time site of target `module` and its metadata placed at `file`

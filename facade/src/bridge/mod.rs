@@ -154,14 +154,9 @@ impl PlaceKey {
     }
 }
 
-/// Places a thread used lately, in a few slots chosen by line: a bridged
-/// record from a recent place finds its metadata without a lock.
-const RECENT_PLACES: usize = 8;
-
-type Recent = Cell<Option<(PlaceKey, &'static Metadata)>>;
-
 thread_local! {
-    static RECENT: [Recent; RECENT_PLACES] = const { [const { Cell::new(None) }; RECENT_PLACES] };
+    /// The places this thread used lately, in slots chosen by line.
+    static PLACED: Recent<PlaceKey, &'static Metadata> = const { Recent::new() };
 }
 
 /// The metadata a bridged record of run-time site `site` carries: the
@@ -173,25 +168,16 @@ pub(crate) fn placed(site: &'static Metadata, place: Place) -> &'static Metadata
         return site;
     }
     let key = PlaceKey::of(site, place);
-    let slot = place.line.unwrap_or(0) as usize % RECENT_PLACES;
-    let hit = RECENT
-        .try_with(|r| match r[slot].get() {
-            Some((k, meta)) if k == key => Some(meta),
-            _ => None,
-        })
-        .ok()
-        .flatten();
-    hit.unwrap_or_else(|| placed_slow(site, place, key, slot))
+    let slot = place.line.unwrap_or(0) as usize;
+    let find = || placed_slow(site, place, key);
+    PLACED
+        .try_with(|r| r.get(key, slot, find))
+        .unwrap_or_else(|_| find())
 }
 
 #[cold]
 #[inline(never)]
-fn placed_slow(
-    site: &'static Metadata,
-    place: Place,
-    key: PlaceKey,
-    slot: usize,
-) -> &'static Metadata {
+fn placed_slow(site: &'static Metadata, place: Place, key: PlaceKey) -> &'static Metadata {
     static PLACES: OnceLock<RwLock<HashMap<PlaceKey, &'static Metadata>>> = OnceLock::new();
     let places = PLACES.get_or_init(Default::default);
     let meta = kept(places, &key, MAX_PLACES, || {
@@ -208,13 +194,7 @@ fn placed_slow(
         )));
         (key, meta)
     });
-    match meta {
-        Some(meta) => {
-            let _ = RECENT.try_with(|r| r[slot].set(Some((key, meta))));
-            meta
-        }
-        None => site,
-    }
+    meta.unwrap_or(site)
 }
 
 /// A run-time site and the metadata its bridged records carry (see
@@ -222,34 +202,36 @@ fn placed_slow(
 pub(crate) type SitePlace = (&'static Callsite, &'static Metadata);
 
 /// The run-time site of `target` and its metadata placed at `place`: what
-/// [`RecentSites`] keeps, found the slow way.
+/// a [`Recent`] keeps, found the slow way. Out of line, so the bridges' hot
+/// paths keep only the cache check (in line: 1 to 3 more instructions).
+#[inline(never)]
 pub(crate) fn site_at(target: &str, place: Place) -> SitePlace {
     let cs = site(target);
     (cs, placed(cs.metadata(), place))
 }
 
-/// Slots in a thread's [`RecentSites`].
-const RECENT_SITES: usize = 8;
+/// Slots in a thread's [`Recent`].
+const RECENT_SLOTS: usize = 8;
 
-/// The sites and placed metadata of the other facade's macros a thread
-/// logged from lately, by a key the bridge reads off the record at a few
-/// compares (the addresses of its `'static` texts or metadata), in a few
-/// slots the bridge chooses by the key: a record from a recent macro finds
-/// both without a text compare or a lock.
-pub(crate) struct RecentSites<K>([Cell<Option<(K, SitePlace)>>; RECENT_SITES]);
+/// What a thread found lately for bridged records (their run-time site,
+/// their placed metadata), by a key read off the record at a few compares
+/// (the addresses of its `'static` texts or metadata), in a few slots
+/// chosen by the key: a record from a recent macro finds it without a text
+/// compare or a lock.
+pub(crate) struct Recent<K, V = SitePlace>([Cell<Option<(K, V)>>; RECENT_SLOTS]);
 
-impl<K: Copy + Eq> RecentSites<K> {
+impl<K: Copy + Eq, V: Copy> Recent<K, V> {
     pub(crate) const fn new() -> Self {
-        RecentSites([const { Cell::new(None) }; RECENT_SITES])
+        Recent([const { Cell::new(None) }; RECENT_SLOTS])
     }
 
-    /// The site and place cached for `key` in slot `slot` (taken modulo
-    /// the slot count), else `find`'s, then cached. (The key names one
-    /// target text, so even the shared overflow site is the right answer
-    /// for it every time.)
+    /// The value cached for `key` in slot `slot` (taken modulo the slot
+    /// count), else `find`'s, then cached. (A key names one target text
+    /// or place, so even a shared fallback, such as the overflow site, is
+    /// the right answer for it every time.)
     #[inline]
-    pub(crate) fn get(&self, key: K, slot: usize, find: impl FnOnce() -> SitePlace) -> SitePlace {
-        let slot = &self.0[slot % RECENT_SITES];
+    pub(crate) fn get(&self, key: K, slot: usize, find: impl FnOnce() -> V) -> V {
+        let slot = &self.0[slot % RECENT_SLOTS];
         match slot.get() {
             Some((k, found)) if k == key => found,
             _ => {

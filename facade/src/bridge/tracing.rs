@@ -42,9 +42,7 @@ use tracing_core::{callsite, dispatcher, Event, Interest, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
-use crate::bridge::{
-    forward, forwarding, intern_text, placed, site_at, Place, RecentSites, SitePlace,
-};
+use crate::bridge::{forward, forwarding, intern_text, placed, site_at, Place, Recent, SitePlace};
 use crate::dispatch::interest;
 use crate::dispatch::{self, Route};
 use crate::record::level::{Level, LevelFilter};
@@ -438,7 +436,7 @@ where
 }
 
 thread_local! {
-    static RECENT: RecentSites<usize> = const { RecentSites::new() };
+    static RECENT: Recent<usize> = const { Recent::new() };
     /// How many spans this thread is in, as the layer saw them entered
     /// and exited (a span entered twice counts twice, as it is exited
     /// twice): while 0, an event has no chain to look up. A layer swapped
