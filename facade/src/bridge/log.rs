@@ -63,7 +63,8 @@ pub static LOGGER: Logger = Logger { _private: () };
 pub fn install() -> Result<(), ::log::SetLoggerError> {
     ::log::set_logger(&LOGGER)?;
     runtime::ensure();
-    interest::on_change(follow_max_level);
+    // `log::max_level()` follows the most verbose level elide can emit.
+    interest::on_change(|max| ::log::set_max_level(LOG_FILTERS[max as usize]));
     Ok(())
 }
 
@@ -73,20 +74,11 @@ pub fn is_installed() -> bool {
     std::ptr::addr_eq(::log::logger() as *const dyn ::log::Log, ours)
 }
 
-/// Keeps `log::max_level()` at the most verbose level elide can emit.
-fn follow_max_level(max: LevelFilter) {
-    ::log::set_max_level(to_log_filter(max));
-}
-
 /// `log`'s filters, by elide's numeric value (the same order).
 const LOG_FILTERS: [::log::LevelFilter; 6] = {
     use ::log::LevelFilter as L;
     [L::Off, L::Error, L::Warn, L::Info, L::Debug, L::Trace]
 };
-
-fn to_log_filter(l: LevelFilter) -> ::log::LevelFilter {
-    LOG_FILTERS[l as usize]
-}
 
 fn to_log(l: Level) -> ::log::Level {
     LOG_FILTERS[l as usize]

@@ -45,7 +45,7 @@ use tracing_subscriber::registry::LookupSpan;
 use crate::bridge::{forward, forwarding, intern_text, placed, site_at, Place, Recent, SitePlace};
 use crate::dispatch::interest;
 use crate::dispatch::{self, Route};
-use crate::record::level::{Level, LevelFilter};
+use crate::record::level::Level;
 use crate::record::metadata::Metadata as ElideMetadata;
 use crate::record::span_data::SpanData;
 use crate::record::value::{Field, Value};
@@ -90,14 +90,9 @@ pub struct ElideLayer {
 /// ```
 pub fn layer() -> ElideLayer {
     runtime::ensure();
-    interest::on_change(rebuild_tracing_interest);
+    // tracing asks every layer again about every callsite after a change.
+    interest::on_change(|_| callsite::rebuild_interest_cache());
     ElideLayer { _private: () }
-}
-
-/// Asks `tracing` to ask every layer again about every callsite, after an
-/// elide change.
-fn rebuild_tracing_interest(_: LevelFilter) {
-    callsite::rebuild_interest_cache();
 }
 
 /// Installs a `tracing` registry with [`layer()`] as the global default
@@ -369,7 +364,7 @@ where
             return;
         }
         let meta = event.metadata();
-        if is_from_log_tracer(meta) {
+        if meta.target() == "log" && meta.fields().field("log.target").is_some() {
             return on_log_tracer_event(event, &ctx);
         }
         let level = from_tracing(meta.level());
@@ -467,18 +462,13 @@ fn event_place(meta: &'static Metadata<'static>) -> SitePlace {
         .unwrap_or_else(|_| find())
 }
 
-/// Whether an event is a `log` record that tracing-log's `LogTracer`
-/// turned into a `tracing` event: target `log`, the record's own target,
-/// module path, file and line in fields named `log.*`. That happens when
+/// An event that tracing-log's `LogTracer` made of a `log` record (when
 /// the application made `LogTracer` the `log` logger before
-/// [`elide::init`](crate::init) (tracing-subscriber's `init()` with its
-/// default `tracing-log` feature), so elide could not be.
-fn is_from_log_tracer(meta: &Metadata<'_>) -> bool {
-    meta.target() == "log" && meta.fields().field("log.target").is_some()
-}
-
-/// A `LogTracer` event as the `log` record it was: under the record's
-/// target, with its place (its key-values `LogTracer` does not carry).
+/// [`elide::init`](crate::init), as tracing-subscriber's `init()` does with
+/// its default `tracing-log` feature) as the `log` record it was: under the
+/// record's target (field `log.target`), with its place (fields
+/// `log.module_path`, `log.file`, `log.line`), without the key-values
+/// `LogTracer` does not carry.
 fn on_log_tracer_event<S>(event: &Event<'_>, ctx: &Context<'_, S>)
 where
     S: Subscriber + for<'a> LookupSpan<'a>,

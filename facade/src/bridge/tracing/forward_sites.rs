@@ -27,6 +27,7 @@ use tracing_core::{callsite, Interest, Kind, Metadata};
 
 use super::to_tracing;
 use crate::record::level::Level;
+use crate::record::metadata::Metadata as ElideMetadata;
 use crate::record::Record;
 use crate::runtime::runtime_site::OVERFLOW_TARGET;
 
@@ -113,7 +114,7 @@ impl Table {
                 return (site, false);
             }
             let names = vec!["message", OVERFLOW_FIELDS, "target"];
-            let site = leak_with(record.level(), OVERFLOW_TARGET, None, None, names);
+            let site = leak_with(record.level(), None, names);
             *slot = Some(site);
             return (site, true);
         }
@@ -130,15 +131,7 @@ impl Table {
             union.truncate(2);
             add_new(&mut union, names);
         }
-        let meta = record.metadata();
-        let place = (!meta.file().is_empty()).then_some((meta.file(), meta.line()));
-        let site = leak_with(
-            record.level(),
-            meta.target(),
-            place,
-            Some(meta.module_path()),
-            union,
-        );
+        let site = leak_with(record.level(), Some(record.metadata()), union);
         self.made += 1;
         self.current.insert(key, site);
         (site, true)
@@ -154,24 +147,25 @@ fn add_new(union: &mut Vec<&'static str>, names: &[&'static str]) {
     }
 }
 
+/// A new callsite of `level` declaring `names`, at `at`'s target and place,
+/// or at none under [`OVERFLOW_TARGET`].
 fn leak_with(
     level: Level,
-    target: &'static str,
-    place: Option<(&'static str, u32)>,
-    module: Option<&'static str>,
+    at: Option<&'static ElideMetadata>,
     names: Vec<&'static str>,
 ) -> &'static ForwardSite {
     let site: &'static ForwardSite = Box::leak(Box::new(ForwardSite {
         meta: OnceLock::new(),
     }));
     let names: &'static [&'static str] = Box::leak(names.into_boxed_slice());
+    let file = at.map(|m| m.file()).filter(|f| !f.is_empty());
     let _ = site.meta.set(Metadata::new(
         "elide",
-        target,
+        at.map_or(OVERFLOW_TARGET, |m| m.target()),
         *to_tracing(level),
-        place.map(|p| p.0),
-        place.map(|p| p.1).filter(|l| *l != 0),
-        module,
+        file,
+        at.map(|m| m.line()).filter(|l| file.is_some() && *l != 0),
+        at.map(|m| m.module_path()),
         FieldSet::new(names, callsite::Identifier(site)),
         Kind::EVENT,
     ));
