@@ -136,14 +136,6 @@ struct Capture {
 }
 
 impl Capture {
-    /// A capture that notes a `message` field but keeps no text of it.
-    fn fields_only() -> Capture {
-        Capture {
-            skip_message: true,
-            ..Capture::default()
-        }
-    }
-
     fn put(&mut self, field: &TField, v: OwnedValue) {
         self.fields.push((field.name(), v));
     }
@@ -201,11 +193,8 @@ struct AtMessage<F> {
     pending: bool,
 }
 
-impl<F> AtMessage<F> {
-    fn message(&mut self, field: &TField, message: fmt::Arguments<'_>)
-    where
-        F: FnMut(fmt::Arguments<'_>),
-    {
+impl<F: FnMut(fmt::Arguments<'_>)> AtMessage<F> {
+    fn message(&mut self, field: &TField, message: fmt::Arguments<'_>) {
         if self.pending && field.name() == "message" {
             self.pending = false;
             (self.emit)(message);
@@ -398,7 +387,11 @@ fn emit_event<S>(
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
-    let mut c = Capture::fields_only();
+    // Notes a `message` field but keeps no text of it.
+    let mut c = Capture {
+        skip_message: true,
+        ..Capture::default()
+    };
     if collect {
         event.record(&mut c);
     }

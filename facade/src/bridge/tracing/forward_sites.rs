@@ -1,23 +1,11 @@
 //! The `tracing` callsites of the events [`TracingSink`](super::TracingSink)
-//! forwards, bounded whatever names the records carry.
-//!
-//! tracing wants a `'static` callsite with a fixed list of field names per
-//! event shape, while the records of one elide site (a run-time one, fed by
-//! the `log` bridge, say) may carry any combination of names. One callsite
-//! per combination grows without end (3 keys out of 64 names are 262,144
-//! combinations). Instead each elide site and level has one current
-//! callsite declaring every name the site has carried so far; a record with
-//! a name it lacks gets a wider one, declaring the union. An event records
-//! values for its own fields only, so a subscriber sees exactly the record's
-//! names and typed values, and a site makes at most one callsite per
-//! distinct name it carries (a site with more than 128 names starts over
-//! from one record's names).
-//!
-//! The total is capped at [`MAX_FORWARD_CALLSITES`]. Past it no callsite is
-//! made: a record's names its site's callsite does not declare are written,
-//! as `name=value` text, into the field [`OVERFLOW_FIELDS`]; a site and
-//! level with no callsite yet shares one per level, of target
-//! [`OVERFLOW_TARGET`], with the record's target in a `target` field.
+//! forwards: one per elide site and level, widened to the names its
+//! records carried (see its docs), as one per combination of names would
+//! grow without end (3 keys out of 64 names are 262,144 combinations). A
+//! site with more than 128 names starts over from one record's names. Past
+//! [`MAX_FORWARD_CALLSITES`], a site and level with no callsite yet shares
+//! one per level, of target [`OVERFLOW_TARGET`], with the record's target
+//! in a `target` field.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -63,12 +51,6 @@ impl ForwardSite {
     pub(super) fn meta(&'static self) -> &'static Metadata<'static> {
         self.meta.get().expect("set at creation")
     }
-
-    /// Whether this callsite declares every one of `names`.
-    fn declares(&'static self, names: &[&'static str]) -> bool {
-        let fields = self.meta().fields();
-        names.iter().all(|n| fields.field(n).is_some())
-    }
 }
 
 /// The callsites made so far: the current one per elide site and level,
@@ -104,7 +86,8 @@ impl Table {
         );
         let now = self.current.get(&key).copied();
         if let Some(site) = now {
-            if site.declares(names) || self.made >= self.cap {
+            let declares = |n: &&str| site.meta().fields().field(n).is_some();
+            if names.iter().all(declares) || self.made >= self.cap {
                 return (site, false);
             }
         }
