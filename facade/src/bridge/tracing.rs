@@ -607,42 +607,34 @@ impl Sink for TracingSink {
         let names: Vec<&'static str> = fields.iter().map(|(k, _)| *k).collect();
         let meta = forward_site(record, &names).meta();
         let set = meta.fields();
+        let field = |name| set.field(name).expect("declared by every callsite");
+        let args = tfield::display(record.args());
+        let target_name = record.target();
+        let undeclared = fields.iter().filter(|f| set.field(f.0).is_none());
+        let undeclared = Undeclared(undeclared.collect());
+        let overflow_text = tfield::display(&undeclared);
         // `message`, then each field under its declared name, in the
         // record's order; the undeclared ones (past the callsite cap) as
         // text, and the target if the callsite is the overflow one.
-        let mut declared: Vec<(TField, TValue<'_>)> = Vec::with_capacity(fields.len());
-        let mut undeclared = Undeclared(Vec::new());
-        for field in fields {
-            match set.field(field.0) {
-                Some(f) => declared.push((f, TValue::of(&field.1))),
-                None => undeclared.0.push(field),
+        let mut values = vec![(field("message"), TValue::Is(&args))];
+        for (k, v) in fields {
+            if let Some(f) = set.field(k) {
+                values.push((f, TValue::of(v)));
             }
         }
-        let message = set.field("message").expect("declared by every callsite");
-        let overflow = set
-            .field(OVERFLOW_FIELDS)
-            .expect("declared by every callsite");
-        let target = set
-            .field("target")
-            .filter(|_| meta.target() != record.target());
-        let args = tfield::display(record.args());
-        let overflow_text = tfield::display(&undeclared);
-        let target_name = record.target();
-        // A fixed-size list: the slots past the record's fields repeat
-        // `message` with no value, which tracing skips.
-        let mut list: [(&TField, Option<&dyn tfield::Value>); MAX_FORWARDED_FIELDS + 3] =
-            [(&message, None); MAX_FORWARDED_FIELDS + 3];
-        list[0].1 = Some(&args);
-        for (slot, (f, v)) in list[1..].iter_mut().zip(&declared) {
-            *slot = (f, Some(v.as_dyn()));
-        }
-        let mut next = declared.len() + 1;
         if !undeclared.0.is_empty() {
-            list[next] = (&overflow, Some(&overflow_text));
-            next += 1;
+            values.push((field(OVERFLOW_FIELDS), TValue::Is(&overflow_text)));
         }
-        if let Some(t) = &target {
-            list[next] = (t, Some(&target_name));
+        if let Some(t) = set.field("target") {
+            if meta.target() != record.target() {
+                values.push((t, TValue::Is(&target_name)));
+            }
+        }
+        // A fixed-size list: the slots past the record's values repeat
+        // `message` with no value, which tracing skips.
+        let mut list = [(&values[0].0, None); MAX_FORWARDED_FIELDS + 3];
+        for (slot, (f, v)) in list.iter_mut().zip(&values) {
+            *slot = (f, Some(v.as_dyn()));
         }
         forward(|| {
             dispatcher::get_default(|d| {
