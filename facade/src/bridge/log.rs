@@ -350,6 +350,21 @@ mod tests {
     use crate::record::owned_value::OwnedValue;
     use std::fmt;
 
+    /// Every level and filter crosses to `log` and back unchanged (the
+    /// tables count on both crates numbering them alike).
+    #[test]
+    fn levels_and_filters_cross_both_ways() {
+        for l in Level::ALL {
+            assert_eq!(from_log(to_log(l)), l);
+            assert_eq!(to_log(l).as_str(), l.as_str());
+        }
+        for f in (0..=5).map(LevelFilter::from_u8) {
+            let theirs = LOG_FILTERS[f as usize];
+            assert_eq!(theirs.as_str().to_lowercase(), f.as_str());
+            assert_eq!(LevelFilter::from_u8(theirs as u8), f);
+        }
+    }
+
     /// Each macro place gets its own placed metadata, also when two places
     /// share a slot of the thread's cache (lines 4 and 12) or differ only by
     /// file, and a place found again from the cache is the same copy.

@@ -659,6 +659,15 @@ mod tests {
         crate::testing::capture(|| tracing::subscriber::with_default(subscriber, f))
     }
 
+    /// Every level crosses to `tracing` and back unchanged.
+    #[test]
+    fn levels_cross_both_ways() {
+        for l in Level::ALL {
+            assert_eq!(from_tracing(to_tracing(l)), l);
+            assert_eq!(to_tracing(l).as_str(), l.as_str());
+        }
+    }
+
     /// An event's message is its `message` field whatever fields come
     /// before it, strings and `Debug` values included, and it is emitted
     /// once.
