@@ -585,22 +585,6 @@ impl<'a> TValue<'a> {
     }
 }
 
-/// The fields of a record its callsite does not declare, as `name=value`
-/// text (see [`OVERFLOW_FIELDS`]).
-struct Undeclared<'a>(Vec<&'a Field<'a>>);
-
-impl fmt::Display for Undeclared<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, (k, v)) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(" ")?;
-            }
-            write!(f, "{k}={v:?}")?;
-        }
-        Ok(())
-    }
-}
-
 impl Sink for TracingSink {
     fn emit(&self, record: &Record<'_>) {
         let fields = &record.fields()[..record.fields().len().min(MAX_FORWARDED_FIELDS)];
@@ -610,9 +594,10 @@ impl Sink for TracingSink {
         let field = |name| set.field(name).expect("declared by every callsite");
         let args = tfield::display(record.args());
         let target_name = record.target();
+        // The fields the callsite does not declare, as `name=value` text.
         let undeclared = fields.iter().filter(|f| set.field(f.0).is_none());
-        let undeclared = Undeclared(undeclared.collect());
-        let overflow_text = tfield::display(&undeclared);
+        let undeclared: Vec<String> = undeclared.map(|(k, v)| format!("{k}={v:?}")).collect();
+        let overflow_text = tfield::display(undeclared.join(" "));
         // `message`, then each field under its declared name, in the
         // record's order; the undeclared ones (past the callsite cap) as
         // text, and the target if the callsite is the overflow one.
@@ -622,7 +607,7 @@ impl Sink for TracingSink {
                 values.push((f, TValue::of(v)));
             }
         }
-        if !undeclared.0.is_empty() {
+        if !undeclared.is_empty() {
             values.push((field(OVERFLOW_FIELDS), TValue::Is(&overflow_text)));
         }
         if let Some(t) = set.field("target") {
