@@ -560,6 +560,16 @@ mod tests {
         }
     }
 
+    /// `Escaped` (public: a `fmt::Write` for the user's own sinks) escapes
+    /// what it is given piece by piece, as `escape_text` does.
+    #[test]
+    fn the_escaping_writer_escapes_each_piece() {
+        let mut out = String::from(">");
+        let (separator, rest) = ('\u{2028}', String::from("d\re"));
+        write!(Escaped(&mut out), "a\nb{separator}c{rest}").unwrap();
+        assert_eq!(out, ">a\\nb\\u{2028}cd\\re");
+    }
+
     #[test]
     fn names_escape_space_and_backslash_and_count_width() {
         let mut out = String::new();

@@ -404,6 +404,27 @@ mod tests {
             line,
             "1718000000.1234567,task.start,agent;0,4,18446744073709551615,RUN\\nNING,n=-3 d=x;y\n"
         );
+        // The other kinds of value in the columns: `Display`, `i64`, `Debug`.
+        let comp = format_args!("pilot,1");
+        let fields = [
+            ("comp", Value::Display(&comp)),
+            ("uid", Value::I64(-7)),
+            ("state", Value::Debug(&"DONE,\u{2028}")),
+        ];
+        let r = Record::new(
+            &TEST_EVENT,
+            crate::record::level::Level::Info,
+            format_args!(""),
+            &fields,
+        )
+        .with_time(std::time::UNIX_EPOCH)
+        .with_thread(4);
+        line.clear();
+        sink.render(&r, &mut line);
+        assert_eq!(
+            line,
+            "0.0000000,task.start,pilot;1,4,-7,\"DONE;\\u{2028}\",\n"
+        );
         let mut before = String::new();
         push_epoch_7(
             std::time::UNIX_EPOCH - std::time::Duration::new(2, 50),
