@@ -156,16 +156,11 @@ pub const FEATURE_TELEMETRY: [u8; 2] = switch(
     cfg!(feature = "release_telemetry_off"),
 );
 
-/// Whether filter path `rule` covers `path`: equal, or a prefix that ends
-/// at a `::`.
-const fn covers(rule: &str, path: &str) -> bool {
-    namespace::covers_at(rule, path, "::")
-}
-
-/// Whether rule `name` covering `path` beats the best rule so far (of
-/// length `best`): longer wins, and the later of equals (as written).
+/// Whether rule `name` covers `path` (equal, or a prefix ending at a `::`)
+/// and beats the best rule so far (of length `best`): longer wins, and the
+/// later of equals (as written).
 const fn better(name: &str, path: &str, best: Option<usize>) -> bool {
-    covers(name, path)
+    namespace::covers_at(name, path, "::")
         && match best {
             Some(len) => name.len() >= len,
             None => true,
