@@ -406,6 +406,16 @@ pub fn thread_number() -> u64 {
     })
 }
 
+/// A telemetry event (`task.start`) with `fields`, rebuilt at `since_epoch`
+/// on thread 4, for the tests of the sinks that write events.
+#[cfg(all(test, any(feature = "json", feature = "prof")))]
+pub(crate) fn test_event<'a>(fields: &'a [Field<'a>], since_epoch: Duration) -> Record<'a> {
+    let meta = &crate::record::metadata::TEST_EVENT;
+    Record::new(meta, Level::Info, format_args!(""), fields)
+        .with_time(UNIX_EPOCH + since_epoch)
+        .with_thread(4)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -138,22 +138,15 @@ fn is_scope_event(record: &Record<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     /// One event, one JSON object: time to the 100 ns, the event, target,
     /// thread label (its number when unnamed), tid, pid and typed fields.
     #[test]
     fn an_event_is_one_json_object_with_every_key() {
-        use crate::record::metadata::TEST_EVENT;
         use crate::record::value::Value;
         let fields = [("uid", Value::Str("task.1\"")), ("n", Value::I64(-3))];
-        let r = Record::new(
-            &TEST_EVENT,
-            crate::record::level::Level::Info,
-            format_args!(""),
-            &fields,
-        )
-        .with_time(std::time::UNIX_EPOCH + std::time::Duration::new(1_718_000_000, 123_456_789))
-        .with_thread(4);
+        let r = crate::record::test_event(&fields, Duration::new(1_718_000_000, 123_456_789));
         let mut line = String::new();
         JsonSink::render(&r, &mut line);
         let want = format!(

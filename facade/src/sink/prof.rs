@@ -378,8 +378,9 @@ mod tests {
     /// texts and `Display` values alike; other fields go to `msg`.
     #[test]
     fn columns_hold_their_values_cleaned() {
-        use crate::record::metadata::TEST_EVENT;
+        use crate::record::test_event;
         use crate::record::value::Value;
+        use std::time::Duration;
         let dir = scratch("columns");
         let sink = ProfSink::open(&*dir, "columns").unwrap();
         let shown = format_args!("x,y");
@@ -390,14 +391,7 @@ mod tests {
             ("n", Value::I64(-3)),
             ("d", Value::Display(&shown)),
         ];
-        let r = Record::new(
-            &TEST_EVENT,
-            crate::record::level::Level::Info,
-            format_args!(""),
-            &fields,
-        )
-        .with_time(std::time::UNIX_EPOCH + std::time::Duration::new(1_718_000_000, 123_456_789))
-        .with_thread(4);
+        let r = test_event(&fields, Duration::new(1_718_000_000, 123_456_789));
         let mut line = String::new();
         sink.render(&r, &mut line);
         assert_eq!(
@@ -411,14 +405,7 @@ mod tests {
             ("uid", Value::I64(-7)),
             ("state", Value::Debug(&"DONE,\u{2028}")),
         ];
-        let r = Record::new(
-            &TEST_EVENT,
-            crate::record::level::Level::Info,
-            format_args!(""),
-            &fields,
-        )
-        .with_time(std::time::UNIX_EPOCH)
-        .with_thread(4);
+        let r = test_event(&fields, Duration::ZERO);
         line.clear();
         sink.render(&r, &mut line);
         assert_eq!(
