@@ -79,8 +79,12 @@ macro_rules! __elide_log_site {
             if $crate::__private::hit(&__ELIDE_CS, $crate::__private::$needed) {
                 // Attributes on a closure are allowed in a tuple element;
                 // called on the temporary, so an `FnMut` closure needs no
-                // `mut` binding.
-                ((#[cold] #[inline(never)] || {
+                // `mut` binding. `#[cold]` keeps the branch unlikely; the
+                // optimiser may inline the closure: in a loop the record's
+                // arguments are then built in place (about 4 instructions
+                // less per record) while the disabled path stays a load, a
+                // compare and a branch; elsewhere it stays a call.
+                ((#[cold] || {
                     $crate::__private::record!(
                         $mode $f (&__ELIDE_CS) ($crate::Level::$level) $($record)*
                     )

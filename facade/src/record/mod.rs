@@ -49,17 +49,24 @@ pub struct Record<'a> {
     /// The time read from the cheap clock by an asynchronous sink, in Unix
     /// nanoseconds (0: not read): `time` follows it if asked later.
     time_ns: Cell<u64>,
-    /// The emitting thread's number when it is not the current thread
-    /// (a record rebuilt on a writer thread); 0 means "the current thread".
-    thread: u64,
-    /// The emitting thread's name, for a record rebuilt on another thread.
-    thread_name: Option<&'a str>,
     /// The innermost span the record was emitted in: read from the
     /// emitting thread on first ask, or fixed for a rebuilt record.
     span: OnceCell<Option<Arc<SpanData>>>,
-    /// The scope the record was emitted in, (scope id, trace id), fixed
-    /// for a record rebuilt on another thread; unfixed, the current
-    /// thread's innermost scope (see [`scope_ids`](Record::scope_ids)).
+    /// What was fixed for a record rebuilt away from its caller's thread;
+    /// `None` (one store) for a record on its caller's thread.
+    origin: Option<Origin<'a>>,
+}
+
+/// The emitting thread and scope of a record rebuilt on another thread.
+#[derive(Clone, Copy, Default)]
+struct Origin<'a> {
+    /// The emitting thread's number; 0 means "the current thread".
+    thread: u64,
+    /// The emitting thread's name.
+    thread_name: Option<&'a str>,
+    /// The scope the record was emitted in, (scope id, trace id), if
+    /// fixed; unfixed, the current thread's innermost scope (see
+    /// [`scope_ids`](Record::scope_ids)).
     scope: Option<Option<(u64, u64)>>,
 }
 
@@ -91,10 +98,8 @@ impl<'a> Record<'a> {
             fields,
             time: OnceCell::new(),
             time_ns: Cell::new(0),
-            thread: 0,
-            thread_name: None,
             span: OnceCell::new(),
-            scope: None,
+            origin: None,
         }
     }
 
@@ -122,7 +127,7 @@ impl<'a> Record<'a> {
     pub(crate) fn span_owned(&self) -> Option<Arc<SpanData>> {
         match self.span.get() {
             Some(fixed) => fixed.clone(),
-            None if self.thread == 0 => crate::record::span_data::current_data(),
+            None if self.thread_override() == 0 => crate::record::span_data::current_data(),
             None => None,
         }
     }
@@ -134,7 +139,7 @@ impl<'a> Record<'a> {
     pub(crate) fn out_of_spans(&self) -> bool {
         match self.span.get() {
             Some(fixed) => fixed.is_none(),
-            None => self.thread != 0 || !crate::record::span_data::in_use(),
+            None => self.thread_override() != 0 || !crate::record::span_data::in_use(),
         }
     }
 
@@ -204,7 +209,7 @@ impl<'a> Record<'a> {
     /// Fixes the emitting thread's number (see [`thread_number`]), for a
     /// record rebuilt on another thread.
     pub fn with_thread(mut self, thread: u64) -> Record<'a> {
-        self.thread = thread;
+        self.origin.get_or_insert_with(Origin::default).thread = thread;
         self
     }
     /// Fixes the emitting thread's name, for a record rebuilt on another
@@ -213,7 +218,7 @@ impl<'a> Record<'a> {
         self.with_thread_name_opt(Some(name))
     }
     pub(crate) fn with_thread_name_opt(mut self, name: Option<&'a str>) -> Record<'a> {
-        self.thread_name = name;
+        self.origin.get_or_insert_with(Origin::default).thread_name = name;
         self
     }
     /// Fixes the scope the record was emitted in, (scope id, trace id) or
@@ -228,7 +233,7 @@ impl<'a> Record<'a> {
     }
 
     pub(crate) fn with_scope(mut self, ids: Option<(u64, u64)>) -> Record<'a> {
-        self.scope = Some(ids);
+        self.origin.get_or_insert_with(Origin::default).scope = Some(ids);
         self
     }
     /// The innermost timed scope open where the record was emitted, as
@@ -236,7 +241,8 @@ impl<'a> Record<'a> {
     /// record on its caller's thread, that thread's current scope (none
     /// for a record rebuilt elsewhere without it).
     pub(crate) fn scope_ids(&self) -> Option<(u64, u64)> {
-        match (self.scope, self.thread) {
+        let origin = self.origin.unwrap_or_default();
+        match (origin.scope, origin.thread) {
             (Some(fixed), _) => fixed,
             (None, 0) => crate::record::scope_stack::current(),
             (None, _) => None,
@@ -245,12 +251,12 @@ impl<'a> Record<'a> {
     /// The thread number fixed with [`with_thread`](Record::with_thread),
     /// 0 if none.
     pub(crate) fn thread_override(&self) -> u64 {
-        self.thread
+        self.origin.map_or(0, |o| o.thread)
     }
     /// The emitting thread's number: the one fixed with
     /// [`with_thread`](Record::with_thread), else the current thread's.
     pub fn thread_id(&self) -> u64 {
-        match self.thread {
+        match self.thread_override() {
             0 => thread_number(),
             n => n,
         }
@@ -332,20 +338,20 @@ impl<'a> Record<'a> {
     /// The emitting thread (the caller's thread: records are built there;
     /// for a record rebuilt elsewhere, the number and name it was given).
     pub fn thread(&self) -> ThreadInfo {
-        match self.thread {
-            0 => ThreadInfo::current(),
-            id => ThreadInfo {
-                id,
-                name: self.thread_name.map(str::to_owned),
+        match self.origin {
+            Some(o) if o.thread != 0 => ThreadInfo {
+                id: o.thread,
+                name: o.thread_name.map(str::to_owned),
             },
+            _ => ThreadInfo::current(),
         }
     }
     /// Calls `f` with the emitting thread's name (`None` if it has none),
     /// without allocating.
     pub(crate) fn with_thread_name_str<R>(&self, f: impl FnOnce(Option<&str>) -> R) -> R {
-        match self.thread {
-            0 => f(std::thread::current().name()),
-            _ => f(self.thread_name),
+        match self.origin {
+            Some(o) if o.thread != 0 => f(o.thread_name),
+            _ => f(std::thread::current().name()),
         }
     }
     /// Writes the emitting thread's label: its name, or its number if it
