@@ -497,4 +497,48 @@ mod tests {
         assert_eq!(r.thread_override(), 0, "none given");
         assert_eq!(r.thread_id(), thread_number());
     }
+
+    /// A record rebuilt for another thread has the thread and name it was
+    /// given and no span of the thread that reads it; a name or a scope
+    /// given alone leaves the thread the current one.
+    #[test]
+    fn a_rebuilt_record_keeps_only_what_it_was_given() {
+        let new = || Record::new(&META, Level::Info, format_args!("x"), &[]);
+        let here = std::thread::current().name().map(str::to_owned);
+        let named = new().with_thread_name("w1");
+        assert_eq!(
+            named.thread(),
+            ThreadInfo::current(),
+            "a name alone is ignored"
+        );
+        assert_eq!(named.with_thread_name_str(|n| n.map(str::to_owned)), here);
+        let moved = new().with_thread(7).with_thread_name("w1");
+        let w1 = Some("w1".to_owned());
+        assert_eq!(
+            moved.thread(),
+            ThreadInfo {
+                id: 7,
+                name: w1.clone()
+            }
+        );
+        assert_eq!(moved.with_thread_name_str(|n| n.map(str::to_owned)), w1);
+        let scoped = new().with_scope(Some((5, 1)));
+        assert_eq!(
+            (scoped.scope_ids(), scoped.thread_id()),
+            (Some((5, 1)), thread_number())
+        );
+
+        let (outer, _) = crate::record::span_data::test_chain(&[]);
+        crate::record::span_data::enter(&outer);
+        let (in_span, elsewhere) = (new(), new().with_thread(7));
+        let spans = [in_span.span_owned(), elsewhere.span_owned()];
+        let names = [
+            in_span.span().map(SpanData::name),
+            elsewhere.span().map(SpanData::name),
+        ];
+        crate::record::span_data::exit(&outer);
+        assert!(spans[0].as_ref().is_some_and(|s| Arc::ptr_eq(s, &outer)));
+        assert!(spans[1].is_none(), "not the reading thread's span");
+        assert_eq!(names, [Some("outer"), None]);
+    }
 }
