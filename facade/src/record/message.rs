@@ -8,7 +8,7 @@
 
 use std::fmt::{self, Write as _};
 
-use crate::record::raw::{Piece, RawMessage};
+use crate::record::raw::{pieces_len, write_pieces, Interpret, Piece, RawMessage, Through};
 
 /// A record's message, not yet formatted: `{}` (or `to_string()`) gives the
 /// text the site's `format_args!` would give.
@@ -105,10 +105,10 @@ impl<'a> Message<'a> {
             Repr::Args(args) | Repr::Both(args, _) => f(*args),
             Repr::Static(text) => f(format_args!("{text}")),
             Repr::Data(raw) => match raw.pieces() {
-                Some(pieces) => f(format_args!(
-                    "{}",
-                    crate::record::raw::interpret(pieces, raw.args())
-                )),
+                Some(pieces) => {
+                    let args = raw.args();
+                    f(format_args!("{}", Interpret { pieces, args }))
+                }
                 None => f(format_args!("")),
             },
         }
@@ -144,9 +144,9 @@ impl<'a> Message<'a> {
         if let Some(raw) = self.raw() {
             if let Some(pieces) = raw.pieces() {
                 if reserve {
-                    out.reserve(crate::record::raw::pieces_len(pieces));
+                    out.reserve(pieces_len(pieces));
                 }
-                return crate::record::raw::write_pieces(pieces, raw.args(), out, text);
+                return write_pieces(pieces, raw.args(), out, text);
             }
         }
         if let Some(s) = self.as_str() {
@@ -155,16 +155,6 @@ impl<'a> Message<'a> {
         self.with_args(|args| {
             let _ = Through(out, text).write_fmt(args);
         })
-    }
-}
-
-/// A `fmt::Write` that hands every string to `text`.
-struct Through<'o, T>(&'o mut String, T);
-
-impl<T: Fn(&str, &mut String)> fmt::Write for Through<'_, T> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        (self.1)(s, self.0);
-        Ok(())
     }
 }
 

@@ -1,40 +1,33 @@
 //! A message's arguments captured raw: copied as typed values, formatted
 //! later from the site's message format.
 //!
-//! A log site hands sinks, besides the usual [`fmt::Arguments`], its
-//! arguments as [`RawArg`]s and its [`MessageFormat`]. When every argument
-//! is of a copyable kind (integers, floats, `bool`, `char`, strings), the
-//! record carries a [`RawMessage`]: an asynchronous sink copies the
-//! arguments into its per-thread buffer instead of rendering the message on
-//! the caller, and its writer formats them later. Each argument formats
-//! with its original type's formatting trait, so the text is the same as
-//! the caller's.
+//! A log site hands sinks its arguments as [`RawArg`]s with its
+//! [`MessageFormat`]. When every argument is of a copyable kind (integers,
+//! floats, `bool`, `char`, strings), the record carries a [`RawMessage`]:
+//! an asynchronous sink copies the arguments instead of rendering the
+//! message on the caller, and its writer formats them later, each with its
+//! original type's formatting trait, so the text is the caller's.
 //!
-//! The format is data when every placeholder is a plain `{}` or `{:?}` (the
-//! pieces of the string and which argument goes where, interpreted by one
-//! shared function): such a site generates no formatting code of its own.
-//! Other placeholders (`{:>8.3}`, `{:x}`) get a per-site decoder function
+//! A format of plain `{}` and `{:?}` placeholders is data (the pieces of
+//! the string and which argument goes where), interpreted by one shared
+//! function; other placeholders (`{:>8.3}`, `{:x}`) get a per-site decoder
 //! that runs `format_args!` over the raw arguments. Either way the site
 //! instantiates formatting at most once.
 //!
-//! Which arguments are raw is decided at expansion without knowing their
-//! types, by deref specialisation over three levels of inherent methods:
-//! `RawWrap(arg).elide_display()` is [`RawWrap`]'s own method when the type
-//! implements [`ToRawArg`] (the value), else, through `Deref`,
-//! [`RawByTrait`]'s when it has the placeholder's formatting trait (the
-//! argument borrowed as a trait object), else [`RawUnformattable`]'s.
-//! Inherent methods need no import, so a site opens no scope of `use`s for
-//! the compiler to resolve names in; a method whose impl's bound fails is
-//! passed over for the next `Deref` step.
+//! Which arguments are raw is decided at expansion, without their types,
+//! by deref specialisation over inherent methods (which need no `use` at
+//! the site): `RawWrap(arg).elide_display()` is [`RawWrap`]'s own method
+//! when the type implements [`ToRawArg`] (the value), else, through
+//! `Deref`, [`RawByTrait`]'s when it has the placeholder's trait (borrowed
+//! as a trait object), else [`RawUnformattable`]'s. A method whose impl's
+//! bound fails is passed over for the next `Deref` step.
 //!
-//! The capture is also the site's type check. Every method of the first
-//! and last level is bounded by the placeholder's trait (`where T:
-//! Display` for `elide_display`), a bound the compiler checks only once it
-//! has picked the method: a value kind without the trait (`{:x}` of an
-//! `f64`) or a type without it (the last level) does not compile, with
-//! the trait's own message (`X doesn't implement Display`). The macro has
-//! checked the format string itself, so the site needs no `format_args!`
-//! of its own to report what `format!` would.
+//! The capture is also the site's type check: the methods of the first and
+//! last level are bounded by the placeholder's trait (`where T: Display`),
+//! which the compiler checks once it has picked the method, so `{:x}` of an
+//! `f64`, or a type without the trait, fails with the trait's own message
+//! (`X doesn't implement Display`), and the site needs no `format_args!`
+//! of its own.
 
 use std::fmt;
 
@@ -86,14 +79,12 @@ pub enum RawArg<'a> {
 
 /// A float argument together with the function that formats it.
 ///
-/// Why not the bare float: the formatting traits of [`RawArg`] match on the
-/// kind, and a match arm that formats a float directly links core's float
-/// formatting for it (the `f32` instances of every layout, the `f64` `Debug`
-/// and exponential ones: about 4 KB) into every program that logs at all.
-/// Held as a pointer, that code is linked only where a float argument is
-/// captured ([`RawFloat::new`], inlined into the site that captures one),
-/// and no `RawFloat` exists without it, so every float prints exactly as its
-/// type's own formatting traits print it.
+/// Why not the bare float: a match arm of [`RawArg`]'s formatting traits
+/// that formatted a float directly would link core's float formatting
+/// (about 4 KB) into every program that logs at all. As a pointer, it is
+/// linked only where a float is captured ([`RawFloat::new`], inlined into
+/// the site), and no `RawFloat` exists without it, so every float prints
+/// exactly as its type's formatting traits print it.
 #[derive(Clone, Copy)]
 pub struct RawFloat<T> {
     value: T,
@@ -246,19 +237,6 @@ impl MessageFormat {
     }
 }
 
-/// `pieces` over `args` as one `Display` value, formatted as the site's
-/// `format_args!` would.
-#[inline(always)]
-pub(crate) fn interpret<'p, 'a>(
-    pieces: &'p [Piece],
-    args: &'p [RawArg<'a>],
-) -> impl fmt::Display + 'p
-where
-    'a: 'p,
-{
-    Interpret { pieces, args }
-}
-
 impl fmt::Debug for MessageFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
@@ -268,10 +246,11 @@ impl fmt::Debug for MessageFormat {
     }
 }
 
-/// Pieces over arguments, formatted as the site's `format_args!` would.
-struct Interpret<'p, 'a> {
-    pieces: &'p [Piece],
-    args: &'p [RawArg<'a>],
+/// Pieces over arguments as one `Display` value, formatted as the site's
+/// `format_args!` would.
+pub(crate) struct Interpret<'p, 'a> {
+    pub(crate) pieces: &'p [Piece],
+    pub(crate) args: &'p [RawArg<'a>],
 }
 
 impl fmt::Display for Interpret<'_, '_> {
@@ -308,14 +287,6 @@ pub(crate) fn write_pieces<T: Fn(&str, &mut String) + Copy>(
     out: &mut String,
     text: T,
 ) {
-    /// Routes what the `fmt` machinery writes through `text`.
-    struct Text<'o, T>(&'o mut String, T);
-    impl<T: Fn(&str, &mut String)> fmt::Write for Text<'_, T> {
-        fn write_str(&mut self, s: &str) -> fmt::Result {
-            (self.1)(s, self.0);
-            Ok(())
-        }
-    }
     use crate::record::decimal::{push_i64, push_u64};
     use fmt::Write as _;
     for piece in pieces {
@@ -332,7 +303,7 @@ pub(crate) fn write_pieces<T: Fn(&str, &mut String) + Copy>(
         };
         match *a {
             _ if debug => {
-                let _ = write!(Text(out, text), "{a:?}");
+                let _ = write!(Through(out, text), "{a:?}");
             }
             RawArg::U64(n) => drop(push_u64(n, out)),
             RawArg::Usize(n) => drop(push_u64(n as u64, out)),
@@ -347,9 +318,19 @@ pub(crate) fn write_pieces<T: Fn(&str, &mut String) + Copy>(
             RawArg::Bool(b) => out.push_str(if b { "true" } else { "false" }),
             RawArg::Str(s) => text(s, out),
             _ => {
-                let _ = write!(Text(out, text), "{a}");
+                let _ = write!(Through(out, text), "{a}");
             }
         }
+    }
+}
+
+/// A `fmt::Write` that hands every string to `text`.
+pub(crate) struct Through<'o, T>(pub(crate) &'o mut String, pub(crate) T);
+
+impl<T: Fn(&str, &mut String)> fmt::Write for Through<'_, T> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        (self.1)(s, self.0);
+        Ok(())
     }
 }
 
@@ -420,47 +401,32 @@ pub trait ToRawArg {
     fn to_raw(&self) -> RawArg<'_>;
 }
 
+/// Each type's arm: `|v| kind` makes the argument from `v: &Self`.
 macro_rules! to_raw {
-    ($($t:ty => $v:ident),* $(,)?) => {$(
+    ($($t:ty: |$v:ident| $raw:expr),* $(,)?) => {$(
         impl ToRawArg for $t {
             #[inline(always)]
             fn to_raw(&self) -> RawArg<'_> {
-                RawArg::$v(*self)
+                let $v = self;
+                $raw
             }
         }
     )*};
+    ($($t:ty => $kind:ident),* $(,)?) => {
+        to_raw!($($t: |v| RawArg::$kind(*v)),*);
+    };
 }
 to_raw!(
     i8 => I8, i16 => I16, i32 => I32, i64 => I64, isize => Isize, i128 => I128,
     u8 => U8, u16 => U16, u32 => U32, u64 => U64, usize => Usize, u128 => U128,
     bool => Bool, char => Char,
 );
-
-impl ToRawArg for f32 {
-    #[inline(always)]
-    fn to_raw(&self) -> RawArg<'_> {
-        RawArg::F32(RawFloat::new(*self))
-    }
-}
-impl ToRawArg for f64 {
-    #[inline(always)]
-    fn to_raw(&self) -> RawArg<'_> {
-        RawArg::F64(RawFloat::new(*self))
-    }
-}
-
-impl ToRawArg for str {
-    #[inline(always)]
-    fn to_raw(&self) -> RawArg<'_> {
-        RawArg::Str(self)
-    }
-}
-impl ToRawArg for String {
-    #[inline(always)]
-    fn to_raw(&self) -> RawArg<'_> {
-        RawArg::Str(self)
-    }
-}
+to_raw!(
+    f32: |v| RawArg::F32(RawFloat::new(*v)),
+    f64: |v| RawArg::F64(RawFloat::new(*v)),
+    str: |v| RawArg::Str(v),
+    String: |v| RawArg::Str(v),
+);
 impl<T: ToRawArg + ?Sized> ToRawArg for &T {
     #[inline(always)]
     fn to_raw(&self) -> RawArg<'_> {
@@ -563,21 +529,21 @@ specialise!(
     (elide_upper_exp, UpperExp),
 );
 
-/// Forwards one formatting trait to the argument's original type (or to
-/// its trait object); kinds that lack the trait write nothing (the capture's
-/// bound would not have compiled with them, so they never get here).
+/// Forwards formatting traits to the argument's original type (or to its
+/// trait object), for the integer kinds, the `others` and the `floats`;
+/// kinds that lack a trait write nothing (the capture's bound would not
+/// have compiled with them, so they never get here).
 macro_rules! forward {
-    ($trait:ident: $($v:ident),*) => {
-        forward!(@impl $trait: $($v),*;);
-    };
-    ($trait:ident: $($v:ident),*; floats) => {
-        forward!(@impl $trait: $($v),*; F32 F64);
-    };
-    (@impl $trait:ident: $($v:ident),*; $($float:ident)*) => {
+    ($($trait:ident),*: $others:tt $floats:tt) => {$(
+        forward!(@one $trait [I8 I16 I32 I64 Isize I128 U8 U16 U32 U64 Usize U128]
+            $others $floats);
+    )*};
+    (@one $trait:ident [$($int:ident)*] [$($other:ident)*] [$($float:ident)*]) => {
         impl fmt::$trait for RawArg<'_> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
-                    $(RawArg::$v(x) => fmt::$trait::fmt(x, f),)*
+                    $(RawArg::$int(x) => fmt::$trait::fmt(x, f),)*
+                    $(RawArg::$other(x) => fmt::$trait::fmt(x, f),)*
                     // Through the float's own pointer: see `RawFloat`.
                     $(RawArg::$float(x) => x.write(FloatStyle::$trait, f),)*
                     RawArg::$trait(x) => x.fmt(f),
@@ -588,17 +554,10 @@ macro_rules! forward {
         }
     };
 }
-forward!(Display: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128,
-    Bool, Char, Str; floats);
 // `{:?}` is the original type's `Debug`: strings and chars quoted.
-forward!(Debug: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128,
-    Bool, Char, Str; floats);
-forward!(LowerHex: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128);
-forward!(UpperHex: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128);
-forward!(Octal: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128);
-forward!(Binary: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128);
-forward!(LowerExp: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128; floats);
-forward!(UpperExp: I8, I16, I32, I64, Isize, I128, U8, U16, U32, U64, Usize, U128; floats);
+forward!(Display, Debug: [Bool Char Str] [F32 F64]);
+forward!(LowerHex, UpperHex, Octal, Binary: [] []);
+forward!(LowerExp, UpperExp: [] [F32 F64]);
 
 #[cfg(test)]
 mod tests {
