@@ -123,18 +123,31 @@ struct Fmt<'a, 'b> {
     res: fmt::Result,
 }
 
-impl Visit for Fmt<'_, '_> {
-    fn char(&mut self, v: char) {
-        self.res = match self.quoted {
-            true => fmt::Debug::fmt(&v, self.f),
-            false => fmt::Display::fmt(&v, self.f),
+impl Fmt<'_, '_> {
+    fn write(value: &Value<'_>, f: &mut fmt::Formatter<'_>, quoted: bool) -> fmt::Result {
+        let mut w = Fmt {
+            f,
+            quoted,
+            res: Ok(()),
         };
+        value.visit(&mut w);
+        w.res
     }
-    fn str(&mut self, v: &str) {
+
+    fn text<T: fmt::Display + fmt::Debug + ?Sized>(&mut self, v: &T) {
         self.res = match self.quoted {
             true => fmt::Debug::fmt(v, self.f),
             false => fmt::Display::fmt(v, self.f),
         };
+    }
+}
+
+impl Visit for Fmt<'_, '_> {
+    fn char(&mut self, v: char) {
+        self.text(&v)
+    }
+    fn str(&mut self, v: &str) {
+        self.text(v)
     }
     fn display(&mut self, v: &dyn fmt::Display) {
         self.res = v.fmt(self.f);
@@ -146,25 +159,13 @@ impl Visit for Fmt<'_, '_> {
 
 impl fmt::Display for Value<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut w = Fmt {
-            f,
-            quoted: false,
-            res: Ok(()),
-        };
-        self.visit(&mut w);
-        w.res
+        Fmt::write(self, f, false)
     }
 }
 
 impl fmt::Debug for Value<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut w = Fmt {
-            f,
-            quoted: true,
-            res: Ok(()),
-        };
-        self.visit(&mut w);
-        w.res
+        Fmt::write(self, f, true)
     }
 }
 
@@ -190,72 +191,45 @@ pub trait ToValue {
     fn to_value(&self) -> Value<'_>;
 }
 
-macro_rules! to_value_as {
-    ($variant:ident($as:ty): $($t:ty),*) => {$(
+/// Each type's arm: `|v| kind` makes the value from `v: &Self`.
+macro_rules! to_value {
+    ($($t:ty: |$v:ident| $value:expr),* $(,)?) => {$(
         impl ToValue for $t {
             #[inline]
             fn to_value(&self) -> Value<'_> {
-                Value::$variant(*self as $as)
+                let $v = self;
+                $value
+            }
+        }
+    )*};
+    ($kind:ident($as:ty): $($t:ty),*) => {
+        to_value!($($t: |v| Value::$kind(*v as $as)),*);
+    };
+}
+to_value!(I64(i64): i8, i16, i32, i64, isize);
+to_value!(U64(u64): u8, u16, u32, u64, usize);
+to_value!(F64(f64): f32, f64);
+to_value!(I128(i128): i128);
+to_value!(U128(u128): u128);
+to_value!(Bool(bool): bool);
+to_value!(Char(char): char);
+to_value!(
+    str: |v| Value::Str(v),
+    String: |v| Value::Str(v),
+    Cow<'_, str>: |v| Value::Str(v),
+);
+
+/// Pointers to a `ToValue` type are one too.
+macro_rules! to_value_through {
+    ($($p:ty),*) => {$(
+        impl<T: ToValue + ?Sized> ToValue for $p {
+            fn to_value(&self) -> Value<'_> {
+                (**self).to_value()
             }
         }
     )*};
 }
-to_value_as!(I64(i64): i8, i16, i32, i64, isize);
-to_value_as!(U64(u64): u8, u16, u32, u64, usize);
-to_value_as!(F64(f64): f32, f64);
-to_value_as!(I128(i128): i128);
-to_value_as!(U128(u128): u128);
-
-impl ToValue for bool {
-    fn to_value(&self) -> Value<'_> {
-        Value::Bool(*self)
-    }
-}
-impl ToValue for char {
-    fn to_value(&self) -> Value<'_> {
-        Value::Char(*self)
-    }
-}
-impl ToValue for str {
-    fn to_value(&self) -> Value<'_> {
-        Value::Str(self)
-    }
-}
-impl ToValue for String {
-    fn to_value(&self) -> Value<'_> {
-        Value::Str(self)
-    }
-}
-impl ToValue for Cow<'_, str> {
-    fn to_value(&self) -> Value<'_> {
-        Value::Str(self)
-    }
-}
-impl<T: ToValue + ?Sized> ToValue for &T {
-    fn to_value(&self) -> Value<'_> {
-        (**self).to_value()
-    }
-}
-impl<T: ToValue + ?Sized> ToValue for &mut T {
-    fn to_value(&self) -> Value<'_> {
-        (**self).to_value()
-    }
-}
-impl<T: ToValue + ?Sized> ToValue for Box<T> {
-    fn to_value(&self) -> Value<'_> {
-        (**self).to_value()
-    }
-}
-impl<T: ToValue + ?Sized> ToValue for Arc<T> {
-    fn to_value(&self) -> Value<'_> {
-        (**self).to_value()
-    }
-}
-impl<T: ToValue + ?Sized> ToValue for Rc<T> {
-    fn to_value(&self) -> Value<'_> {
-        (**self).to_value()
-    }
-}
+to_value_through!(&T, &mut T, Box<T>, Arc<T>, Rc<T>);
 
 /// An error as a field value (`error = &e as &dyn Error`): its message,
 /// then each of its sources after `: `, as `anyhow` and `eyre` show a
@@ -266,15 +240,9 @@ impl ToValue for &(dyn std::error::Error + 'static) {
     }
 }
 
-impl<'e> ToValue for &'e (dyn std::error::Error + Send + Sync + 'static) {
+impl ToValue for &(dyn std::error::Error + Send + Sync + 'static) {
     fn to_value(&self) -> Value<'_> {
-        // SAFETY: as in `ErrorChain::of`; dropping the auto traits keeps the
-        // pointer and its vtable.
-        let e: &&'e (dyn std::error::Error + 'static) = unsafe {
-            &*(self as *const &'e (dyn std::error::Error + Send + Sync)
-                as *const &'e (dyn std::error::Error + 'static))
-        };
-        Value::Display(ErrorChain::of(e))
+        Value::Display(ErrorChain::of(self))
     }
 }
 
@@ -282,16 +250,16 @@ impl<'e> ToValue for &'e (dyn std::error::Error + Send + Sync + 'static) {
 /// field's own `&dyn Error`, so the field borrows it (no allocation, no
 /// copy).
 #[repr(transparent)]
-struct ErrorChain<'e>(&'e (dyn std::error::Error + 'static));
+struct ErrorChain<'e, E: ?Sized>(&'e E);
 
-impl<'e> ErrorChain<'e> {
-    fn of<'r>(e: &'r &'e (dyn std::error::Error + 'static)) -> &'r ErrorChain<'e> {
+impl<'e, E: ?Sized> ErrorChain<'e, E> {
+    fn of<'r>(e: &'r &'e E) -> &'r ErrorChain<'e, E> {
         // SAFETY: `ErrorChain` is `repr(transparent)` over the reference.
-        unsafe { &*(e as *const &'e (dyn std::error::Error + 'static) as *const ErrorChain<'e>) }
+        unsafe { &*(e as *const &'e E as *const ErrorChain<'e, E>) }
     }
 }
 
-impl fmt::Display for ErrorChain<'_> {
+impl<E: std::error::Error + ?Sized> fmt::Display for ErrorChain<'_, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)?;
         let mut source = self.0.source();
