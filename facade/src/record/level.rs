@@ -95,24 +95,12 @@ impl Level {
 
     /// The upper-case name printed in log lines (`ERROR`, `WARN`, ...).
     pub const fn as_str(self) -> &'static str {
-        match self {
-            Level::Error => "ERROR",
-            Level::Warn => "WARN",
-            Level::Info => "INFO",
-            Level::Debug => "DEBUG",
-            Level::Trace => "TRACE",
-        }
+        ["ERROR", "WARN", "INFO", "DEBUG", "TRACE"][self as usize - 1]
     }
 
     /// The filter that lets exactly this level and everything less verbose through.
     pub const fn to_filter(self) -> LevelFilter {
-        match self {
-            Level::Error => LevelFilter::Error,
-            Level::Warn => LevelFilter::Warn,
-            Level::Info => LevelFilter::Info,
-            Level::Debug => LevelFilter::Debug,
-            Level::Trace => LevelFilter::Trace,
-        }
+        LevelFilter::from_u8(self as u8)
     }
 }
 
@@ -139,24 +127,13 @@ impl LevelFilter {
     pub const fn to_level(self) -> Option<Level> {
         match self {
             LevelFilter::Off => None,
-            LevelFilter::Error => Some(Level::Error),
-            LevelFilter::Warn => Some(Level::Warn),
-            LevelFilter::Info => Some(Level::Info),
-            LevelFilter::Debug => Some(Level::Debug),
-            LevelFilter::Trace => Some(Level::Trace),
+            _ => Some(Level::ALL[self as usize - 1]),
         }
     }
 
     /// Lower-case name (`off`, `error`, ...).
     pub const fn as_str(self) -> &'static str {
-        match self {
-            LevelFilter::Off => "off",
-            LevelFilter::Error => "error",
-            LevelFilter::Warn => "warn",
-            LevelFilter::Info => "info",
-            LevelFilter::Debug => "debug",
-            LevelFilter::Trace => "trace",
-        }
+        ["off", "error", "warn", "info", "debug", "trace"][self as usize]
     }
 }
 
@@ -166,7 +143,8 @@ impl From<Level> for LevelFilter {
     }
 }
 
-/// Level and filter compare by rank, either way round.
+/// Level and filter compare by rank, either way round, and display their
+/// names (padded to the formatter's width).
 macro_rules! cross_cmp {
     ($($a:ty, $b:ty);*) => {$(
         impl PartialEq<$b> for $a {
@@ -180,21 +158,15 @@ macro_rules! cross_cmp {
                 Some(self.as_u8().cmp(&other.as_u8()))
             }
         }
+
+        impl fmt::Display for $a {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.pad(self.as_str())
+            }
+        }
     )*};
 }
 cross_cmp!(Level, LevelFilter; LevelFilter, Level);
-
-impl fmt::Display for Level {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
-}
-
-impl fmt::Display for LevelFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
-}
 
 /// The error returned when a string names no level.
 ///
@@ -279,23 +251,20 @@ fn parse_filter(text: &str) -> Result<LevelFilter, Problem> {
     }
     let eq = |name: &str| s.eq_ignore_ascii_case(name);
     let b = s.as_bytes();
-    Ok(if eq("off") {
-        LevelFilter::Off
-    } else if eq("error") || eq("critical") {
-        LevelFilter::Error
-    } else if eq("warn") || eq("warning") {
-        LevelFilter::Warn
-    } else if eq("info") {
-        LevelFilter::Info
-    } else if eq("debug") {
-        LevelFilter::Debug
-    } else if eq("trace")
-        || (b.len() == 7 && b[..6].eq_ignore_ascii_case(b"debug_") && (b'1'..=b'9').contains(&b[6]))
+    if let Some(filter) = (0..=5).map(LevelFilter::from_u8).find(|f| eq(f.as_str())) {
+        Ok(filter)
+    } else if eq("critical") {
+        Ok(LevelFilter::Error)
+    } else if eq("warning") {
+        Ok(LevelFilter::Warn)
+    } else if b.len() == 7
+        && b[..6].eq_ignore_ascii_case(b"debug_")
+        && (b'1'..=b'9').contains(&b[6])
     {
-        LevelFilter::Trace
+        Ok(LevelFilter::Trace)
     } else {
-        return Err(Problem::FilterName);
-    })
+        Err(Problem::FilterName)
+    }
 }
 
 /// Parses a threshold: everything [`Level`] parses, plus `off` and `60`.
@@ -328,17 +297,11 @@ impl FromStr for LevelFilter {
 impl FromStr for Level {
     type Err = ParseLevelError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let problem = match parse_filter(s) {
-            Ok(filter) => match filter.to_level() {
-                Some(level) => return Ok(level),
-                None => Problem::RecordLevel,
-            },
-            // Whatever failed, list the syntax a level accepts.
-            Err(_) => Problem::RecordLevel,
-        };
-        Err(ParseLevelError {
+        // Whatever failed, list the syntax a level accepts.
+        let level = parse_filter(s).ok().and_then(LevelFilter::to_level);
+        level.ok_or_else(|| ParseLevelError {
             input: s.to_owned(),
-            problem,
+            problem: Problem::RecordLevel,
         })
     }
 }
