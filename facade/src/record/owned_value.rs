@@ -111,14 +111,43 @@ impl std::fmt::Display for OwnedValue {
     /// As the value it was copied from displays.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            OwnedValue::I64(n) => n.fmt(f),
-            OwnedValue::U64(n) => n.fmt(f),
-            OwnedValue::I128(n) => n.fmt(f),
-            OwnedValue::U128(n) => n.fmt(f),
-            OwnedValue::F64(n) => n.fmt(f),
-            OwnedValue::Bool(b) => b.fmt(f),
-            OwnedValue::Char(c) => c.fmt(f),
-            OwnedValue::Str(s) | OwnedValue::Display(s) | OwnedValue::Debug(s) => s.fmt(f),
+            // The rendered text, padded as a string is (`as_value` keeps
+            // it as `Debug` text, written as it is).
+            OwnedValue::Debug(s) => s.fmt(f),
+            v => v.as_value().fmt(f),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kept value displays as the value it was copied from, flags and all.
+    #[test]
+    fn displays_as_the_original_with_padding() {
+        let d = Some(3);
+        let values = [
+            Value::I64(-3),
+            Value::U64(7),
+            Value::I128(-5),
+            Value::U128(5),
+            Value::F64(0.25),
+            Value::Bool(true),
+            Value::Char('q'),
+            Value::Str("ab"),
+            Value::Display(&"shown"),
+            Value::Debug(&d),
+        ];
+        for v in values {
+            let kept = OwnedValue::from(&v);
+            if let Value::Debug(_) = v {
+                // Rendered text pads as a string does.
+                assert_eq!(format!("[{kept:>9.4}]"), format!("[{:>9.4}]", "Some(3)"));
+            } else {
+                assert_eq!(format!("[{kept:>9}]"), format!("[{v:>9}]"));
+                assert_eq!(format!("[{kept:<9.3}]"), format!("[{v:<9.3}]"));
+            }
         }
     }
 }
