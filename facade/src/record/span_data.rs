@@ -171,14 +171,8 @@ pub(crate) fn current_data() -> Option<Arc<SpanData>> {
 
 /// [`current_data`] once spans are in use.
 fn lookup() -> Option<Arc<SpanData>> {
-    if let Some(bridged) = BRIDGED
-        .try_with(|b| b.try_borrow().ok().and_then(|b| b.clone()))
-        .ok()
-        .flatten()
-    {
-        return Some(bridged);
-    }
-    entered()
+    let bridged = BRIDGED.try_with(|b| b.try_borrow().ok().and_then(|b| b.clone()));
+    bridged.ok().flatten().or_else(entered)
 }
 
 /// Runs `f` (the bridge emitting a `tracing` event) with `chain` as the
