@@ -33,7 +33,9 @@ use std::fmt;
 
 /// One argument of a message: by value with its exact original type kept,
 /// so it formats the same (`{:x}` of an `i8` prints two digits, not
-/// sixteen), or borrowed through the formatting trait its placeholder uses.
+/// sixteen; floats with the code that formats them, see [`RawFloat`]), or
+/// borrowed through the formatting trait its placeholder uses (`Display`
+/// .. `UpperExp`: only the caller can format those).
 #[derive(Clone, Copy)]
 #[allow(missing_docs)]
 pub enum RawArg<'a> {
@@ -49,28 +51,18 @@ pub enum RawArg<'a> {
     U64(u64),
     Usize(usize),
     U128(u128),
-    /// A float with the code that formats it (see [`RawFloat`]).
     F32(RawFloat<f32>),
-    /// A float with the code that formats it (see [`RawFloat`]).
     F64(RawFloat<f64>),
     Bool(bool),
     Char(char),
     Str(&'a str),
-    /// Borrowed: only the caller can format it.
     Display(&'a dyn fmt::Display),
-    /// Borrowed: only the caller can format it.
     Debug(&'a dyn fmt::Debug),
-    /// Borrowed: only the caller can format it.
     LowerHex(&'a dyn fmt::LowerHex),
-    /// Borrowed: only the caller can format it.
     UpperHex(&'a dyn fmt::UpperHex),
-    /// Borrowed: only the caller can format it.
     Octal(&'a dyn fmt::Octal),
-    /// Borrowed: only the caller can format it.
     Binary(&'a dyn fmt::Binary),
-    /// Borrowed: only the caller can format it.
     LowerExp(&'a dyn fmt::LowerExp),
-    /// Borrowed: only the caller can format it.
     UpperExp(&'a dyn fmt::UpperExp),
     /// Never built at run time: the placeholder's trait is missing, which
     /// the site's compile-time check reports.
