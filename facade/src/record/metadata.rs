@@ -111,21 +111,13 @@ impl Metadata {
 
 /// A log site's metadata for unit tests that build records by hand.
 #[cfg(test)]
-pub(crate) static TEST_LOG: Metadata = Metadata::new(
-    Kind::Log,
-    crate::record::level::Level::Info,
-    "t",
-    "t",
-    "t.rs",
-    1,
-    "",
-);
+pub(crate) static TEST_LOG: Metadata = Metadata::log_in_module(Level::Info, "t", "t.rs", 1);
 
 /// A telemetry event's metadata (event `task.start`), likewise.
 #[cfg(all(test, any(feature = "json", feature = "prof")))]
 pub(crate) static TEST_EVENT: Metadata = Metadata::new(
     Kind::Telemetry,
-    crate::record::level::Level::Info,
+    Level::Info,
     "t",
     "t",
     "t.rs",
