@@ -36,15 +36,12 @@ pub(crate) fn push_json(scope: Option<(u64, u64)>, out: &mut String) {
     use std::fmt::Write;
     let Some((id, trace)) = scope else { return };
     let salt = salt();
-    out.push_str(",\"trace_id\":\"");
-    for b in trace_id(salt, trace) {
-        let _ = write!(out, "{b:02x}");
-    }
-    out.push_str("\",\"span_id\":\"");
-    for b in span_id(salt, id) {
-        let _ = write!(out, "{b:02x}");
-    }
-    out.push('"');
+    let _ = write!(
+        out,
+        ",\"trace_id\":\"{:032x}\",\"span_id\":\"{:016x}\"",
+        u128::from_be_bytes(trace_id(salt, trace)),
+        u64::from_be_bytes(span_id(salt, id))
+    );
 }
 
 #[cfg(test)]
