@@ -440,35 +440,30 @@ pub struct RawByTrait<'a, T: ?Sized>(&'a T);
 #[repr(transparent)]
 pub struct RawUnformattable<'a, T: ?Sized>(&'a T);
 
-/// The levels' `Debug`: their name only (the argument may have none).
-macro_rules! name_only_debug {
-    ($($t:ident),*) => {$(
+/// A level's `Debug` is its name only (the argument may have none); each
+/// level but the last derefs to the next.
+macro_rules! level {
+    ($t:ident $(=> $next:ident)?) => {
         impl<T: ?Sized> fmt::Debug for $t<'_, T> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(stringify!($t))
             }
         }
-    )*};
+        $(
+            impl<'a, T: ?Sized> core::ops::Deref for $t<'a, T> {
+                type Target = $next<'a, T>;
+                #[inline(always)]
+                fn deref(&self) -> &$next<'a, T> {
+                    // SAFETY: both are `repr(transparent)` over the same `&'a T`.
+                    unsafe { &*(self as *const Self).cast::<$next<'a, T>>() }
+                }
+            }
+        )?
+    };
 }
-name_only_debug!(RawWrap, RawByTrait, RawUnformattable);
-
-impl<'a, T: ?Sized> core::ops::Deref for RawWrap<'a, T> {
-    type Target = RawByTrait<'a, T>;
-    #[inline(always)]
-    fn deref(&self) -> &RawByTrait<'a, T> {
-        // SAFETY: both are `repr(transparent)` over the same `&'a T`.
-        unsafe { &*(self as *const Self).cast::<RawByTrait<'a, T>>() }
-    }
-}
-
-impl<'a, T: ?Sized> core::ops::Deref for RawByTrait<'a, T> {
-    type Target = RawUnformattable<'a, T>;
-    #[inline(always)]
-    fn deref(&self) -> &RawUnformattable<'a, T> {
-        // SAFETY: both are `repr(transparent)` over the same `&'a T`.
-        unsafe { &*(self as *const Self).cast::<RawUnformattable<'a, T>>() }
-    }
-}
+level!(RawWrap => RawByTrait);
+level!(RawByTrait => RawUnformattable);
+level!(RawUnformattable);
 
 /// The method names, one per formatting trait a placeholder can use.
 macro_rules! specialise {
