@@ -150,9 +150,10 @@ pub(super) fn write(record: &Record<'_>, out: &mut String) {
     let meta = record.metadata();
     out.push_str("{\"time\":");
     push_epoch::<6>(record.since_epoch(), out);
-    out.push_str(",\"level\":");
-    string(record.level().as_str(), out);
-    out.push_str(",\"target\":");
+    // A level's name is letters only: nothing to escape.
+    out.push_str(",\"level\":\"");
+    out.push_str(record.level().as_str());
+    out.push_str("\",\"target\":");
     string(record.target(), out);
     out.push_str(",\"pid\":");
     push_u64(u64::from(pid()), out);
