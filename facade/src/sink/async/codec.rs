@@ -321,27 +321,21 @@ fn put_some_fields(w: &mut [u64], mut at: usize, fields: &[Field<'_>]) -> usize 
     at
 }
 
-/// Writes a record's words into a slice of exactly its length. `Copy`, so
-/// the queue's cold paths take a copy of their own and its fast path
-/// writes in line.
-pub(super) trait Encode: Copy {
+/// Writes a record's words into a slice of exactly its length: a closure,
+/// or [`Typed`], whose `put` is always in line.
+pub(super) trait Encode {
     fn put(&self, w: &mut [u64]);
 }
 
-/// An encoder written as a closure (the rendered records').
-#[derive(Clone, Copy)]
-pub(super) struct EncodeWith<F>(pub(super) F);
-
-impl<F: Fn(&mut [u64]) + Copy> Encode for EncodeWith<F> {
+impl<F: Fn(&mut [u64])> Encode for F {
     #[inline]
     fn put(&self, w: &mut [u64]) {
-        (self.0)(w)
+        self(w)
     }
 }
 
 /// A record whose message and fields are all typed, ready to be copied
 /// into its words as they are (nothing rendered).
-#[derive(Clone, Copy)]
 pub(super) struct Typed<'r, 'a> {
     pub(super) head: u64,
     pub(super) time: u64,

@@ -39,14 +39,14 @@
 //! Statics owned here: `NEXT_ID` (sink identities, never reused).
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::codec::*;
 use super::lanes::{lane, LANES};
 use super::ring::Ring;
-use super::shared::{lock, Apart, RingShared};
+use super::shared::{lock, RingShared};
 use super::wake::backoff;
 use super::writer::{Output, RingWriter};
 use super::{on_writer, Overflow};
@@ -79,28 +79,11 @@ impl RingQueue {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             name,
             names: matches!(out, Output::Sink(_)),
-            panic_reported: AtomicBool::new(false),
-            dropped: AtomicU64::new(0),
-            written: Apart(AtomicU64::new(0)),
-            failed: AtomicU64::new(0),
-            in_hand: Apart(AtomicU64::new(0)),
-            rings: Mutex::new(Vec::new()),
-            rings_changed: Apart(AtomicBool::new(false)),
-            spare: Mutex::new(Vec::new()),
-            spare_len: AtomicUsize::new(0),
-            orphan: Mutex::new(None),
             ring_words: ring_bytes / 8,
             policy,
-            writer: Mutex::new(None),
             writer_alive: AtomicBool::new(true),
-            sleeping: Apart(AtomicBool::new(false)),
-            shutdown: AtomicBool::new(false),
-            flush_requested: AtomicU64::new(0),
-            flushed: Apart(Mutex::new(0)),
-            flushed_cv: Condvar::new(),
-            heap_bytes: Apart(AtomicUsize::new(0)),
             max_bytes,
-            discarding: AtomicBool::new(false),
+            ..RingShared::default()
         });
         crate::os::clock::recalibrate();
         let for_writer = shared.clone();
@@ -169,27 +152,29 @@ impl RingQueue {
         unsafe { self.push(&ring, record, true) };
     }
 
-    /// Encodes `record` into `ring`, waiting for room under `Block`.
+    /// Encodes `record` into `ring`, waiting for room under `Block`;
+    /// `carry_thread`: the record carries its thread's number (the ring was
+    /// another thread's, or is the orphans').
     ///
     /// # Safety
     /// The caller must be `ring`'s only producer.
     #[inline]
-    unsafe fn push(&self, ring: &Ring, record: &Record<'_>, own_thread: bool) {
+    unsafe fn push(&self, ring: &Ring, record: &Record<'_>, carry_thread: bool) {
         if self.shared.names {
             // SAFETY: forwarded from the caller.
-            return unsafe { self.push_named(ring, record, own_thread) };
+            return unsafe { self.push_named(ring, record, carry_thread) };
         }
         // SAFETY: forwarded from the caller.
-        unsafe { self.push_as(ring, record, own_thread, None) }
+        unsafe { self.push_as(ring, record, carry_thread, None) }
     }
 
     /// `push` with the thread's name, for a wrapped sink.
     #[cold]
     #[inline(never)]
-    unsafe fn push_named(&self, ring: &Ring, record: &Record<'_>, own_thread: bool) {
+    unsafe fn push_named(&self, ring: &Ring, record: &Record<'_>, carry_thread: bool) {
         record.with_thread_name_str(|name| {
             // SAFETY: forwarded from the caller.
-            unsafe { self.push_as(ring, record, own_thread, name) }
+            unsafe { self.push_as(ring, record, carry_thread, name) }
         });
     }
 
@@ -200,7 +185,7 @@ impl RingQueue {
         &self,
         ring: &Ring,
         record: &Record<'_>,
-        own_thread: bool,
+        carry_thread: bool,
         name: Option<&str>,
     ) {
         let shared = &*self.shared;
@@ -209,13 +194,13 @@ impl RingQueue {
             return;
         }
         let time = record.time_ns_or(crate::os::clock::now_ns);
-        if !own_thread && name.is_none() && !shared.names {
+        if !carry_thread && !shared.names {
             // SAFETY: forwarded from the caller.
             if unsafe { self.try_push_plain(ring, record, time) } {
                 return;
             }
         }
-        let thread = if own_thread || record.thread_override() != 0 {
+        let thread = if carry_thread || record.thread_override() != 0 {
             Some(record.thread_id())
         } else {
             None
@@ -438,7 +423,7 @@ impl RingQueue {
             extras.put(w, at);
         };
         // SAFETY: forwarded from the caller.
-        unsafe { self.push_with(ring, len, heap, EncodeWith(enc)) }
+        unsafe { self.push_with(ring, len, heap, enc) }
     }
 
     /// Publishes a record of `len` words, holding `heap` bytes of long
@@ -478,39 +463,50 @@ impl RingQueue {
             // SAFETY: forwarded from the caller.
             return unsafe { self.push_big(ring, len, heap, &enc) };
         }
-        if heap > 0 && !self.reserve_heap(heap) {
-            return;
-        }
-        // SAFETY: forwarded from the caller.
-        if unsafe { ring.try_push(len, enc) } {
-            self.wake_if_filling(ring);
-            return;
-        }
-        if !self.wait_for_room(ring, len, &enc) {
-            self.shared.heap_bytes.fetch_sub(heap, Ordering::Relaxed);
+        if heap == 0 || self.reserve_heap(heap) {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.push_or_wait(ring, len, heap, &enc) }
         }
     }
 
     /// Takes `heap` bytes of the budget (a record always fits when no long
-    /// text is queued): at once, or under `Block` once the writer has freed
-    /// them; under `Drop` a record over the budget is dropped and counted.
+    /// text is queued), waiting as [`wait_until`](Self::wait_until) does.
     #[cold]
     #[inline(never)]
     fn reserve_heap(&self, heap: usize) -> bool {
+        let (bytes, max) = (&self.shared.heap_bytes, self.shared.max_bytes);
+        self.wait_until(|| {
+            let fits = |now: usize| (now == 0 || now + heap <= max).then_some(now + heap);
+            bytes
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, fits)
+                .is_ok()
+        })
+    }
+
+    /// Pushes a record of `len` words, waiting for room as
+    /// [`wait_until`](Self::wait_until) does; a record dropped gives its
+    /// `heap` bytes back to the budget.
+    ///
+    /// # Safety
+    /// The caller must be `ring`'s only producer.
+    #[cold]
+    #[inline(never)]
+    unsafe fn push_or_wait(&self, ring: &Ring, len: usize, heap: usize, enc: &dyn Fn(&mut [u64])) {
+        // SAFETY: forwarded from the caller.
+        if self.wait_until(|| unsafe { ring.try_push(len, enc) }) {
+            self.wake_if_filling(ring);
+        } else {
+            self.shared.heap_bytes.fetch_sub(heap, Ordering::Relaxed);
+        }
+    }
+
+    /// Retries `done` until it succeeds, waking the writer and backing off
+    /// (`Block`); false, the record dropped and counted, under `Drop`, on
+    /// the writer's thread or once the writer is gone.
+    fn wait_until(&self, mut done: impl FnMut() -> bool) -> bool {
         let shared = &*self.shared;
         let mut tries = 0u32;
-        loop {
-            let now = shared.heap_bytes.load(Ordering::Relaxed);
-            if now == 0 || now + heap <= shared.max_bytes {
-                if shared
-                    .heap_bytes
-                    .compare_exchange_weak(now, now + heap, Ordering::Relaxed, Ordering::Relaxed)
-                    .is_ok()
-                {
-                    return true;
-                }
-                continue;
-            }
+        while !done() {
             if shared.policy == Overflow::Drop
                 || on_writer()
                 || !shared.writer_alive.load(Ordering::Relaxed)
@@ -522,31 +518,7 @@ impl RingQueue {
             tries += 1;
             backoff(tries);
         }
-    }
-
-    /// Whether the record was pushed (else it was dropped and counted).
-    #[cold]
-    #[inline(never)]
-    fn wait_for_room(&self, ring: &Ring, len: usize, enc: &dyn Fn(&mut [u64])) -> bool {
-        let shared = &*self.shared;
-        if shared.policy == Overflow::Drop || on_writer() {
-            shared.dropped.fetch_add(1, Ordering::Relaxed);
-            return false;
-        }
-        let mut tries = 0u32;
-        loop {
-            shared.wake();
-            // SAFETY: the caller of `push` is the only producer.
-            if unsafe { ring.try_push(len, enc) } {
-                return true;
-            }
-            if !shared.writer_alive.load(Ordering::Relaxed) {
-                shared.dropped.fetch_add(1, Ordering::Relaxed);
-                return false;
-            }
-            tries += 1;
-            backoff(tries);
-        }
+        true
     }
 
     /// A record too large for the ring (over half of it): encoded into a
@@ -571,13 +543,7 @@ impl RingQueue {
             w[1] = Box::into_raw(block) as *mut u64 as usize as u64;
         };
         // SAFETY: forwarded from the caller.
-        if unsafe { ring.try_push(BIG_LEN as usize, stub) } {
-            self.wake_if_filling(ring);
-            return;
-        }
-        if !self.wait_for_room(ring, BIG_LEN as usize, &stub) {
-            self.shared.heap_bytes.fetch_sub(bytes, Ordering::Relaxed);
-        }
+        unsafe { self.push_or_wait(ring, BIG_LEN as usize, bytes, &stub) }
     }
 
     /// Whether a panic of the wrapped sink was reported.

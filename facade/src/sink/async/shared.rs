@@ -21,6 +21,7 @@ use super::Overflow;
 /// caller's next record would wait for it to come back (false sharing: a
 /// cache miss per record while the writer drains). The fields the writer
 /// keeps writing are therefore kept apart.
+#[derive(Default)]
 #[repr(align(128))]
 pub(crate) struct Apart<T>(pub(super) T);
 
@@ -35,6 +36,7 @@ impl<T> std::ops::Deref for Apart<T> {
 /// State shared by the callers and the writer. The fields every caller
 /// reads per record are written rarely; those the writer writes as it runs
 /// are each [`Apart`].
+#[derive(Default)]
 pub(crate) struct RingShared {
     pub(super) id: u64,
     pub(super) name: String,
