@@ -32,19 +32,11 @@ pub(crate) enum Output {
     Sink(Arc<dyn Sink>),
 }
 
-/// The writer's side of an [`Output`].
-pub(super) enum Target {
-    Lines(Contained),
-    Sink {
-        inner: Arc<dyn Sink>,
-        /// Records emitted since the wrapped sink was last flushed.
-        unflushed: bool,
-    },
-}
-
 pub(super) struct RingWriter {
     shared: Arc<RingShared>,
-    out: Target,
+    out: Output,
+    /// Records handed to `out` since it was last flushed.
+    unflushed: u64,
     format: Format,
     batch: String,
     batch_lines: u64,
@@ -52,7 +44,6 @@ pub(super) struct RingWriter {
     notices: Vec<usize>,
     /// The rest of a line a failed write tore, written before anything else.
     lines: WholeLines,
-    unflushed_lines: u64,
     reported_drops: u64,
     rings: Vec<Arc<Ring>>,
     max_batch: usize,
@@ -68,19 +59,13 @@ impl RingWriter {
     ) -> RingWriter {
         RingWriter {
             shared,
-            out: match out {
-                Output::Bytes(out) => Target::Lines(Contained(out)),
-                Output::Sink(inner) => Target::Sink {
-                    inner,
-                    unflushed: false,
-                },
-            },
+            out,
+            unflushed: 0,
             format,
             batch: String::new(),
             batch_lines: 0,
             notices: Vec::new(),
             lines: WholeLines::default(),
-            unflushed_lines: 0,
             reported_drops: 0,
             rings: Vec::new(),
             max_batch: max_batch.max(1),
@@ -150,9 +135,9 @@ impl RingWriter {
     /// stops if it was given anything since its last flush. Between
     /// flushes the wrapped sink's own buffering applies.
     fn flush_sink(&mut self, always: bool) {
-        if let Target::Sink { inner, unflushed } = &mut self.out {
-            if always || *unflushed {
-                *unflushed = false;
+        if let Output::Sink(inner) = &self.out {
+            if always || self.unflushed > 0 {
+                self.unflushed = 0;
                 let inner = &**inner;
                 self.shared.call_inner("flush", || inner.flush());
             }
@@ -179,18 +164,15 @@ impl RingWriter {
                 break;
             };
             let len = rec.len();
-            if self.shared.discarding.load(Ordering::Relaxed) {
-                // Read only to free its long texts, then dropped.
-                self.format_record(rec, ring.thread, false);
-                ring.pop(len);
-                self.shared.dropped.fetch_add(1, Ordering::Relaxed);
-                taken += 1;
-                continue;
-            }
-            self.format_record(rec, ring.thread, true);
+            // After the exit flush a record is read only to free its long
+            // texts, then dropped.
+            let discarding = self.shared.discarding.load(Ordering::Relaxed);
+            self.format_record(rec, ring.thread, !discarding);
             ring.pop(len);
             taken += 1;
-            if let Target::Lines(_) = self.out {
+            if discarding {
+                self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+            } else if let Output::Bytes(_) = self.out {
                 // In the batch now, out of the ring: in hand until written.
                 self.shared.in_hand.fetch_add(1, Ordering::Relaxed);
                 self.batch_lines += 1;
@@ -208,19 +190,16 @@ impl RingWriter {
     fn format_record(&mut self, w: &[u64], ring_thread: u64, deliver: bool) {
         let format = self.format;
         let batch = &mut self.batch;
-        let out = &mut self.out;
+        let (out, unflushed) = (&self.out, &mut self.unflushed);
         let shared = &*self.shared;
         let mut write = |record: &Record<'_>| match out {
-            Target::Lines(_) => format.write(record, batch),
-            Target::Sink { inner, unflushed } => {
-                *unflushed = true;
+            Output::Bytes(_) => format.write(record, batch),
+            Output::Sink(inner) => {
+                *unflushed += 1;
                 shared.deliver(&**inner, record);
             }
         };
-        let sink: Option<&mut dyn FnMut(&Record<'_>)> = match deliver {
-            true => Some(&mut write),
-            false => None,
-        };
+        let sink = deliver.then_some(&mut write as &mut dyn FnMut(&Record<'_>));
         // SAFETY: `w` is a record `push` encoded, still in its ring, and
         // the writer (this thread) is its only consumer: decoded once.
         let freed = unsafe { codec::decode(w, ring_thread, &mut self.scratch, sink) };
@@ -269,12 +248,13 @@ impl RingWriter {
     /// later record (see `whole_lines`); a torn record counts as failed
     /// until completed.
     fn write_batch(&mut self) {
-        let Target::Lines(out) = &mut self.out else {
+        let Output::Bytes(out) = &mut self.out else {
             return;
         };
         if self.batch.is_empty() {
             return;
         }
+        let out = &mut Contained(&mut **out);
         let t = self
             .lines
             .write_records(out, &self.batch, self.batch_lines, &self.notices);
@@ -282,7 +262,7 @@ impl RingWriter {
             self.shared.failed.fetch_sub(t.revived, Ordering::Relaxed);
             self.shared.in_hand.fetch_add(t.revived, Ordering::Relaxed);
         }
-        self.unflushed_lines += t.written;
+        self.unflushed += t.written;
         if let Some(e) = t.error {
             self.fail(t.failed, &e);
         }
@@ -300,19 +280,19 @@ impl RingWriter {
             self.reported_drops = dropped;
             let fields = [("dropped", Value::U64(n))];
             let notice = |args| Record::new(&DROPPED_META, Level::Warn, args, &fields);
-            match &mut self.out {
-                Target::Lines(_) => {
+            match &self.out {
+                Output::Bytes(_) => {
                     self.notices.push(self.batch.len());
                     self.format.write(
                         &notice(format_args!("{n} records dropped")),
                         &mut self.batch,
                     );
                 }
-                Target::Sink { inner, unflushed } => {
+                Output::Sink(inner) => {
                     let inner = &**inner;
                     let level = self.shared.call_inner("max_level", || inner.max_level());
                     if level.is_some_and(|level| Level::Warn <= level) {
-                        *unflushed = true;
+                        self.unflushed += 1;
                         let args = format_args!("{n} records dropped");
                         self.shared.call_inner("emit", || inner.emit(&notice(args)));
                     }
@@ -320,18 +300,18 @@ impl RingWriter {
             }
         }
         self.write_batch();
-        let Target::Lines(out) = &mut self.out else {
+        let Output::Bytes(out) = &mut self.out else {
             return;
         };
-        let lines = self.unflushed_lines;
-        match out.flush() {
+        let lines = self.unflushed;
+        match Contained(&mut **out).flush() {
             Ok(()) => {
                 self.shared.written.fetch_add(lines, Ordering::Relaxed);
                 self.shared.in_hand.fetch_sub(lines, Ordering::Relaxed);
             }
             Err(e) => self.fail(lines, &e),
         }
-        self.unflushed_lines = 0;
+        self.unflushed = 0;
     }
 }
 
@@ -354,9 +334,9 @@ impl Drop for RingWriter {
 /// The sink's output, with a panic in its `write` or `flush` (it is the
 /// user's `Write`) turned into an error: the writer counts those lines as
 /// failed and goes on, instead of dying with records queued behind it.
-pub(super) struct Contained(pub(super) Box<dyn Write + Send>);
+struct Contained<'a>(&'a mut dyn Write);
 
-impl Contained {
+impl Contained<'_> {
     fn call<T>(&mut self, f: impl FnOnce(&mut dyn Write) -> io::Result<T>) -> io::Result<T> {
         let out = &mut *self.0;
         contained(|| f(out)).unwrap_or_else(|| {
@@ -366,7 +346,7 @@ impl Contained {
     }
 }
 
-impl Write for Contained {
+impl Write for Contained<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.call(|out| out.write(buf))
     }
