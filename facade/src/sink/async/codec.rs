@@ -28,23 +28,23 @@ pub(super) const MAX_INLINE: usize = 256;
 // reads as the ring's wrap marker). The fields are not counted: they run
 // to the end of the record, so any number of them fits.
 pub(super) const RAW: u64 = 1 << 56;
-pub(super) const THREAD: u64 = 1 << 57;
+const THREAD: u64 = 1 << 57;
 /// A record too large for the ring, in a heap block: word 1 points at the
 /// block, word 2 is its time, word 3 its length in words.
 pub(super) const BIG: u64 = 1 << 58;
 pub(super) const BIG_LEN: u64 = 4;
 /// The thread's name follows the fixed words, as a text item (only for a
 /// wrapped sink, which may print it; the line formats use the number).
-pub(super) const NAME: u64 = 1 << 59;
+const NAME: u64 = 1 << 59;
 
 // Item tags (low byte of an item's first word; texts keep their length in
 // bits 8..40). Tags 0..=16 are the `RawArg` kinds in declaration order.
-pub(super) const T_STATIC: u64 = 17;
-pub(super) const T_HEAP: u64 = 18;
+const T_STATIC: u64 = 17;
+const T_HEAP: u64 = 18;
 pub(super) const T_DISPLAY: u64 = 19;
 pub(super) const T_DEBUG: u64 = 20;
-pub(super) const T_HEAP_DISPLAY: u64 = 21;
-pub(super) const T_HEAP_DEBUG: u64 = 22;
+const T_HEAP_DISPLAY: u64 = 21;
+const T_HEAP_DEBUG: u64 = 22;
 /// Heap bytes of texts of these lengths (long ones leave the ring).
 #[inline]
 pub(super) fn heap_len(lens: impl Iterator<Item = usize>) -> usize {
@@ -261,7 +261,7 @@ fn put_arg_item(w: &mut [u64], at: usize, a: &RawArg<'_>) -> usize {
     }
 }
 
-pub(super) fn put_wide(w: &mut [u64], at: usize, tag: u64, n: u128) -> usize {
+fn put_wide(w: &mut [u64], at: usize, tag: u64, n: u128) -> usize {
     w[at] = tag;
     w[at + 1] = (n >> 64) as u64;
     w[at + 2] = n as u64;
@@ -303,7 +303,7 @@ pub(super) fn put_key(w: &mut [u64], at: usize, key: &'static str) -> usize {
 
 /// The fields' words: none for most records, so that test is in line.
 #[inline(always)]
-pub(super) fn put_fields(w: &mut [u64], at: usize, fields: &[Field<'_>]) -> usize {
+fn put_fields(w: &mut [u64], at: usize, fields: &[Field<'_>]) -> usize {
     if fields.is_empty() {
         return at;
     }
@@ -525,8 +525,8 @@ pub(super) unsafe fn decode(
         at = next;
         None
     };
-    let mut kinds = Vec::new();
-    let mut keys = Vec::new();
+    // Each field's key, item tag and item.
+    let mut items = Vec::new();
     let mut span: Option<Arc<SpanData>> = None;
     let mut scope = None;
     while at < end {
@@ -554,21 +554,20 @@ pub(super) unsafe fn decode(
             }
             _ => {}
         }
-        keys.push(key);
-        kinds.push((tag, a));
+        items.push((key, tag, a));
     }
     let mut fields: Vec<Field<'_>> = relifetime(std::mem::take(&mut scratch.fields));
     // Rendered texts first (the fields borrow them).
-    let rendered: Vec<Verbatim<'_>> = kinds
+    let rendered: Vec<Verbatim<'_>> = items
         .iter()
-        .filter(|(t, _)| matches!(*t, T_DISPLAY | T_DEBUG | T_HEAP_DISPLAY | T_HEAP_DEBUG))
-        .map(|(_, a)| match a {
+        .filter(|(_, t, _)| matches!(*t, T_DISPLAY | T_DEBUG | T_HEAP_DISPLAY | T_HEAP_DEBUG))
+        .map(|(_, _, a)| match a {
             RawArg::Str(s) => Verbatim(s),
             _ => Verbatim(""),
         })
         .collect();
     let mut next_rendered = rendered.iter();
-    for (key, (tag, a)) in keys.iter().zip(&kinds) {
+    for (key, tag, a) in &items {
         let value = match *tag {
             T_DISPLAY | T_HEAP_DISPLAY => {
                 Value::Display(next_rendered.next().unwrap_or(&Verbatim("")))
@@ -607,11 +606,7 @@ pub(super) unsafe fn decode(
 }
 
 /// Reads the item at `at`; returns it and where the next one starts.
-pub(super) fn read_item<'r>(
-    w: &'r [u64],
-    at: usize,
-    owned: &mut Vec<Box<str>>,
-) -> (RawArg<'r>, usize) {
+fn read_item<'r>(w: &'r [u64], at: usize, owned: &mut Vec<Box<str>>) -> (RawArg<'r>, usize) {
     let tag = w[at] & 0xff;
     let x = w.get(at + 1).copied().unwrap_or(0);
     let wide = || (u128::from(w[at + 1]) << 64) | u128::from(w[at + 2]);
@@ -637,7 +632,7 @@ pub(super) fn read_item<'r>(
     (arg, at + 2)
 }
 
-pub(super) fn read_text<'r>(
+fn read_text<'r>(
     w: &'r [u64],
     at: usize,
     tag: u64,
@@ -681,14 +676,13 @@ pub(super) fn read_text<'r>(
                     len,
                 ))
             };
-            let _ = &owned;
             (RawArg::Str(s), at + 1 + words)
         }
     }
 }
 
 /// A field's raw argument back as the value it was.
-pub(super) fn arg_value<'a>(a: &RawArg<'a>) -> Value<'a> {
+fn arg_value<'a>(a: &RawArg<'a>) -> Value<'a> {
     match *a {
         RawArg::I64(n) => Value::I64(n),
         RawArg::U64(n) => Value::U64(n),
