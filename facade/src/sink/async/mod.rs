@@ -181,15 +181,11 @@ pub struct AsyncSink {
     /// The process whose writer thread drains the queue: a forked child
     /// has no writer, so it must neither queue nor wait for one.
     pid: u32,
-    /// The per-thread buffers and their writer.
+    /// The per-thread buffers and their writer (and the sink's name and
+    /// overflow policy).
     rings: RingQueue,
-    /// The sink's name in error reports.
-    name: String,
-    /// Whether the writer hands records to a wrapped sink.
-    wrapped: bool,
     telemetry: bool,
     level: LevelFilter,
-    policy: Overflow,
     capacity: usize,
     shutdown_timeout: Option<Duration>,
     /// Set by the exit flush: records are dropped and counted from now on.
@@ -198,13 +194,14 @@ pub struct AsyncSink {
 
 impl std::fmt::Debug for AsyncSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shared = self.rings.shared();
         f.debug_struct("AsyncSink")
-            .field("name", &self.name)
+            .field("name", &shared.name)
             .field("level", &self.level)
-            .field("policy", &self.policy)
+            .field("policy", &shared.policy)
             .field("capacity", &self.capacity)
             .field("shutdown_timeout", &self.shutdown_timeout)
-            .field("wraps_sink", &self.wrapped)
+            .field("wraps_sink", &shared.names)
             .field("telemetry", &self.telemetry)
             .finish_non_exhaustive()
     }
@@ -361,17 +358,23 @@ impl AsyncSinkBuilder {
     /// if needed): one `write` per batch, no fsync. Lines reach the OS, not
     /// necessarily the disk. The sink is named by the path.
     pub fn open(self, path: impl AsRef<Path>) -> io::Result<AsyncSink> {
-        let path = path.as_ref();
-        let file = crate::sink::open_append(path)?;
-        Ok(self.start(Output::Bytes(Box::new(file)), &path.display().to_string()))
+        self.file(path.as_ref(), crate::sink::open_append)
     }
 
     /// Appends to `path` durably (created like [`open`](Self::open)): one
     /// `sync_data` per batch (group commit); [`flush`](Sink::flush) returns
     /// once everything accepted so far is on disk.
     pub fn open_durable(self, path: impl AsRef<Path>) -> io::Result<AsyncSink> {
-        let path = path.as_ref();
-        let file = DurableFile::open(path)?;
+        self.file(path.as_ref(), |p| DurableFile::open(p))
+    }
+
+    /// Starts the writer over the file `open` makes at `path`, named by it.
+    fn file<W: Write + Send + 'static>(
+        self,
+        path: &Path,
+        open: fn(&Path) -> io::Result<W>,
+    ) -> io::Result<AsyncSink> {
+        let file = open(path)?;
         Ok(self.start(Output::Bytes(Box::new(file)), &path.display().to_string()))
     }
 
@@ -411,18 +414,14 @@ impl AsyncSinkBuilder {
             .thread_buffer
             .min(self.capacity.saturating_mul(BYTES_PER_RECORD))
             .max(MIN_THREAD_BUFFER);
-        let (wrapped, level, telemetry) = match &out {
-            Output::Sink(inner) => (
-                true,
-                self.level.min(inner.max_level()),
-                inner.wants_telemetry(),
-            ),
-            Output::Bytes(_) => (false, self.level, false),
+        let (level, telemetry) = match &out {
+            Output::Sink(inner) => (self.level.min(inner.max_level()), inner.wants_telemetry()),
+            Output::Bytes(_) => (self.level, false),
         };
         let name = self.name.unwrap_or_else(|| default_name.to_owned());
         let rings = RingQueue::start(
             out,
-            name.clone(),
+            name,
             self.format,
             self.policy,
             ring_bytes,
@@ -432,11 +431,8 @@ impl AsyncSinkBuilder {
         AsyncSink {
             pid: crate::os::process::pid(),
             rings,
-            name,
-            wrapped,
             telemetry,
             level,
-            policy: self.policy,
             capacity: self.capacity,
             shutdown_timeout: self.shutdown_timeout,
             closed: AtomicBool::new(false),
@@ -547,42 +543,49 @@ impl AsyncSink {
         crate::os::process::pid() != self.pid
     }
 
-    /// [`emit`](Sink::emit) in a forked child, after the sink closed, or
-    /// where the process id is not stored.
+    /// [`emit`](Sink::emit) in a forked child (no writer thread there:
+    /// dropped, counted and reported), after the sink closed (dropped and
+    /// counted), or where the process id is not stored.
     #[cold]
     #[inline(never)]
     fn emit_unusual(&self, record: &Record<'_>) {
-        if self.in_forked_child() {
-            self.drop_in_child()
-        } else if self.closed.load(Ordering::Relaxed) {
-            self.drop_unwritten()
-        } else {
-            self.rings.emit(record)
+        let forked = self.in_forked_child();
+        if !forked && !self.closed.load(Ordering::Relaxed) {
+            return self.rings.emit(record);
+        }
+        let shared = self.rings.shared();
+        shared.dropped.fetch_add(1, Ordering::Relaxed);
+        if forked {
+            crate::stats::report_write_error(
+                &format!("{} (in a forked child)", shared.name),
+                &io::Error::other("no writer thread after fork; the record is dropped"),
+            );
         }
     }
 
-    /// A record emitted in a forked child: counted as dropped and reported.
-    #[cold]
-    fn drop_in_child(&self) {
-        self.drop_unwritten();
-        crate::stats::report_write_error(
-            &format!("{} (in a forked child)", self.name),
-            &io::Error::other("no writer thread after fork; the record is dropped"),
-        );
-    }
-
-    /// Records accepted but not yet written (approximate while callers run).
-    fn left(&self) -> u64 {
-        self.rings.left()
-    }
-
-    fn report_timeout(&self, timeout: Duration) {
-        let name = &self.name;
-        let _ = writeln!(
-            io::stderr(),
-            "elide: {name}: flush gave up after {timeout:?}; {} records not yet written",
-            self.left()
-        );
+    /// The exit flush: stop taking records, let the writer write and flush
+    /// what came before, then count what is left in the queue as dropped
+    /// (the writer writes nothing more: a line it started as the process
+    /// ends would be cut off, and one counted as written might not be).
+    fn close_at_exit(&self) {
+        let before = self.stats().dropped;
+        self.closed.store(true, Ordering::SeqCst);
+        let _ = self.rings.close(self.shutdown_timeout);
+        let s = self.stats();
+        let late = s.dropped - before;
+        if late > 0 {
+            let _ = crate::os::process::write_stderr(
+                format!(
+                    "elide: {}: {late} records emitted while the exit flush ran were dropped; \
+                     at exit: written {}, dropped {} (with those), failed {}\n",
+                    self.rings.shared().name,
+                    s.written,
+                    s.dropped,
+                    s.failed
+                )
+                .as_bytes(),
+            );
+        }
     }
 }
 
@@ -618,39 +621,12 @@ impl Sink for AsyncSink {
             return self.close_at_exit();
         }
         if !self.rings.flush(self.shutdown_timeout) {
-            if let Some(timeout) = self.shutdown_timeout {
-                self.report_timeout(timeout);
-            }
-        }
-    }
-}
-
-impl AsyncSink {
-    /// A record emitted after the exit flush began, or with no writer
-    /// thread: dropped and counted.
-    #[cold]
-    fn drop_unwritten(&self) {
-        self.rings.shared().dropped.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// The exit flush: stop taking records, let the writer write and flush
-    /// what came before, then count what is left in the queue as dropped
-    /// (the writer writes nothing more: a line it started as the process
-    /// ends would be cut off, and one counted as written might not be).
-    fn close_at_exit(&self) {
-        let before = self.stats().dropped;
-        self.closed.store(true, Ordering::SeqCst);
-        let _ = self.rings.close(self.shutdown_timeout);
-        let s = self.stats();
-        let late = s.dropped - before;
-        if late > 0 {
-            let _ = crate::os::process::write_stderr(
-                format!(
-                    "elide: {}: {late} records emitted while the exit flush ran were dropped; \
-                     at exit: written {}, dropped {} (with those), failed {}\n",
-                    self.name, s.written, s.dropped, s.failed
-                )
-                .as_bytes(),
+            let _ = writeln!(
+                io::stderr(),
+                "elide: {}: flush gave up after {:?}; {} records not yet written",
+                self.rings.shared().name,
+                self.shutdown_timeout.unwrap_or_default(),
+                self.rings.left()
             );
         }
     }
@@ -710,7 +686,7 @@ mod tests {
     fn each_output_names_its_sink_and_the_old_names_still_open_files() {
         let dir = std::env::temp_dir().join(format!("elide-async-names-{}", std::process::id()));
         let (plain, durable) = (dir.join("a/plain.log"), dir.join("b/durable.log"));
-        let named = |sink: &AsyncSink| sink.name.clone();
+        let named = |sink: &AsyncSink| sink.rings.shared().name.clone();
         let sinks = [
             AsyncSink::open(&plain).unwrap(),
             AsyncSink::open_durable(&durable).unwrap(),
@@ -734,7 +710,7 @@ mod tests {
                 &*d
             ]
         );
-        assert!(!sinks[0].wrapped && sinks[4].wrapped);
+        assert!(!sinks[0].rings.shared().names && sinks[4].rings.shared().names);
         for (i, sink) in sinks.iter().enumerate() {
             record_into(sink, i as u64);
             sink.flush();
@@ -830,12 +806,12 @@ mod tests {
             record_into(&sink, i);
         }
         rx.recv().unwrap(); // the writer holds the first record
-        assert_eq!(sink.left(), 3, "two queued, one in hand");
+        assert_eq!(sink.rings.left(), 3, "two queued, one in hand");
         inner.open();
         sink.flush();
         // Record 2 failed (its panic contained and counted): done too.
         assert_eq!((sink.stats().written, sink.stats().failed), (2, 1));
-        assert_eq!(sink.left(), 0);
+        assert_eq!(sink.rings.left(), 0);
         assert_eq!(inner.seen.load(Ordering::SeqCst), 2);
     }
 
@@ -972,7 +948,7 @@ mod tests {
         assert_eq!(notices, ["2 records dropped", "3 records dropped"]);
         assert_eq!(messages.len() as u64, stats.written + 2, "and two notices");
         assert!(
-            !sink.rings.panic_reported(),
+            !sink.rings.shared().panic_reported.load(Ordering::Relaxed),
             "a notice written is not reported as a panic"
         );
     }

@@ -546,12 +546,6 @@ impl RingQueue {
         unsafe { self.push_or_wait(ring, BIG_LEN as usize, bytes, &stub) }
     }
 
-    /// Whether a panic of the wrapped sink was reported.
-    #[cfg(test)]
-    pub(crate) fn panic_reported(&self) -> bool {
-        self.shared.panic_reported.load(Ordering::Relaxed)
-    }
-
     /// Records published and not yet written.
     pub(crate) fn left(&self) -> u64 {
         self.shared.queued() + self.shared.in_hand.load(Ordering::Relaxed)

@@ -9,26 +9,22 @@ use std::time::Duration;
 use super::shared::RingShared;
 
 /// How long an idle writer sleeps before it looks again, at first; it
-/// doubles while nothing comes, up to `IDLE_MAX`. Callers do not wake the
-/// writer for every record (a wake-up is a system call, microseconds):
-/// only when their buffer is half full or full, or on `flush`.
+/// doubles while nothing comes, up to `IDLE_MAX`.
 pub(super) const IDLE: Duration = Duration::from_millis(1);
 pub(super) const IDLE_MAX: Duration = Duration::from_millis(32);
 
 impl RingShared {
+    /// Wakes the writer if it sleeps.
     #[inline]
     pub(super) fn wake(&self) {
         if self.sleeping.swap(false, Ordering::AcqRel) {
-            self.unpark();
+            self.wake_now();
         }
     }
 
+    /// Wakes the writer, asleep or not (a flush, the shutdown).
     pub(super) fn wake_now(&self) {
         self.sleeping.store(false, Ordering::Release);
-        self.unpark();
-    }
-
-    pub(super) fn unpark(&self) {
         if let Some(w) = crate::os::process::lock(&self.writer).and_then(|w| w.clone()) {
             w.unpark();
         }
