@@ -45,10 +45,14 @@ pub(super) const T_DISPLAY: u64 = 19;
 pub(super) const T_DEBUG: u64 = 20;
 const T_HEAP_DISPLAY: u64 = 21;
 const T_HEAP_DEBUG: u64 = 22;
-/// Heap bytes of texts of these lengths (long ones leave the ring).
+/// Heap bytes of a text of `len` bytes (a long one leaves the ring).
 #[inline]
-pub(super) fn heap_len(lens: impl Iterator<Item = usize>) -> usize {
-    lens.filter(|&n| n > MAX_INLINE).sum()
+pub(super) fn text_heap(len: usize) -> usize {
+    if len > MAX_INLINE {
+        len
+    } else {
+        0
+    }
 }
 
 #[inline]
@@ -120,9 +124,9 @@ pub(super) fn arg_len(a: &RawArg<'_>) -> usize {
     }
 }
 
-/// Heap bytes of one argument (a long text leaves the ring).
+/// Heap bytes of one argument.
 #[inline]
-fn arg_heap(a: &RawArg<'_>) -> usize {
+pub(super) fn arg_heap(a: &RawArg<'_>) -> usize {
     match a {
         RawArg::Str(s) if s.len() > MAX_INLINE => s.len(),
         _ => 0,

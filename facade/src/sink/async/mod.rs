@@ -36,15 +36,10 @@
 //!   then dropped and counted instead of waited for.
 //!
 //! # Where formatting happens
-//! On the writer. The caller copies its record into its thread's buffer
-//! (`queue` and `lanes`; the word layout is `codec`'s): typed words where the site offers a raw view of
-//! its arguments, else the message rendered as text; `Display`/`Debug`
-//! fields are rendered on the caller (they borrow its data), typed fields
-//! copied, the time and thread number read, and, for a wrapped sink, the
-//! thread's name. The writer does the layout (time formatting, pid, level,
-//! escaping) straight into its batch buffer. The output is byte for byte
-//! what a synchronous sink writes: same time, same thread number; a custom
-//! [`Format`] runs on the writer thread.
+//! On the writer: the caller copies its record (see `queue`) with its time,
+//! thread number and, for a wrapped sink, thread name; the writer lays it
+//! out straight into its batch buffer, byte for byte what a synchronous
+//! sink writes (a custom [`Format`] runs on the writer thread).
 //!
 //! # Batching (group commit)
 //! The writer takes whatever is queued (up to the capacity), appends the

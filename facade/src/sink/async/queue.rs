@@ -1,40 +1,19 @@
-//! The callers' side of an [`AsyncSink`](super::AsyncSink): one
-//! single-producer ring per logging thread ([`Ring`], found through
-//! `lanes`), records encoded by `codec`, drained in timestamp order by the
-//! thread of `writer`, which formats and group-commits or hands records to
-//! a wrapped sink. Starting the writer, flush, close and shutdown are here.
+//! The callers' side of an [`AsyncSink`](super::AsyncSink): each record
+//! is encoded (`codec`) into its thread's ring (`lanes`, `ring`), waiting
+//! or dropping when the ring or the byte budget is full. Starting the
+//! writer, flush, close and shutdown are here too.
 //!
 //! # What the caller copies
-//! A record whose message came with a raw view
-//! ([`RawMessage`](crate::record::raw::RawMessage): every argument an integer,
-//! float, `bool`, `char` or string) is copied as typed words: the site's
-//! metadata pointer, the level, the time (the cheap clock,
-//! [`crate::clock`]), the decoder pointer, each argument. Nothing is
-//! formatted on the caller. A record with no fields and no span, from
-//! the caller's own thread, skips the general sizing: with one-word scalar
-//! arguments only (the commonest) it is copied in one pass into room sized
-//! for that shape, with short texts or wide numbers among them its
-//! arguments are sized first. Any other message is rendered on the caller
-//! into the ring as text, and `Display`/`Debug` fields too (they borrow the
-//! caller's data); typed fields are copied. Strings longer than
-//! `MAX_INLINE` bytes are moved to the heap and the ring holds the pointer.
-//!
-//! # Guarantees
-//! - `Block`: a full ring makes its thread wait for the writer; nothing is
-//!   lost (a record larger than half a ring goes in a heap block of its
-//!   own). `Drop`: the record is counted in `dropped` and the writer
-//!   announces it in the output.
-//! - A thread that exits hands its ring back to the sink, still registered
-//!   (the writer drains it): the next thread that logs takes it over,
-//!   records and all, so memory follows the threads alive at once, not
-//!   the threads that ever logged, whatever the writer does. Empty rings
-//!   of exited threads are kept for reuse only within `max_bytes`; the
-//!   writer frees the rest. A record emitted while the thread's locals
-//!   are being torn down goes to a shared ring under a lock.
-//! - `flush` waits until everything published before it is written and
-//!   flushed (or the shutdown timeout passes).
-//! - A forked child has no writer: [`AsyncSink`](super::AsyncSink) counts
-//!   its records as dropped before they reach here.
+//! A message with a raw view ([`RawMessage`](crate::record::raw::RawMessage):
+//! every argument an integer, float, `bool`, `char` or string) is copied as
+//! typed words and formatted on the writer; the commonest shape (no fields,
+//! no span, one-word arguments) in one pass (`try_push_plain`). Any other
+//! message is rendered on the caller, and so are `Display`/`Debug` fields
+//! (they borrow the caller's data); typed fields are copied. A string over
+//! `MAX_INLINE` bytes moves to the heap, and a record over half a ring
+//! into a heap block of its own, both within `max_bytes`. A record emitted
+//! while its thread's locals are torn down goes to a shared ring under a
+//! lock (`orphan`).
 //!
 //! Statics owned here: `NEXT_ID` (sink identities, never reused).
 
@@ -232,7 +211,7 @@ impl RingQueue {
                     + args_words
                     + fields_words
                     + extras.len();
-                let heap = args_heap + fields_heap + heap_len(name.map(str::len).into_iter());
+                let heap = args_heap + fields_heap + name.map_or(0, |n| text_heap(n.len()));
                 let typed = Typed {
                     head: header(len, record, args.len(), RAW, thread, name),
                     time,
@@ -377,36 +356,20 @@ impl RingQueue {
                 ranges.push((a, text.len()));
             }
         });
-        let fields_len: usize = record
-            .fields()
-            .iter()
-            .zip(&ranges)
-            .map(|((_, v), &(a, b))| 2 + value_arg(v).map_or(text_words(b - a), |x| arg_len(&x)))
-            .sum();
-        let len = 4
-            + usize::from(thread.is_some())
-            + name_len(name)
-            + message.len()
-            + fields_len
-            + extras.len();
-        let message_heap = match message {
-            Item::Text(a, b) => b - a,
-            Item::Static(_) => 0,
-        };
-        let heap = heap_len(
-            std::iter::once(message_heap)
-                .chain(name.map(str::len))
-                .chain(
-                    record
-                        .fields()
-                        .iter()
-                        .zip(&ranges)
-                        .map(|((_, v), &(a, b))| match v {
-                            Value::Str(s) => s.len(),
-                            _ => b - a,
-                        }),
-                ),
-        );
+        let mut len =
+            4 + usize::from(thread.is_some()) + name_len(name) + message.len() + extras.len();
+        let mut heap = text_heap(name.map_or(0, str::len));
+        if let Item::Text(a, b) = message {
+            heap += text_heap(b - a);
+        }
+        for ((_, v), &(a, b)) in record.fields().iter().zip(&ranges) {
+            let (words, bytes) = match value_arg(v) {
+                Some(x) => (arg_len(&x), arg_heap(&x)),
+                None => (text_words(b - a), text_heap(b - a)),
+            };
+            len += 2 + words;
+            heap += bytes;
+        }
         let head = header(len, record, 0, 0, thread, name);
         let enc = |w: &mut [u64]| {
             let at = start(w, head, record.metadata(), time, thread, name);

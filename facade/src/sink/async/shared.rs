@@ -11,16 +11,10 @@ use super::ring::Ring;
 use super::Overflow;
 
 /// A field on cache lines of its own (128 bytes: the pair of lines that
-/// adjacent-line prefetching moves together).
-///
-/// The writer updates some of the shared state on every round or every
-/// record (counters, the flush handshake, its idle flag); each caller reads
-/// other fields on every record (the sink's identity, whether records carry
-/// thread names, whether the writer lives). On one cache line, each of the
-/// writer's stores would take the line from the caller's core and the
-/// caller's next record would wait for it to come back (false sharing: a
-/// cache miss per record while the writer drains). The fields the writer
-/// keeps writing are therefore kept apart.
+/// adjacent-line prefetching moves together), so the writer's stores to it
+/// do not take from the callers' cores the line of the fields they read
+/// per record (false sharing: a cache miss per record while the writer
+/// drains).
 #[derive(Default)]
 #[repr(align(128))]
 pub(crate) struct Apart<T>(pub(super) T);
