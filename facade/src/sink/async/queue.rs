@@ -103,19 +103,15 @@ impl RingQueue {
     }
 
     /// [`emit`](Self::emit) when this thread's last ring is another sink's
-    /// (or it has none yet), or its locals are gone.
+    /// (or it has none yet), or its locals are gone: then into the shared
+    /// orphan ring, under its lock.
     #[cold]
     #[inline(never)]
     fn emit_other_lane(&self, record: &Record<'_>) {
-        match LANES.try_with(|l| lane(l, &self.shared)) {
+        if let Ok(ring) = LANES.try_with(|l| lane(l, &self.shared)) {
             // SAFETY: as in `emit`.
-            Ok(ring) => unsafe { self.push(&*ring, record, (*ring).taken_over.get()) },
-            Err(_) => self.emit_orphan(record),
+            return unsafe { self.push(&*ring, record, (*ring).taken_over.get()) };
         }
-    }
-
-    #[cold]
-    fn emit_orphan(&self, record: &Record<'_>) {
         let Some(mut orphan) = crate::os::process::lock(&self.shared.orphan) else {
             self.shared.dropped.fetch_add(1, Ordering::Relaxed);
             return;
