@@ -106,10 +106,4 @@ impl RingShared {
         ring.taken_over.set(true);
         Some(ring)
     }
-
-    /// How many empty rings of exited threads are kept for reuse: as many
-    /// as `max_bytes` holds.
-    pub(super) fn spare_kept(&self) -> usize {
-        self.max_bytes / (self.ring_words * 8).max(1)
-    }
 }

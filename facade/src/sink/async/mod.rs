@@ -234,19 +234,6 @@ impl std::fmt::Debug for AsyncSinkBuilder {
 }
 
 impl AsyncSinkBuilder {
-    fn new() -> AsyncSinkBuilder {
-        AsyncSinkBuilder {
-            name: None,
-            format: Format::Radical,
-            level: LevelFilter::Trace,
-            policy: Overflow::Block,
-            capacity: DEFAULT_CAPACITY,
-            max_bytes: AsyncSink::DEFAULT_MAX_BYTES,
-            thread_buffer: AsyncSink::DEFAULT_THREAD_BUFFER,
-            shutdown_timeout: None,
-        }
-    }
-
     /// Sets the size in bytes of each logging thread's buffer (default
     /// [`AsyncSink::DEFAULT_THREAD_BUFFER`], at least 64 KiB). An `AsyncSink` gives
     /// every thread that logs into it a buffer of its own, allocated (and its pages touched)
@@ -447,11 +434,8 @@ impl AsyncSink {
 
     /// The builder: every option at its default (RADICAL format, all
     /// levels, [`Overflow::Block`], [`AsyncSink::DEFAULT_CAPACITY`] records,
-    /// no shutdown timeout), the output given last, as with
-    /// [`std::fs::OpenOptions`]: [`open`](AsyncSinkBuilder::open),
-    /// [`open_durable`](AsyncSinkBuilder::open_durable),
-    /// [`wrap`](AsyncSinkBuilder::wrap) or [`build`](AsyncSinkBuilder::build),
-    /// each of which starts the writer thread.
+    /// no shutdown timeout), the output given last (see
+    /// [`AsyncSinkBuilder`]).
     ///
     /// ```
     /// use elide::sink::{AsyncSink, Overflow};
@@ -464,7 +448,16 @@ impl AsyncSink {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn builder() -> AsyncSinkBuilder {
-        AsyncSinkBuilder::new()
+        AsyncSinkBuilder {
+            name: None,
+            format: Format::Radical,
+            level: LevelFilter::Trace,
+            policy: Overflow::Block,
+            capacity: DEFAULT_CAPACITY,
+            max_bytes: AsyncSink::DEFAULT_MAX_BYTES,
+            thread_buffer: AsyncSink::DEFAULT_THREAD_BUFFER,
+            shutdown_timeout: None,
+        }
     }
 
     /// `AsyncSink::builder().open(path)`: appends to `path` with the

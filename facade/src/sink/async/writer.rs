@@ -92,7 +92,8 @@ impl RingWriter {
             // After the exit flush nothing more is written: a line started
             // as the process ends would be cut off.
             let discarding = shared.discarding.load(Ordering::Acquire);
-            if !discarding && (taken > 0 || requested > done || self.drops_to_announce()) {
+            let new_drops = shared.dropped.load(Ordering::Relaxed) > self.reported_drops;
+            if !discarding && (taken > 0 || requested > done || new_drops) {
                 self.commit();
             }
             // A flush is answered once a round found nothing left: a full
@@ -208,13 +209,10 @@ impl RingWriter {
         }
     }
 
-    fn drops_to_announce(&self) -> bool {
-        self.shared.dropped.load(Ordering::Relaxed) > self.reported_drops
-    }
-
-    /// Frees empty rings of exited threads beyond those kept for reuse.
+    /// Frees empty rings of exited threads beyond those kept for reuse (as
+    /// many as `max_bytes` holds).
     fn forget_drained_rings(&mut self) {
-        let keep = self.shared.spare_kept();
+        let keep = self.shared.max_bytes / (self.shared.ring_words * 8).max(1);
         if self.shared.spare_len.load(Ordering::Relaxed) <= keep {
             return;
         }
