@@ -93,14 +93,12 @@ impl Ring {
     #[inline]
     pub(crate) unsafe fn try_push(&self, len: usize, write: impl FnOnce(&mut [u64])) -> bool {
         // SAFETY: forwarded from the caller.
-        match unsafe { self.reserve(len) } {
-            Some((words, end)) => {
-                write(words);
-                self.publish(end);
-                true
-            }
-            None => false,
-        }
+        let Some((words, end)) = (unsafe { self.reserve(len) }) else {
+            return false;
+        };
+        write(words);
+        self.publish(end);
+        true
     }
 
     /// Producer: the `len` words (1 <= len <= half the capacity) of the
