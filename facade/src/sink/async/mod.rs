@@ -5,35 +5,21 @@
 //! it to any other [`Sink`]. One engine serves both outputs.
 //!
 //! # Guarantees (for both outputs)
-//! - **Nothing lost under [`Overflow::Block`]**: a full buffer makes the
-//!   caller wait for room; a record too large for its buffer goes in a heap
-//!   block of its own. Every accepted record is written (or, if the writer
-//!   or the wrapped sink fails, counted in [`AsyncStats::failed`] and
-//!   reported).
-//! - **Exact accounting under [`Overflow::Drop`]**: a full buffer drops the
-//!   new record and counts it; written + dropped + failed = emitted. The
-//!   writer also announces the drops in the output itself (a line, or a
-//!   `Warn` record `N records dropped` for a wrapped sink).
-//! - **Memory bounded in bytes**: beyond the per-thread buffers, queued
-//!   records hold at most [`max_bytes`](AsyncSinkBuilder::max_bytes)
-//!   (default [`AsyncSink::DEFAULT_MAX_BYTES`], 64 MiB); a record over the budget is
-//!   treated like one that finds its buffer full (`Block` waits, `Drop`
-//!   drops and counts). See `max_bytes` for the worst case.
-//! - **A failed write tears no later record**: the rest of a line a write
-//!   left half done is written first by the next write, so the output
-//!   holds only whole lines (see `whole_lines`).
-//! - **[`flush`](Sink::flush) waits** until everything accepted before the
-//!   call is written and the output flushed (for a
-//!   [`DurableFile`](crate::sink::DurableFile): on disk; a wrapped sink's
-//!   `flush` runs on the writer). The [`init`](crate::init) guard's drop
-//!   calls it, with no time limit unless
-//!   [`shutdown_timeout`](AsyncSinkBuilder::shutdown_timeout) set one.
-//! - **Writer errors never reach the caller**: a failing `write`/`flush`
-//!   (disk full, closed pipe), a panicking writer or a panicking wrapped
-//!   sink is counted, reported once on stderr, and the writer goes on with
-//!   the next record, so callers are never stuck behind a dead writer. A
-//!   writer thread that cannot be started is reported too, and records are
-//!   then dropped and counted instead of waited for.
+//! - **[`Overflow::Block`] loses nothing**: a full buffer makes the caller
+//!   wait; a record too large for its buffer goes in a heap block of its own.
+//! - **[`Overflow::Drop`] counts exactly**: written + dropped + failed =
+//!   emitted, and the writer announces drops in the output itself.
+//! - **Memory is bounded in bytes** beyond the thread buffers, by
+//!   [`max_bytes`](AsyncSinkBuilder::max_bytes): a record over it is
+//!   treated like one that finds its buffer full.
+//! - **A failed write tears no later record** (see `whole_lines`).
+//! - **[`flush`](Sink::flush) waits** until everything accepted before it
+//!   is written and the output flushed (within
+//!   [`shutdown_timeout`](AsyncSinkBuilder::shutdown_timeout), if set).
+//! - **Writer errors never reach the caller**: a failing or panicking
+//!   output or wrapped sink is counted in [`AsyncStats::failed`], reported
+//!   once on stderr, and the writer goes on; if the writer thread cannot
+//!   be started, that is reported and records are dropped and counted.
 //!
 //! # Where formatting happens
 //! On the writer: the caller copies its record (see `queue`) with its time,
