@@ -114,15 +114,10 @@ pub struct AsyncStats {
 
 thread_local! {
     /// Set on writer threads: they never block on a queue (a writer that
-    /// logs into a full queue would wait for itself) and never flush.
+    /// logs into a full queue would wait for itself) and never flush, and
+    /// dispatch drops (and counts) the records a wrapped sink or writer
+    /// emits there, which must not feed its own queue.
     static ON_WRITER: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Marks this thread as a writer: a wrapped sink or writer that logs must
-/// not feed its own queue, so dispatch drops (and counts) records emitted
-/// on this thread.
-pub(crate) fn enter_writer() {
-    ON_WRITER.with(|w| w.set(true));
 }
 
 /// Whether this thread is an async sink's writer.

@@ -74,7 +74,7 @@ impl RingWriter {
     }
 
     pub(super) fn run(mut self) {
-        super::enter_writer();
+        super::ON_WRITER.with(|w| w.set(true));
         let shared = self.shared.clone();
         let mut idle = IDLE;
         loop {
