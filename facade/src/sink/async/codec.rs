@@ -256,19 +256,14 @@ pub(super) fn put_scalars(w: &mut [u64], fixed: [u64; 4], args: &[RawArg<'_>]) -
 /// [`put_arg`] for what takes more than one word.
 #[inline(never)]
 fn put_arg_item(w: &mut [u64], at: usize, a: &RawArg<'_>) -> usize {
-    match *a {
-        RawArg::I128(n) => put_wide(w, at, 5, n as u128),
-        RawArg::U128(n) => put_wide(w, at, 11, n),
-        RawArg::Str(s) => put_text(w, at, 16, s),
-        // Not pushed: a message with a borrowed argument has no raw view.
-        _ => put_text(w, at, 16, ""),
-    }
-}
-
-fn put_wide(w: &mut [u64], at: usize, tag: u64, n: u128) -> usize {
-    w[at] = tag;
-    w[at + 1] = (n >> 64) as u64;
-    w[at + 2] = n as u64;
+    let (tag, n) = match *a {
+        RawArg::I128(n) => (5, n as u128),
+        RawArg::U128(n) => (11, n),
+        RawArg::Str(s) => return put_text(w, at, 16, s),
+        // Never pushed: a message with a borrowed argument is rendered.
+        _ => return put_text(w, at, 16, ""),
+    };
+    w[at..at + 3].copy_from_slice(&[tag, (n >> 64) as u64, n as u64]);
     at + 3
 }
 
