@@ -66,12 +66,11 @@ impl RingQueue {
         });
         crate::os::clock::recalibrate();
         let for_writer = shared.clone();
-        let make_writer = move || RingWriter::new(for_writer, out, format, max_batch);
         let spawned = std::thread::Builder::new()
             .name("elide-writer".to_owned())
             // Made there: its lists hold borrowed values, so it never
             // crosses threads.
-            .spawn(move || make_writer().run());
+            .spawn(move || RingWriter::new(for_writer, out, format, max_batch).run());
         match spawned {
             Ok(h) => *lock(&shared.writer) = Some(h.thread().clone()),
             Err(e) => {
@@ -183,11 +182,7 @@ impl RingQueue {
         let extras = Extras {
             span: record.span_owned(),
             // Only a wrapped sink (an OTLP exporter) reads the scope.
-            scope: if shared.names {
-                record.scope_ids()
-            } else {
-                None
-            },
+            scope: shared.names.then(|| record.scope_ids()).flatten(),
         };
         // Sized in one pass each; a borrowed argument or a field to render
         // sends the record the cold way.
