@@ -209,7 +209,7 @@ impl<'a> Record<'a> {
     /// Fixes the emitting thread's number (see [`thread_number`]), for a
     /// record rebuilt on another thread.
     pub fn with_thread(mut self, thread: u64) -> Record<'a> {
-        self.origin.get_or_insert_with(Origin::default).thread = thread;
+        self.origin_mut().thread = thread;
         self
     }
     /// Fixes the emitting thread's name, for a record rebuilt on another
@@ -218,7 +218,7 @@ impl<'a> Record<'a> {
         self.with_thread_name_opt(Some(name))
     }
     pub(crate) fn with_thread_name_opt(mut self, name: Option<&'a str>) -> Record<'a> {
-        self.origin.get_or_insert_with(Origin::default).thread_name = name;
+        self.origin_mut().thread_name = name;
         self
     }
     /// Fixes the scope the record was emitted in, (scope id, trace id) or
@@ -233,8 +233,18 @@ impl<'a> Record<'a> {
     }
 
     pub(crate) fn with_scope(mut self, ids: Option<(u64, u64)>) -> Record<'a> {
-        self.origin.get_or_insert_with(Origin::default).scope = Some(ids);
+        self.origin_mut().scope = Some(ids);
         self
+    }
+
+    fn origin_mut(&mut self) -> &mut Origin<'a> {
+        self.origin.get_or_insert_with(Origin::default)
+    }
+
+    /// The origin of a record rebuilt for another thread (one given a
+    /// thread number); `None` on its caller's thread.
+    fn moved(&self) -> Option<Origin<'a>> {
+        self.origin.filter(|o| o.thread != 0)
     }
     /// The innermost timed scope open where the record was emitted, as
     /// (scope id, trace id): the one fixed with `with_scope`, else, for a
@@ -251,7 +261,7 @@ impl<'a> Record<'a> {
     /// The thread number fixed with [`with_thread`](Record::with_thread),
     /// 0 if none.
     pub(crate) fn thread_override(&self) -> u64 {
-        self.origin.map_or(0, |o| o.thread)
+        self.moved().map_or(0, |o| o.thread)
     }
     /// The emitting thread's number: the one fixed with
     /// [`with_thread`](Record::with_thread), else the current thread's.
@@ -338,20 +348,20 @@ impl<'a> Record<'a> {
     /// The emitting thread (the caller's thread: records are built there;
     /// for a record rebuilt elsewhere, the number and name it was given).
     pub fn thread(&self) -> ThreadInfo {
-        match self.origin {
-            Some(o) if o.thread != 0 => ThreadInfo {
+        match self.moved() {
+            Some(o) => ThreadInfo {
                 id: o.thread,
                 name: o.thread_name.map(str::to_owned),
             },
-            _ => ThreadInfo::current(),
+            None => ThreadInfo::current(),
         }
     }
     /// Calls `f` with the emitting thread's name (`None` if it has none),
     /// without allocating.
     pub(crate) fn with_thread_name_str<R>(&self, f: impl FnOnce(Option<&str>) -> R) -> R {
-        match self.origin {
-            Some(o) if o.thread != 0 => f(o.thread_name),
-            _ => f(std::thread::current().name()),
+        match self.moved() {
+            Some(o) => f(o.thread_name),
+            None => f(std::thread::current().name()),
         }
     }
     /// Writes the emitting thread's label: its name, or its number if it
